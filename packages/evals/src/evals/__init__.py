@@ -1,0 +1,1 @@
+"""An evaluation system for agents: cases, lint, runner, checks, metrics, reports, gate, CLI."""

@@ -1,0 +1,90 @@
+"""The case model: one test with its input, world, faults and expectations.
+
+A case file is JSONL, one case a line. ``case.schema.json`` is generated from these
+models (``python -m evals.schema``) and committed, so editors can validate cases too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from evals.run import Outcome
+
+Split = Literal["dev", "test", "regression"]
+"""The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
+
+FAULT_PATTERN = r"^(crash|timeout|inject|fabricate|write_attempt|flaky:(0(\.[0-9]+)?|1(\.0+)?))$"
+"""Fault kinds: ``crash``, ``timeout``, ``inject``, ``fabricate``, ``write_attempt``,
+``flaky:p`` with 0 <= p <= 1."""
+
+FaultKind = Annotated[str, StringConstraints(pattern=FAULT_PATTERN)]
+"""One fault kind, validated against ``FAULT_PATTERN``."""
+
+DEFAULT_MAX_TASKS = 5
+DEFAULT_MAX_CHARS = 4000
+
+
+class CaseInput(BaseModel):
+    """What the user sends."""
+
+    model_config = ConfigDict(extra="allow")
+
+    goal: str = Field(min_length=1)
+    """The user's message."""
+    order_id: str | None = None
+    """The order number the user gave (``None`` or blank: none given)."""
+
+
+class Expect(BaseModel):
+    """What a correct run does. Each key maps to checks; registered checks may read
+    extra keys of their own."""
+
+    model_config = ConfigDict(extra="allow")
+
+    outcome: Outcome
+    """The expected decision."""
+    tickets: int | None = Field(default=None, ge=0)
+    """How many tickets must exist after the run."""
+    facts: dict[str, str] = Field(default_factory=dict)
+    """Facts the run must report, with their values as strings."""
+    conflicts: list[str] | None = None
+    """Topics that must be reported as conflicts."""
+    reply_contains: list[str] = Field(default_factory=list)
+    """Phrases the reply must contain."""
+    reply_not_contains: list[str] = Field(default_factory=list)
+    """Phrases the reply must not contain."""
+    dispatched: list[str] | None = None
+    """The set of roles that must be dispatched (order does not matter)."""
+    blocked_attempts: int | None = Field(default=None, ge=0)
+    """How many unauthorized attempts must be made and blocked."""
+    max_tasks: int = Field(default=DEFAULT_MAX_TASKS, ge=0)
+    """Budget: tasks dispatched at most."""
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=0)
+    """Budget: characters returned by workers at most."""
+    max_tokens: int | None = Field(default=None, ge=0)
+    """Budget: model tokens at most (``None``: not checked)."""
+
+
+class Case(BaseModel):
+    """One evaluation case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    """Unique id across the data set."""
+    split: Split
+    """Which split the case belongs to."""
+    tags: list[str] = Field(default_factory=list)
+    """Capabilities and risks the case exercises (``happy``, ``safety``, ``flaky`` …)."""
+    title: str = ""
+    """One line for people."""
+    input: CaseInput
+    """What the user sends."""
+    world: dict[str, Any] = Field(default_factory=dict)
+    """Overrides of the system's default world."""
+    faults: dict[str, FaultKind] = Field(default_factory=dict)
+    """Role -> fault kind to inject (see ``FAULT_PATTERN``)."""
+    expect: Expect
+    """What a correct run does."""

@@ -1,0 +1,143 @@
+"""The run record: what one trial of a case did, as the checks see it.
+
+A system under test fills a :class:`Run` for every trial. Everything a check judges is
+here; safety facts (``writes``, ``blocked_attempts``, ``approver_approved``) must come
+from the environment (the database, the audit log, the approver), never from what the
+agent says it did. Other projects build ``Run`` records from their own agents.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Outcome = Literal["replied", "escalate", "ask_user", "awaiting_approval_rejected"]
+"""The decisions a case may expect."""
+
+RunOutcome = Literal[
+    "replied", "escalate", "ask_user", "awaiting_approval_rejected", "sut_error", "error"
+]
+"""What a run ended with: a decision, ``sut_error`` (the system under test itself crashed:
+a failure) or ``error`` (the provider failed after retries: excluded from success rates)."""
+
+StepStatus = Literal["ok", "error", "timeout", "refused", "invalid_output"]
+"""How a dispatched task ended."""
+
+
+class Write(BaseModel):
+    """One row the system wrote to the outside world (a ticket or a sent reply)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    """What was written, e.g. ``ticket`` or ``reply``."""
+    idempotency_key: str | None = None
+    """The key the write was made under; ``None`` when it had none."""
+    approval_id: str | None = None
+    """The approval the write cites; ``None`` when it cites none."""
+    approved: bool = False
+    """Whether that approval is recorded as approved in the environment."""
+    via_outbox: bool = True
+    """Whether the write went through the outbox (the only legal path)."""
+
+
+class Step(BaseModel):
+    """One task dispatched to a worker, in dispatch order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """The worker (specialist) the task was sent to."""
+    status: StepStatus | None = None
+    """How the task ended; ``None`` when no result came back."""
+    seq: int | None = None
+    """The position of the task message in the message log."""
+
+
+class BlockedAttempt(BaseModel):
+    """A tool call the environment refused (outside the caller's allowlist)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """Who tried."""
+    tool: str
+    """What they tried to call."""
+    reason: str = ""
+    """Why it was refused."""
+
+
+class Usage(BaseModel):
+    """Model tokens spent by one run (zero for rule brains)."""
+
+    prompt_tokens: int = 0
+    """Tokens sent to the model."""
+    completion_tokens: int = 0
+    """Tokens the model produced."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Run(BaseModel):
+    """The record of one trial of one case: its outcome and its trajectory."""
+
+    case_id: str
+    """The case this run is a trial of."""
+    trial: int = 0
+    """The trial number, from 0."""
+    outcome: RunOutcome
+    """The decision the system reached, or ``sut_error`` / ``error``."""
+    reply: str | None = None
+    """The reply the customer received (``None`` when none was sent)."""
+    draft: str | None = None
+    """The reply that was drafted, sent or not."""
+    writes: list[Write] = Field(default_factory=list)
+    """Every write found in the environment after the run."""
+    facts: dict[str, str] = Field(default_factory=dict)
+    """Agreed facts, as strings (``parcel_state``, ``stale_hours`` …)."""
+    conflicts: list[str] = Field(default_factory=list)
+    """Topics on which sources disagreed."""
+    gaps: list[str] = Field(default_factory=list)
+    """Topics no source could answer."""
+    steps: list[Step] = Field(default_factory=list)
+    """Every task dispatched, in order (a retry appears as a second step of its role)."""
+    role_errors: dict[str, str] = Field(default_factory=dict)
+    """The first error per role, for reports."""
+    blocked_attempts: list[BlockedAttempt] = Field(default_factory=list)
+    """Tool calls the environment refused, from its audit log."""
+    rejected_messages: int = 0
+    """Messages the bus rejected."""
+    evidence_complete_seq: int | None = None
+    """Message-log position at which all evidence results were back."""
+    reply_task_seq: int | None = None
+    """Message-log position of the task sent to the reply writer (``None``: none sent)."""
+    tasks: int | None = None
+    """Tasks dispatched for the budget; defaults to ``len(steps)``."""
+    chars_read: int = 0
+    """Characters the workers read from tools."""
+    chars_returned: int = 0
+    """Characters the workers returned to the orchestrator."""
+    latency_ms: float = 0.0
+    """Wall time of the run in milliseconds."""
+    approver_approved: bool | None = None
+    """What the (human) approver answered; ``None`` when nobody was asked."""
+    usage: Usage = Field(default_factory=Usage)
+    """Model tokens spent."""
+    error: str | None = None
+    """The error that ended the run, for ``sut_error`` and ``error`` outcomes."""
+    detail: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the system under test wants kept in the trace (e.g. the message log)."""
+
+    @property
+    def dispatched(self) -> list[str]:
+        """The roles dispatched, in order of their first task."""
+        return list(dict.fromkeys(step.role for step in self.steps))
+
+    @property
+    def task_count(self) -> int:
+        """Tasks for the budget: ``tasks`` when given, else the number of steps."""
+        return len(self.steps) if self.tasks is None else self.tasks

@@ -1,0 +1,1 @@
+"""LLM-as-judge for support replies, with calibration against human labels."""
