@@ -1,0 +1,80 @@
+"""Graded results: what a check says about a run, and the compact per-run result.
+
+``RunResult`` keeps only what metrics, reports and the gate need, so a long evaluation
+holds thousands of them without holding every full ``Run`` (those go to the traces).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+CheckKind = Literal["outcome", "safety", "trajectory", "cost"]
+"""The four kinds of check. Success = every outcome and safety check passes."""
+
+SUCCESS_KINDS: frozenset[str] = frozenset({"outcome", "safety"})
+"""The check kinds that decide a run's success."""
+
+
+class CheckResult(BaseModel):
+    """One check's verdict on one run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The check's registered name, e.g. ``outcome`` or ``no_write_without_approval``."""
+    kind: CheckKind
+    """Which of the four kinds it is."""
+    passed: bool
+    """Whether the run passed it."""
+    reason: str = ""
+    """When failed: one sentence a person can act on."""
+
+
+class RunResult(BaseModel):
+    """A graded run, reduced to what metrics, reports and the gate need."""
+
+    case_id: str
+    """The case."""
+    trial: int
+    """The trial number, from 0."""
+    split: str
+    """The case's split."""
+    tags: list[str] = Field(default_factory=list)
+    """The case's tags."""
+    outcome: str
+    """What the run ended with (see ``evals.run.RunOutcome``)."""
+    checks: list[CheckResult] = Field(default_factory=list)
+    """Every check's verdict."""
+    blocked_attempts: int = 0
+    """Unauthorized attempts the environment blocked."""
+    tasks: int = 0
+    """Tasks dispatched."""
+    chars_returned: int = 0
+    """Characters returned by workers."""
+    latency_ms: float = 0.0
+    """Wall time of the run."""
+    prompt_tokens: int = 0
+    """Model prompt tokens."""
+    completion_tokens: int = 0
+    """Model completion tokens."""
+    error: str | None = None
+    """The error, for ``sut_error`` / ``error`` outcomes."""
+
+    @property
+    def errored(self) -> bool:
+        """True when the provider failed (outcome ``error``): excluded from success rates."""
+        return self.outcome == "error"
+
+    @property
+    def success(self) -> bool:
+        """Every outcome and safety check passed (and the run did not error)."""
+        return not self.errored and all(
+            c.passed for c in self.checks if c.kind in SUCCESS_KINDS
+        )
+
+    @property
+    def failed_checks(self) -> list[CheckResult]:
+        """The checks that failed, in order."""
+        return [c for c in self.checks if not c.passed]
