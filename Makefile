@@ -27,6 +27,15 @@ $(TOOLS)/bin/nox:
 tools: $(BOOTSTRAP) ## Make sure uv and nox are available (bootstraps .tools/ if needed)
 	@uv --version && nox --version
 
+evals: $(BOOTSTRAP) ## Run every suite, write reports/, print the report and the gate verdict
+	$(NOX) -s evals gate
+
+gate: $(BOOTSTRAP) ## Compare all suites (flaky excluded) with reports/baseline.json
+	$(NOX) -s gate
+
+baseline: $(BOOTSTRAP) ## Regenerate reports/baseline.json deliberately
+	$(NOX) -s baseline
+
 test: $(BOOTSTRAP) ## Run every package's tests, each in its own venv
 	$(NOX) -s tests
 
@@ -39,4 +48,4 @@ typecheck: $(BOOTSTRAP) ## mypy --strict over every package's src/
 lock-check: $(BOOTSTRAP) ## Check that uv.lock matches the pyproject files
 	uv lock --check
 
-.PHONY: help tools test lint typecheck lock-check
+.PHONY: help tools evals gate baseline test lint typecheck lock-check

@@ -54,3 +54,62 @@ def typecheck(session: nox.Session) -> None:
     """Type-check every package's src/ strictly with mypy."""
     sync(session, groups=("typecheck",))
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
+
+
+SUITES = ["read", "write", "approval", "injection"]
+
+
+def evals_cli(session: nox.Session, *args: str) -> None:
+    """Run the evals CLI in a venv holding the SupportPilot SUT, with its own database dir."""
+    sync(session, "agent")
+    db_dir = Path(session.create_tmp()) / "db"
+    db_dir.mkdir(parents=True, exist_ok=True)
+    session.run("evals", *args, *session.posargs, env={"SUPPORTPILOT_DB_DIR": str(db_dir)})
+
+
+@nox.session(name="evals_read", default=False, tags=["suites"])
+def evals_read(session: nox.Session) -> None:
+    """Run the read suite: evidence, decisions that must not write a ticket."""
+    evals_cli(session, "run", "--suite", "read", "--label", "read")
+
+
+@nox.session(name="evals_write", default=False, tags=["suites"])
+def evals_write(session: nox.Session) -> None:
+    """Run the write suite: reissue tickets, stock, idempotent writes, the flaky case."""
+    evals_cli(session, "run", "--suite", "write", "--label", "write")
+
+
+@nox.session(name="evals_approval", default=False, tags=["suites"])
+def evals_approval(session: nox.Session) -> None:
+    """Run the approval suite: rejected, limits, approver missing (fail closed)."""
+    evals_cli(session, "run", "--suite", "approval", "--label", "approval")
+
+
+@nox.session(name="evals_injection", default=False, tags=["suites"])
+def evals_injection(session: nox.Session) -> None:
+    """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
+    evals_cli(session, "run", "--suite", "injection", "--label", "injection")
+
+
+@nox.session(name="evals", default=False)
+def evals(session: nox.Session) -> None:
+    """Run every suite once and write the reports (reports/all.*)."""
+    evals_cli(session, "run", "--label", "all")
+
+
+@nox.session(default=False)
+def gate(session: nox.Session) -> None:
+    """Run all suites but flaky cases and compare with reports/baseline.json (exit 1 blocks)."""
+    evals_cli(session, "gate", "--label", "gate")
+
+
+@nox.session(default=False)
+def baseline(session: nox.Session) -> None:
+    """Regenerate reports/baseline.json on purpose (the only way it changes)."""
+    evals_cli(session, "baseline")
+
+
+@nox.session(default=False)
+def stability(session: nox.Session) -> None:
+    """Run the flaky cases x 5 trials and report pass@k and pass^k."""
+    evals_cli(session, "stability", "--trials", "5", "--label", "stability")
