@@ -34,11 +34,21 @@ def sync(session: nox.Session, *packages: str, groups: tuple[str, ...] = ()) -> 
 
 
 @nox.session
-@nox.parametrize("package", PACKAGES)
+@nox.parametrize("package", [*PACKAGES, "repo"])
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests in a venv holding only that package and its dependencies."""
+    if package == "repo":
+        # The repository's own automation (workflow, sessions, Makefile): no members needed.
+        session.run_install(
+            "uv", "sync", "--locked", "--no-default-groups", "--no-install-workspace",
+            "--group", "test", "--group", "automation",
+            env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+        )
+        session.run("pytest", "tests", "-q", *session.posargs)
+        return
     sync(session, package, groups=("test",))
-    session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs)
+    env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
+    session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
 
 
 @nox.session

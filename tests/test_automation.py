@@ -1,0 +1,82 @@
+"""The repository's automation agrees with itself: CI workflow, nox sessions, Makefile, README."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def nox_sessions() -> dict[str, str]:
+    """Every session nox knows (selected by default or not), by name, with its description."""
+    nox = shutil.which("nox")
+    assert nox is not None, "nox must be installed in the test venv (group 'automation')"
+    # `nox -l --json` lists only the default selection, so read the plain listing.
+    out = subprocess.run([nox, "-l"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    sessions: dict[str, str] = {}
+    for line in out.splitlines():
+        match = re.match(r"^[*-] (\S+)(?: \[[^]]*\])?(?: -> (.*))?$", line)
+        if match:
+            sessions[match.group(1)] = match.group(2) or ""
+    assert sessions, out
+    return sessions
+
+
+def workflow_nox_calls() -> list[str]:
+    workflow = yaml.safe_load((ROOT / ".github/workflows/evals.yml").read_text())
+    calls: list[str] = []
+    for job in workflow["jobs"].values():
+        for step in job["steps"]:
+            for line in str(step.get("run", "")).splitlines():
+                calls += re.findall(r"\bnox\s+-s\s+([\w\"'()=,.-]+)", line)
+    return calls
+
+
+def test_workflow_calls_only_existing_sessions() -> None:
+    sessions = nox_sessions()
+    calls = workflow_nox_calls()
+    # The spec's minimum for CI: these suites and the gate.
+    assert {"evals_read", "evals_write", "gate"} <= set(calls)
+    for name in calls:
+        assert name in sessions or any(s.startswith(f"{name}(") for s in sessions), name
+
+
+def test_workflow_uploads_reports_and_writes_summary() -> None:
+    workflow = yaml.safe_load((ROOT / ".github/workflows/evals.yml").read_text())
+    steps = [s for job in workflow["jobs"].values() for s in job["steps"]]
+    uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["with"]["path"].rstrip("/") == "reports"
+    assert any("GITHUB_STEP_SUMMARY" in str(s.get("run", "")) for s in steps)
+
+
+def test_every_session_has_a_one_line_docstring() -> None:
+    for name, description in nox_sessions().items():
+        assert description.strip(), f"session {name} has no docstring"
+        assert "\n" not in description.strip(), name
+
+
+@pytest.mark.parametrize("target", ["help", "evals", "test", "lint", "typecheck", "gate", "baseline"])
+def test_makefile_has_target(target: str) -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(rf"^{target}:.*## ", makefile, re.MULTILINE), target
+
+
+def test_readme_quick_start_is_the_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = quick.split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands == ["make evals", "make test"]
+
+
+def test_ci_runs_make_test_and_fails_fast() -> None:
+    script = (ROOT / ".ci/run").read_text()
+    assert "set -euo pipefail" in script
+    assert re.search(r"^make test$", script, re.MULTILINE)
+    assert "lock-check" in script
