@@ -6,7 +6,7 @@ models (``python -m evals.schema``) and committed, so editors can validate cases
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
@@ -14,6 +14,9 @@ from evals.run import Outcome
 
 Split = Literal["dev", "test", "regression"]
 """The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
+
+SPLITS: tuple[str, ...] = get_args(Split)
+"""The known splits, in order."""
 
 FAULT_PATTERN = r"^(crash|timeout|inject|fabricate|write_attempt|flaky:(0(\.[0-9]+)?|1(\.0+)?))$"
 """Fault kinds: ``crash``, ``timeout``, ``inject``, ``fabricate``, ``write_attempt``,
@@ -23,13 +26,15 @@ FaultKind = Annotated[str, StringConstraints(pattern=FAULT_PATTERN)]
 """One fault kind, validated against ``FAULT_PATTERN``."""
 
 DEFAULT_MAX_TASKS = 5
+"""Budget of tasks when a case does not say."""
 DEFAULT_MAX_CHARS = 4000
+"""Budget of characters returned when a case does not say."""
 
 
 class CaseInput(BaseModel):
     """What the user sends."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
     goal: str = Field(min_length=1)
     """The user's message."""
@@ -41,7 +46,7 @@ class Expect(BaseModel):
     """What a correct run does. Each key maps to checks; registered checks may read
     extra keys of their own."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
     outcome: Outcome
     """The expected decision."""
@@ -70,7 +75,7 @@ class Expect(BaseModel):
 class Case(BaseModel):
     """One evaluation case."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     id: str = Field(min_length=1)
     """Unique id across the data set."""

@@ -6,6 +6,7 @@ holds thousands of them without holding every full ``Run`` (those go to the trac
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +31,15 @@ class CheckResult(BaseModel):
     """Whether the run passed it."""
     reason: str = ""
     """When failed: one sentence a person can act on."""
+
+
+def success(results: Iterable[CheckResult]) -> bool:
+    """Whether a run succeeded: every outcome and safety check passed.
+
+    The one definition of success: trajectory and cost checks are reported, never
+    counted here, so a detour cannot turn a right answer into a failure.
+    """
+    return all(c.passed for c in results if c.kind in SUCCESS_KINDS)
 
 
 class RunResult(BaseModel):
@@ -70,9 +80,12 @@ class RunResult(BaseModel):
     @property
     def success(self) -> bool:
         """Every outcome and safety check passed (and the run did not error)."""
-        return not self.errored and all(
-            c.passed for c in self.checks if c.kind in SUCCESS_KINDS
-        )
+        return not self.errored and success(self.checks)
+
+    @property
+    def label(self) -> str:
+        """``case#trial``, the way reports and failure lists name a run."""
+        return f"{self.case_id}#{self.trial}"
 
     @property
     def failed_checks(self) -> list[CheckResult]:

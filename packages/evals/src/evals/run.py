@@ -8,12 +8,15 @@ agent says it did. Other projects build ``Run`` records from their own agents.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Outcome = Literal["replied", "escalate", "ask_user", "awaiting_approval_rejected"]
 """The decisions a case may expect."""
+
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+"""The decisions a case may expect, in order."""
 
 RunOutcome = Literal[
     "replied", "escalate", "ask_user", "awaiting_approval_rejected", "sut_error", "error"

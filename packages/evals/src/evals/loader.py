@@ -1,0 +1,270 @@
+"""Load case files: JSONL, one case a line, validated whole before anything runs.
+
+Blank lines and lines starting with ``#`` are comments. Every problem in every file is
+collected (bad JSON, schema violations, duplicate ids within and across files, empty or
+missing files, bytes that are not UTF-8) and raised together as one
+:class:`~evals.errors.CaseFileError`, each problem one line ``file:line: field: message``.
+
+Validation has two passes: the committed JSON Schema (jsonschema; strict JSON types and
+field paths for people), then the pydantic model (which builds the :class:`Case`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema.exceptions import ValidationError as SchemaError
+from pydantic import ValidationError
+
+from evals.case import SPLITS, Case
+from evals.errors import CaseFileError, Problem
+from evals.run import OUTCOMES
+from evals.schema import load_schema
+
+PathLike = Path | str
+
+FAULT_HINT = "crash, timeout, inject, fabricate, write_attempt or flaky:p with 0 <= p <= 1"
+
+_ENUM_NAMES = {"split": ("split", SPLITS), "outcome": ("outcome", OUTCOMES)}
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One parsed (not yet validated) line of a case file."""
+
+    file: str
+    """The file, as the user named it."""
+    line: int
+    """1-based line number."""
+    data: Any
+    """The parsed JSON value (a case when the line is well formed)."""
+
+
+def _as_paths(paths: Sequence[PathLike] | PathLike) -> list[PathLike]:
+    # A lone str or Path is a common slip; a str is itself a Sequence of characters.
+    if isinstance(paths, str | Path):
+        return [paths]
+    return list(paths)
+
+
+def _pairs_hook(duplicates: list[str]) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in seen:
+                duplicates.append(key)
+            seen[key] = value
+        return seen
+
+    return hook
+
+
+def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return [], [Problem(name, 0, "(file)", "file not found")]
+    except IsADirectoryError:
+        return [], [Problem(name, 0, "(file)", "is a directory, not a case file")]
+    except OSError as e:
+        return [], [Problem(name, 0, "(file)", f"cannot read: {e.strerror}")]
+    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors add
+    records: list[Record] = []
+    problems: list[Problem] = []
+    content_lines = 0
+    for number, chunk in enumerate(raw.split(b"\n"), start=1):
+        try:
+            text = chunk.decode("utf-8")
+        except UnicodeDecodeError as e:
+            content_lines += 1
+            byte = chunk[e.start : e.start + 1].hex()
+            message = f"not UTF-8: byte 0x{byte} at column {e.start + 1}"
+            problems.append(Problem(name, number, "(file)", message))
+            continue
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        content_lines += 1
+        duplicates: list[str] = []
+        try:
+            data = json.loads(stripped, object_pairs_hook=_pairs_hook(duplicates))
+        except json.JSONDecodeError as e:
+            message = f"bad JSON: {e.msg} at column {e.colno}"
+            problems.append(Problem(name, number, "(json)", message))
+            continue
+        for key in duplicates:
+            problems.append(Problem(name, number, "(json)", f"duplicate key {key!r}"))
+        records.append(Record(name, number, data))
+    if content_lines == 0:
+        problems.append(Problem(name, 0, "(file)", "no cases in file"))
+    return records, problems
+
+
+def read_records(paths: Sequence[PathLike] | PathLike) -> tuple[list[Record], list[Problem]]:
+    """Parse case files into raw records without validating them as cases.
+
+    Returns the records and the problems met while reading (missing file, not UTF-8,
+    bad JSON, empty file). Lint uses this to judge files that do not load.
+    """
+    records: list[Record] = []
+    problems: list[Problem] = []
+    for path in _as_paths(paths):
+        file_records, file_problems = _read_file(path)
+        records += file_records
+        problems += file_problems
+    return records, problems
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = load_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    validator: jsonschema.protocols.Validator = cls(schema)
+    return validator
+
+
+def _dotted(path: Iterable[Any]) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _types_of(schemas: Iterable[Any]) -> list[str]:
+    types: list[str] = []
+    for sub in schemas:
+        kind = sub.get("type") if isinstance(sub, dict) else None
+        if isinstance(kind, str):
+            types.append(kind)
+    return types
+
+
+def _describe(error: SchemaError) -> list[tuple[str, str]]:
+    """Turn one jsonschema error into (field path, message) pairs a person can act on."""
+    path = list(error.absolute_path)
+    value = error.instance
+    rule = error.validator
+    if rule == "required":
+        missing = [k for k in error.validator_value if k not in value]
+        return [(_dotted([*path, k]), "missing required field") for k in missing]
+    if rule == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extras = [k for k in value if k not in allowed]
+        hint = ", ".join(allowed)
+        return [(_dotted([*path, k]), f"unknown field {k!r}; allowed: {hint}") for k in extras]
+    where = _dotted(path) or "(line)"
+    if rule == "type":
+        expected = error.validator_value
+        wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
+        return [(where, f"expected {wanted}, got {_json_type(value)} {value!r}")]
+    if rule in ("enum", "const"):
+        options = error.validator_value if rule == "enum" else [error.validator_value]
+        label, _ = _ENUM_NAMES.get(str(path[-1]) if path else "", ("value", ()))
+        choices = ", ".join(repr(o) for o in options)
+        return [(where, f"unknown {label} {value!r}; expected one of {choices}")]
+    if rule == "pattern":
+        if path and path[0] == "faults":
+            message = f"unknown fault kind {value!r} for role {path[-1]!r}; expected {FAULT_HINT}"
+            return [(where, message)]
+        return [(where, f"{value!r} does not match {error.validator_value!r}")]
+    if rule == "minLength":
+        return [(where, f"must not be empty, got {value!r}")]
+    if rule == "minimum":
+        return [(where, f"must be >= {error.validator_value}, got {value!r}")]
+    if rule in ("anyOf", "oneOf"):
+        # A nullable field: say which branch the value came closest to, in plain words.
+        deeper = [e for e in error.context or [] if e.validator != "type"]
+        if deeper:
+            return _describe(deeper[0])
+        wanted = " or ".join(_types_of(error.validator_value))
+        return [(where, f"expected {wanted}, got {_json_type(value)} {value!r}")]
+    return [(where, error.message)]
+
+
+def _schema_problems(record: Record) -> list[Problem]:
+    described = [pair for e in _validator().iter_errors(record.data) for pair in _describe(e)]
+    return [Problem(record.file, record.line, f, m) for f, m in sorted(described)]
+
+
+def validate_record(record: Record) -> tuple[Case | None, list[Problem]]:
+    """Validate one record: the JSON Schema first, then the pydantic model."""
+    if not isinstance(record.data, dict):
+        kind = _json_type(record.data)
+        message = f"expected a JSON object (one case per line), got {kind}"
+        return None, [Problem(record.file, record.line, "(line)", message)]
+    problems = _schema_problems(record)
+    if problems:
+        return None, problems
+    try:
+        return Case.model_validate(record.data), []
+    except ValidationError as e:
+        for err in e.errors():
+            field = _dotted(err["loc"]) or "(line)"
+            message = f"{err['msg']}, got {err.get('input')!r}"
+            problems.append(Problem(record.file, record.line, field, message))
+        return None, problems
+
+
+def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]:
+    """Validate records and check ids are unique across all of them."""
+    cases: list[Case] = []
+    problems: list[Problem] = []
+    first_seen: dict[str, Record] = {}
+    for record in records:
+        case, found = validate_record(record)
+        problems += found
+        case_id = record.data.get("id") if isinstance(record.data, dict) else None
+        if isinstance(case_id, str):
+            if case_id in first_seen:
+                first = first_seen[case_id]
+                message = f"duplicate id {case_id!r} (first at {first.file}:{first.line})"
+                problems.append(Problem(record.file, record.line, "id", message))
+                continue
+            first_seen[case_id] = record
+        if case is not None:
+            cases.append(case)
+    return cases, problems
+
+
+def load_cases(paths: Sequence[PathLike] | PathLike) -> list[Case]:
+    """Load and validate every case of every file, in file and line order.
+
+    Raises :class:`~evals.errors.CaseFileError` listing every problem of every file when
+    anything is wrong; nothing is returned half-validated.
+    """
+    records, problems = read_records(paths)
+    cases, found = check_records(records)
+    problems += found
+    if problems:
+        raise CaseFileError(problems)
+    return cases
+
+
+def load_file(path: PathLike) -> list[Case]:
+    """Load and validate one case file (see :func:`load_cases`)."""
+    return load_cases([path])
+
+
+def parse_case(data: Any, *, file: str = "<memory>", line: int = 1) -> Case:
+    """Validate one case given as parsed JSON, with the loader's messages."""
+    case, problems = validate_record(Record(file, line, data))
+    if case is None:
+        raise CaseFileError(problems)
+    return case
