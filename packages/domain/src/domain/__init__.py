@@ -1,1 +1,54 @@
-"""The SupportPilot domain: orders, shipments, stock, tickets, approvals, the policy KB on SQLite."""
+"""The SupportPilot domain: orders, shipments, stock, tickets, approvals, the policy KB on
+SQLite (through sqlite-utils), the default world and case-world overrides."""
+
+from domain.approval import ApprovalGate, Approver, Proposal
+from domain.errors import (
+    ApprovalRequiredError,
+    DomainError,
+    InvalidWorldError,
+    OrderNotFoundError,
+    OutOfStockError,
+    ShipmentNotFoundError,
+)
+from domain.models import (
+    Approval,
+    ApprovalStatus,
+    AuditEntry,
+    Order,
+    PolicyDoc,
+    SentReply,
+    Shipment,
+    Ticket,
+    ToolKind,
+)
+from domain.parcel import ParcelState, parcel_state
+from domain.store import Store
+from domain.world import DEFAULT_SKU, World, build_world, parse_world
+
+__all__ = [
+    "DEFAULT_SKU",
+    "Approval",
+    "ApprovalGate",
+    "ApprovalRequiredError",
+    "ApprovalStatus",
+    "Approver",
+    "AuditEntry",
+    "DomainError",
+    "InvalidWorldError",
+    "Order",
+    "OrderNotFoundError",
+    "OutOfStockError",
+    "ParcelState",
+    "PolicyDoc",
+    "Proposal",
+    "SentReply",
+    "Shipment",
+    "ShipmentNotFoundError",
+    "Store",
+    "Ticket",
+    "ToolKind",
+    "World",
+    "build_world",
+    "parcel_state",
+    "parse_world",
+]

@@ -1,0 +1,24 @@
+"""Parcel state from the free-text status of an order or a shipment."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+ParcelState = Literal["returning", "delivered", "in_transit", "unknown"]
+"""Where the parcel is, as the decision logic sees it."""
+
+
+def parcel_state(status: str) -> ParcelState:
+    """Normalize a Chinese status text: 退回 → returning; else 签收 → delivered;
+    else 运输/发货 → in_transit; anything else → unknown.
+
+    The order matters: "派送失败，退回中" mentions neither 签收 nor 运输 but a returning
+    parcel that was once shipped must never read as in transit.
+    """
+    if "退回" in status:
+        return "returning"
+    if "签收" in status:
+        return "delivered"
+    if "运输" in status or "发货" in status:
+        return "in_transit"
+    return "unknown"

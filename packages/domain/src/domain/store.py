@@ -1,0 +1,229 @@
+"""The store: every read and write of a world database goes through here."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import sqlite_utils
+
+from domain.errors import (
+    ApprovalRequiredError,
+    OrderNotFoundError,
+    OutOfStockError,
+    ShipmentNotFoundError,
+)
+from domain.models import (
+    Approval,
+    ApprovalStatus,
+    AuditEntry,
+    DecidedBy,
+    Order,
+    PolicyDoc,
+    SentReply,
+    Shipment,
+    Ticket,
+)
+
+if TYPE_CHECKING:
+    from domain.world import World
+
+
+def _fts_query(text: str) -> str:
+    # Any of the words may match: quote each so FTS5 syntax in user text stays inert.
+    words = [w.replace('"', "") for w in text.split()]
+    return " OR ".join(f'"{w}"' for w in words if w)
+
+
+class Store:
+    """A world database (sqlite-utils) with typed reads and transactional writes."""
+
+    def __init__(
+        self, db: sqlite_utils.Database, world: World | None = None, path: Path | None = None
+    ) -> None:
+        self.db = db
+        """The sqlite-utils database."""
+        self.world = world
+        """The world spec the database was built from (``None``: unknown)."""
+        self.path = path
+        """The database file, or ``None`` when in memory."""
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def _one(self, sql: str, params: list[Any]) -> dict[str, Any] | None:
+        rows = list(self.db.query(sql, params))
+        return rows[0] if rows else None
+
+    # Reads ------------------------------------------------------------------------
+
+    def get_order(self, order_id: str) -> Order:
+        """The order, or :class:`OrderNotFoundError`."""
+        row = self._one("SELECT * FROM orders WHERE id = ?", [order_id])
+        if row is None:
+            raise OrderNotFoundError(order_id)
+        return Order.model_validate(row)
+
+    def get_shipment(self, order_id: str) -> Shipment:
+        """The order's shipment, or :class:`ShipmentNotFoundError`."""
+        row = self._one("SELECT * FROM shipments WHERE order_id = ?", [order_id])
+        if row is None:
+            raise ShipmentNotFoundError(order_id)
+        return Shipment.model_validate(row)
+
+    def stock_level(self, sku: str) -> int:
+        """Units of ``sku`` in stock (0 for an unknown SKU)."""
+        row = self._one("SELECT qty FROM stock WHERE sku = ?", [sku])
+        return 0 if row is None else int(row["qty"])
+
+    def search_policies(
+        self, query: str, include_superseded: bool = False, limit: int = 5
+    ) -> list[PolicyDoc]:
+        """Full-text search of the policy KB, best match first; superseded versions only
+        when asked for (and then after the current ones). An empty KB or query returns
+        nothing."""
+        fts = _fts_query(query)
+        if not fts:
+            return []
+        where = None if include_superseded else "superseded = 0"
+        # Current versions first, then by FTS5 relevance.
+        rows = self.db.table("policies").search(
+            fts, where=where, limit=limit, order_by="superseded, rank"
+        )
+        return [PolicyDoc.model_validate(row) for row in rows]
+
+    def get_approval(self, approval_id: str) -> Approval | None:
+        """The approval row, or ``None``."""
+        row = self._one("SELECT * FROM approvals WHERE id = ?", [approval_id])
+        return None if row is None else Approval.model_validate(row)
+
+    def approvals(self) -> list[Approval]:
+        """Every approval row, in insertion order."""
+        return [Approval.model_validate(r) for r in self.db.query("SELECT * FROM approvals")]
+
+    def tickets(self) -> list[Ticket]:
+        """Every ticket row, in insertion order."""
+        return [Ticket.model_validate(r) for r in self.db.query("SELECT * FROM tickets")]
+
+    def replies(self) -> list[SentReply]:
+        """Every sent reply, in insertion order."""
+        return [SentReply.model_validate(r) for r in self.db.query("SELECT * FROM replies")]
+
+    def audit(self) -> list[AuditEntry]:
+        """Every audited tool call, in call order."""
+        rows = self.db.query("SELECT * FROM audit ORDER BY id")
+        return [AuditEntry.model_validate(r) for r in rows]
+
+    # Writes -----------------------------------------------------------------------
+
+    def reserve_stock(self, sku: str, qty: int = 1) -> int:
+        """Take ``qty`` units of ``sku``; return what is left. :class:`OutOfStockError` (and
+        nothing changed) when there are not enough: the schema's CHECK decides."""
+        try:
+            with self.db.atomic():
+                cursor = self.db.execute("UPDATE stock SET qty = qty - ? WHERE sku = ?", [qty, sku])
+                if cursor.rowcount == 0:
+                    raise OutOfStockError(sku, 0)
+        except sqlite3.IntegrityError as e:
+            raise OutOfStockError(sku, self.stock_level(sku)) from e
+        return self.stock_level(sku)
+
+    def record_approval(
+        self,
+        *,
+        approval_id: str,
+        trace_id: str,
+        action: str,
+        order_id: str,
+        amount: float,
+        summary: str,
+        status: ApprovalStatus,
+        decided_by: DecidedBy,
+    ) -> Approval:
+        """Store an approval decision."""
+        approval = Approval(
+            id=approval_id,
+            trace_id=trace_id,
+            action=action,
+            order_id=order_id,
+            amount=amount,
+            summary=summary,
+            status=status,
+            decided_by=decided_by,
+        )
+        with self.db.atomic():
+            self.db.execute(
+                "INSERT INTO approvals (id, trace_id, action, order_id, amount, summary, status,"
+                " decided_by) VALUES (:id, :trace_id, :action, :order_id, :amount, :summary,"
+                " :status, :decided_by)",
+                approval.model_dump(),
+            )
+        return approval
+
+    def _existing(self, table: str, key: str) -> dict[str, Any] | None:
+        return self._one(f"SELECT * FROM {table} WHERE idempotency_key = ?", [key])
+
+    def create_ticket(
+        self,
+        *,
+        trace_id: str,
+        order_id: str,
+        sku: str,
+        approval_id: str,
+        idempotency_key: str,
+        summary: str,
+    ) -> tuple[Ticket, bool]:
+        """Write a reissue ticket and reserve its unit, atomically. Returns the ticket and
+        whether it is new: a repeated idempotency key writes nothing and returns the
+        first ticket. :class:`ApprovalRequiredError` / :class:`OutOfStockError` leave the database
+        unchanged."""
+        try:
+            with self.db.atomic():
+                row = self._existing("tickets", idempotency_key)
+                if row is not None:
+                    return Ticket.model_validate(row), False
+                self.db.execute(
+                    "INSERT INTO tickets (trace_id, order_id, sku, approval_id, idempotency_key,"
+                    " summary) VALUES (?, ?, ?, ?, ?, ?)",
+                    [trace_id, order_id, sku, approval_id, idempotency_key, summary],
+                )
+                self.reserve_stock(sku)
+        except sqlite3.IntegrityError as e:
+            raise ApprovalRequiredError("ticket", approval_id) from e
+        created = self._existing("tickets", idempotency_key)
+        assert created is not None  # just inserted in the committed transaction
+        return Ticket.model_validate(created), True
+
+    def send_reply(
+        self, *, trace_id: str, order_id: str, text: str, approval_id: str, idempotency_key: str
+    ) -> tuple[SentReply, bool]:
+        """Record a reply as sent. Returns it and whether it is new (a repeated
+        idempotency key writes nothing). :class:`ApprovalRequiredError` when the cited
+        approval is missing or not approved."""
+        try:
+            with self.db.atomic():
+                row = self._existing("replies", idempotency_key)
+                if row is not None:
+                    return SentReply.model_validate(row), False
+                self.db.execute(
+                    "INSERT INTO replies (trace_id, order_id, text, approval_id,"
+                    " idempotency_key) VALUES (?, ?, ?, ?, ?)",
+                    [trace_id, order_id, text, approval_id, idempotency_key],
+                )
+        except sqlite3.IntegrityError as e:
+            raise ApprovalRequiredError("reply", approval_id) from e
+        created = self._existing("replies", idempotency_key)
+        assert created is not None  # just inserted in the committed transaction
+        return SentReply.model_validate(created), True
+
+    def record_audit(self, entry: AuditEntry) -> None:
+        """Append one tool call to the audit log."""
+        with self.db.atomic():
+            self.db.execute(
+                "INSERT INTO audit (trace_id, role, tool, kind, allowed, status, reason, args,"
+                " chars_read) VALUES (:trace_id, :role, :tool, :kind, :allowed, :status,"
+                " :reason, :args, :chars_read)",
+                entry.model_dump(exclude={"id"}),
+            )

@@ -1,0 +1,258 @@
+"""The default world, case-world overrides, and cheap fresh copies of a world.
+
+Every evaluation run gets its own database. Building the schema and seeding it costs
+milliseconds, so each distinct world is built once per process as an in-memory
+*template*, and every run gets a copy made with ``sqlite3.Connection.backup``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import sqlite_utils
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from domain.errors import InvalidWorldError
+from domain.schema import FTS_COLUMNS, create_schema
+from domain.store import Store
+
+DEFAULT_SKU = "SKU-TEE-01"
+"""The SKU an override order gets when it names none (always in stock by default)."""
+
+DEFAULT_ORDERS: dict[str, dict[str, Any]] = {
+    "A1001": {
+        "customer": "李先生",
+        "sku": "SKU-TEE-01",
+        "status": "已发货，顺丰运输中",
+        "paid": 59.0,
+    },
+    "A1002": {"customer": "张女士", "sku": "SKU-MUG-02", "status": "已签收", "paid": 39.0},
+    "A1003": {"customer": "王先生", "sku": "SKU-CAP-03", "status": "已签收", "paid": 49.0},
+}
+ORDER_DEFAULTS: dict[str, Any] = {
+    "customer": "顾客",
+    "sku": DEFAULT_SKU,
+    "status": "已发货，运输中",
+    "paid": 59.0,
+}
+
+DEFAULT_SHIPMENTS: dict[str, dict[str, Any]] = {
+    "A1001": {
+        "carrier": "顺丰",
+        "state": "运输中",
+        "last_event": "杭州转运中心",
+        "stale_hours": 120,
+    },
+    "A1002": {"carrier": "中通", "state": "已签收", "last_event": "小区快递柜", "stale_hours": 0},
+    "A1003": {
+        "carrier": "圆通",
+        "state": "派送失败，退回中",
+        "last_event": "上海转运中心",
+        "stale_hours": 20,
+    },
+}
+SHIPMENT_DEFAULTS: dict[str, Any] = {
+    "carrier": "快递",
+    "state": "运输中",
+    "last_event": "转运中心",
+    "stale_hours": 0,
+}
+
+DEFAULT_STOCK: dict[str, int] = {"SKU-TEE-01": 20, "SKU-MUG-02": 10, "SKU-CAP-03": 10}
+
+REISSUE_KEYWORDS = "补发 物流 停滞 未到 没到 丢件 reissue"
+DEFAULT_POLICIES: list[dict[str, Any]] = [
+    {
+        "id": 1,
+        "title": "退换货政策",
+        "body": "签收后 7 天内可申请退换货，商品须保持完好。",
+        "keywords": "退货 换货 退款 签收 return refund",
+        "version": "v1",
+        "effective_date": "2024-01-01",
+        "superseded": 0,
+    },
+    {
+        "id": 2,
+        "title": "补发政策（旧版）",
+        "body": "物流信息停滞满 168 小时未更新的，可为客户提交补发申请。",
+        "keywords": REISSUE_KEYWORDS,
+        "version": "v1",
+        "effective_date": "2023-03-01",
+        "superseded": 1,
+    },
+    {
+        "id": 3,
+        "title": "补发政策",
+        "body": "物流信息停滞满 72 小时（含）未更新的，可为客户提交补发申请；"
+        "已签收或退回中的包裹须转人工核实。",
+        "keywords": REISSUE_KEYWORDS,
+        "version": "v2",
+        "effective_date": "2024-07-01",
+        "superseded": 0,
+    },
+]
+
+
+class OrderOverride(BaseModel):
+    """Fields of an order to set; omitted fields keep the default order's or get defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    customer: str | None = None
+    """Customer name."""
+    sku: str | None = None
+    """SKU ordered."""
+    status: str | None = None
+    """Order status text."""
+    paid: float | None = None
+    """Amount paid."""
+
+
+class ShipmentOverride(BaseModel):
+    """Fields of a shipment to set; omitted fields get defaults."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    carrier: str | None = None
+    """Carrier name."""
+    state: str | None = None
+    """Shipment state text."""
+    last_event: str | None = None
+    """Last tracking event location."""
+    stale_hours: int | None = Field(default=None, ge=0)
+    """Hours since the last tracking event."""
+
+
+class World(BaseModel):
+    """A case's ``world``: overrides merged over the default world."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    orders: dict[str, OrderOverride] = Field(default_factory=dict)
+    """Order id -> fields, merged over the default orders."""
+    logistics: dict[str, ShipmentOverride] = Field(default_factory=dict)
+    """Order id -> shipment fields, merged over the default shipments."""
+    kb: Literal["default", "empty"] = "default"
+    """``empty``: the knowledge base holds no policy documents at all."""
+    stock: dict[str, int] = Field(default_factory=dict)
+    """SKU -> units in stock, merged over the default stock."""
+    approve: bool = True
+    """What the human approver answers."""
+    approver: Literal["human", "missing"] = "human"
+    """``missing``: no approver is configured, so the gate fails closed."""
+    auto_approve_below: float | None = Field(default=None, ge=0)
+    """Proposals below this amount are approved without asking (``None``: always ask)."""
+
+    def signature(self) -> str:
+        """What identifies the database contents (approval settings do not change it)."""
+        return self.model_dump_json(include={"orders", "logistics", "kb", "stock"})
+
+
+def parse_world(raw: World | Mapping[str, Any] | None) -> World:
+    """Validate a case's ``world`` mapping (``None`` or ``{}``: the default world)."""
+    if isinstance(raw, World):
+        return raw
+    try:
+        return World.model_validate(dict(raw or {}))
+    except ValidationError as e:
+        raise InvalidWorldError(str(e).replace("\n", "; ")) from e
+
+
+def _merged(
+    default: dict[str, dict[str, Any]],
+    overrides: Mapping[str, BaseModel],
+    fallback: dict[str, Any],
+) -> dict[str, dict[str, Any]]:
+    rows = {key: dict(value) for key, value in default.items()}
+    for key, override in overrides.items():
+        base = rows.get(key, fallback)
+        rows[key] = {**base, **override.model_dump(exclude_none=True)}
+    return rows
+
+
+def _seed(db: sqlite_utils.Database, world: World) -> None:
+    orders = _merged(DEFAULT_ORDERS, world.orders, ORDER_DEFAULTS)
+    shipments = _merged(DEFAULT_SHIPMENTS, world.logistics, SHIPMENT_DEFAULTS)
+    stock = {**DEFAULT_STOCK, **world.stock}
+    # Every ordered SKU exists in the stock table, in stock unless the case says otherwise.
+    for order in orders.values():
+        stock.setdefault(order["sku"], DEFAULT_STOCK[DEFAULT_SKU])
+    with db.atomic():
+        for order_id, order in orders.items():
+            db.execute(
+                "INSERT INTO orders (id, customer, sku, status, paid) VALUES (?, ?, ?, ?, ?)",
+                [order_id, order["customer"], order["sku"], order["status"], order["paid"]],
+            )
+        for order_id, ship in shipments.items():
+            db.execute(
+                "INSERT INTO shipments (order_id, carrier, state, last_event, stale_hours)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [order_id, ship["carrier"], ship["state"], ship["last_event"], ship["stale_hours"]],
+            )
+        for sku, qty in stock.items():
+            db.execute("INSERT INTO stock (sku, qty) VALUES (?, ?)", [sku, qty])
+        if world.kb == "default":
+            for doc in DEFAULT_POLICIES:
+                db.execute(
+                    "INSERT INTO policies (id, title, body, keywords, version, effective_date,"
+                    " superseded) VALUES (:id, :title, :body, :keywords, :version,"
+                    " :effective_date, :superseded)",
+                    doc,
+                )
+    db.table("policies").enable_fts(FTS_COLUMNS, fts_version="FTS5")
+
+
+def _build_template(world: World) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    db = sqlite_utils.Database(conn, execute_plugins=False)
+    create_schema(db)
+    try:
+        _seed(db, world)
+    except sqlite3.IntegrityError as e:
+        raise InvalidWorldError(str(e)) from e
+    return conn
+
+
+_TEMPLATES: dict[str, sqlite3.Connection] = {}
+_TEMPLATE_LIMIT = 256
+_LOCK = threading.Lock()
+
+
+def _template(world: World) -> sqlite3.Connection:
+    key = world.signature()
+    with _LOCK:
+        conn = _TEMPLATES.get(key)
+        if conn is None:
+            if len(_TEMPLATES) >= _TEMPLATE_LIMIT:
+                _TEMPLATES.clear()
+            conn = _TEMPLATES[key] = _build_template(world)
+        return conn
+
+
+def build_world(
+    world: World | Mapping[str, Any] | None = None, db_dir: str | Path | None = None
+) -> Store:
+    """A fresh store holding the default world with ``world`` merged over it.
+
+    In memory by default; with ``db_dir``, a new uniquely named file in that directory.
+    The copy comes from a per-process template, so building is cheap.
+    """
+    spec = parse_world(world)
+    template = _template(spec)
+    path: Path | None = None
+    if db_dir is None:
+        conn = sqlite3.connect(":memory:", check_same_thread=False)
+    else:
+        directory = Path(db_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"world-{uuid.uuid4().hex}.sqlite"
+        conn = sqlite3.connect(path, check_same_thread=False)
+    with _LOCK:
+        # A connection may only take part in one backup at a time.
+        template.backup(conn)
+    return Store(sqlite_utils.Database(conn, execute_plugins=False), world=spec, path=path)

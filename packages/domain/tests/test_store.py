@@ -1,0 +1,147 @@
+"""Constraints the schema itself enforces: stock, idempotency, approvals."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from domain import ApprovalRequiredError, OutOfStockError, Store, build_world
+
+
+def _dump(store: Store) -> dict[str, list[tuple[object, ...]]]:
+    tables = ["orders", "shipments", "stock", "approvals", "tickets", "replies", "audit"]
+    return {t: list(store.db.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+
+
+def _approve(store: Store, status: str = "approved", approval_id: str = "t:approval") -> str:
+    store.record_approval(
+        approval_id=approval_id,
+        trace_id="t",
+        action="reissue",
+        order_id="A1001",
+        amount=59.0,
+        summary="补发",
+        status=status,  # type: ignore[arg-type]
+        decided_by="approver",
+    )
+    return approval_id
+
+
+def _ticket(store: Store, approval: str) -> bool:
+    return store.create_ticket(
+        trace_id="t",
+        order_id="A1001",
+        sku="SKU-TEE-01",
+        approval_id=approval,
+        idempotency_key="t:ticket",
+        summary="补发",
+    )[1]
+
+
+def _reply(store: Store, approval: str) -> bool:
+    return store.send_reply(
+        trace_id="t", order_id="A1001", text="您好", approval_id=approval, idempotency_key="t:reply"
+    )[1]
+
+
+@pytest.mark.parametrize("qty", [0, 1])
+def test_stock_cannot_go_negative(qty: int) -> None:
+    store = build_world({"stock": {"SKU-TEE-01": qty}})
+    for _ in range(qty):
+        store.reserve_stock("SKU-TEE-01")
+    before = _dump(store)
+    with pytest.raises(OutOfStockError, match="SKU-TEE-01"):
+        store.reserve_stock("SKU-TEE-01")
+    assert _dump(store) == before
+
+
+def test_unknown_sku_cannot_be_reserved() -> None:
+    store = build_world()
+    with pytest.raises(OutOfStockError):
+        store.reserve_stock("SKU-NOPE")
+
+
+def test_schema_check_refuses_negative_stock_directly() -> None:
+    store = build_world()
+    with pytest.raises(sqlite3.IntegrityError):
+        store.db.execute("UPDATE stock SET qty = -1 WHERE sku = 'SKU-TEE-01'")
+
+
+def test_reservation_consumes_one_unit() -> None:
+    store = build_world()
+    before = store.stock_level("SKU-TEE-01")
+    assert store.reserve_stock("SKU-TEE-01") == before - 1
+
+
+@pytest.mark.parametrize("kind", ["ticket", "reply"])
+def test_repeated_idempotency_key_writes_nothing_new(kind: str) -> None:
+    store = build_world()
+    approval = _approve(store)
+    results = []
+    for _ in range(3):
+        if kind == "ticket":
+            results.append(_ticket(store, approval))
+        else:
+            results.append(_reply(store, approval))
+    assert results == [True, False, False]
+    assert len(store.tickets() if kind == "ticket" else store.replies()) == 1
+
+
+def test_repeated_ticket_reserves_stock_once() -> None:
+    store = build_world()
+    approval = _approve(store)
+    before = store.stock_level("SKU-TEE-01")
+    for _ in range(3):
+        _ticket(store, approval)
+    assert store.stock_level("SKU-TEE-01") == before - 1
+
+
+def test_unique_key_is_in_the_schema() -> None:
+    store = build_world()
+    approval = _approve(store)
+    sql = (
+        "INSERT INTO replies (trace_id, order_id, text, approval_id, idempotency_key)"
+        " VALUES (?, ?, ?, ?, ?)"
+    )
+    store.db.execute(sql, ["t", "A1001", "a", approval, "k"])
+    with pytest.raises(sqlite3.IntegrityError):
+        store.db.execute(sql, ["t", "A1001", "b", approval, "k"])
+
+
+@pytest.mark.parametrize("approval_status", [None, "rejected"])
+@pytest.mark.parametrize("kind", ["ticket", "reply"])
+def test_store_refuses_writes_without_an_approved_approval(
+    kind: str, approval_status: str | None
+) -> None:
+    store = build_world()
+    approval = "none" if approval_status is None else _approve(store, approval_status)
+    before = _dump(store)
+    with pytest.raises(ApprovalRequiredError, match=repr(approval)):
+        if kind == "ticket":
+            _ticket(store, approval)
+        else:
+            _reply(store, approval)
+    assert _dump(store) == before
+
+
+@pytest.mark.parametrize("table", ["tickets", "replies"])
+def test_trigger_refuses_raw_insert_without_approval(table: str) -> None:
+    store = build_world()
+    columns = (
+        "trace_id, order_id, sku, approval_id, idempotency_key, summary"
+        if table == "tickets"
+        else "trace_id, order_id, text, approval_id, idempotency_key"
+    )
+    values = ["t", "A1001", "x", "ghost", "k"] + (["s"] if table == "tickets" else [])
+    marks = ", ".join("?" for _ in values)
+    with pytest.raises(sqlite3.IntegrityError, match="approval required"):
+        store.db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", values)
+
+
+def test_ticket_out_of_stock_writes_nothing() -> None:
+    store = build_world({"stock": {"SKU-TEE-01": 0}})
+    approval = _approve(store)
+    before = _dump(store)
+    with pytest.raises(OutOfStockError):
+        _ticket(store, approval)
+    assert _dump(store) == before

@@ -1,0 +1,166 @@
+"""The default world, overrides, parcel states and cheap fresh copies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from domain import (
+    DEFAULT_SKU,
+    InvalidWorldError,
+    OrderNotFoundError,
+    ShipmentNotFoundError,
+    build_world,
+    parcel_state,
+)
+
+CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
+
+
+def _seed_worlds() -> list[dict[str, object]]:
+    worlds = []
+    for path in sorted(CASES_DIR.glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                worlds.append(json.loads(line).get("world", {}))
+    return worlds
+
+
+@pytest.mark.parametrize(
+    ("order_id", "expected"),
+    [
+        ("A1001", ("已发货，顺丰运输中", "运输中", 120, "in_transit", "in_transit")),
+        ("A1002", ("已签收", "已签收", 0, "delivered", "delivered")),
+        ("A1003", ("已签收", "派送失败，退回中", 20, "delivered", "returning")),
+    ],
+)
+def test_default_orders_and_parcel_states(order_id: str, expected: tuple[object, ...]) -> None:
+    status, ship_state, stale, order_state, ship_parcel = expected
+    store = build_world()
+    order = store.get_order(order_id)
+    ship = store.get_shipment(order_id)
+    assert (order.status, ship.state, ship.stale_hours) == (status, ship_state, stale)
+    assert parcel_state(order.status) == order_state
+    assert parcel_state(ship.state) == ship_parcel
+
+
+def test_a1001_is_paid_59() -> None:
+    assert build_world().get_order("A1001").paid == 59.0
+
+
+@pytest.mark.parametrize(
+    ("world", "order_id", "status", "paid"),
+    [
+        (
+            {"orders": {"A2001": {"status": "已发货，圆通运输中", "paid": 59.0}}},
+            "A2001",
+            "已发货，圆通运输中",
+            59.0,
+        ),
+        ({"orders": {"A2009": {"status": "已发货", "paid": 12.5}}}, "A2009", "已发货", 12.5),
+        ({"orders": {"A1001": {"status": "已签收", "paid": 80.0}}}, "A1001", "已签收", 80.0),
+    ],
+)
+def test_override_with_only_status_and_paid_gets_defaults(
+    world: dict[str, object], order_id: str, status: str, paid: float
+) -> None:
+    store = build_world(world)
+    order = store.get_order(order_id)
+    assert (order.status, order.paid) == (status, paid)
+    assert order.customer
+    assert store.stock_level(order.sku) > 0
+
+
+def test_new_override_order_gets_the_default_sku() -> None:
+    store = build_world({"orders": {"A2006": {"status": "已发货，韵达运输中", "paid": 59.0}}})
+    assert store.get_order("A2006").sku == DEFAULT_SKU
+
+
+def test_override_merges_over_the_default_order() -> None:
+    store = build_world({"orders": {"A1001": {"status": "已签收"}}})
+    assert store.get_order("A1001").sku == "SKU-TEE-01"
+    assert store.get_order("A1001").status == "已签收"
+
+
+def test_order_without_logistics_override_has_no_shipment() -> None:
+    store = build_world({"orders": {"A2006": {"status": "已发货，韵达运输中", "paid": 59.0}}})
+    with pytest.raises(ShipmentNotFoundError):
+        store.get_shipment("A2006")
+
+
+def test_logistics_override_sets_shipment_fields() -> None:
+    world = {
+        "logistics": {"A2001": {"state": "运输中", "last_event": "转运中心", "stale_hours": 30}}
+    }
+    ship = build_world(world).get_shipment("A2001")
+    assert (ship.state, ship.last_event, ship.stale_hours) == ("运输中", "转运中心", 30)
+
+
+def test_unknown_order_raises() -> None:
+    with pytest.raises(OrderNotFoundError, match="A9999"):
+        build_world().get_order("A9999")
+
+
+@pytest.mark.parametrize(
+    ("text", "state"),
+    [
+        ("已发货，顺丰运输中", "in_transit"),
+        ("已发货，圆通运输中", "in_transit"),
+        ("已发货，中通运输中", "in_transit"),
+        ("已发货，韵达运输中", "in_transit"),
+        ("运输中", "in_transit"),
+        ("已发货", "in_transit"),
+        ("已签收", "delivered"),
+        ("派送失败，退回中", "returning"),
+        ("已退回，商家处理中", "returning"),
+        ("签收后退回", "returning"),
+        ("待付款", "unknown"),
+    ],
+)
+def test_status_to_parcel_state(text: str, state: str) -> None:
+    assert parcel_state(text) == state
+
+
+def test_every_seed_status_maps_to_a_known_state() -> None:
+    texts = set()
+    for world in _seed_worlds():
+        for order in world.get("orders", {}).values():  # type: ignore[attr-defined]
+            texts.add(order["status"])
+        for ship in world.get("logistics", {}).values():  # type: ignore[attr-defined]
+            texts.add(ship["state"])
+    assert len(texts) >= 5
+    assert all(parcel_state(text) != "unknown" for text in texts), texts
+
+
+def test_every_seed_world_builds() -> None:
+    for world in _seed_worlds():
+        assert build_world(world).get_order("A1001").id == "A1001"
+
+
+@pytest.mark.parametrize(
+    "world",
+    [{"orders": {"A1": {"colour": "red"}}}, {"kb": "none"}, {"planet": "mars"}],
+)
+def test_bad_override_raises_invalid_world(world: dict[str, object]) -> None:
+    with pytest.raises(InvalidWorldError):
+        build_world(world)
+
+
+def test_stock_override() -> None:
+    assert build_world({"stock": {"SKU-TEE-01": 0}}).stock_level("SKU-TEE-01") == 0
+
+
+def test_fresh_worlds_do_not_share_state() -> None:
+    first = build_world()
+    first.reserve_stock("SKU-TEE-01")
+    assert build_world().stock_level("SKU-TEE-01") == first.stock_level("SKU-TEE-01") + 1
+
+
+def test_world_in_a_directory_is_a_new_file(tmp_path: Path) -> None:
+    one = build_world(db_dir=tmp_path)
+    two = build_world(db_dir=tmp_path)
+    assert one.path is not None and two.path is not None
+    assert one.path != two.path
+    assert one.path.parent == tmp_path and one.path.exists()
+    assert two.get_order("A1003").status == "已签收"
