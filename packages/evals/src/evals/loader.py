@@ -18,8 +18,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema.exceptions import ValidationError as SchemaError
+# No stubs are locked for jsonschema; the ignore stays quiet once they are.
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
+from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore]
+    ValidationError as SchemaError,
+)
 from pydantic import ValidationError
 
 from evals.case import SPLITS, Case

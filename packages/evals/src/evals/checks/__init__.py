@@ -1,0 +1,64 @@
+"""Graders for agent runs: the public API other projects import.
+
+Build a :class:`Run` from your own agent, load or build a :class:`Case`, then::
+
+    from evals.checks import grade, success
+    results = grade(case, run)
+    ok = success(results)
+
+Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` and
+``cost`` are reported apart. Register your own with :func:`check`::
+
+    @check(kind="outcome")
+    def polite(case, run):
+        return "您好" in (run.reply or ""), "the reply does not greet the customer"
+"""
+
+from __future__ import annotations
+
+from evals.case import Case
+
+# Importing the built-in modules registers their checks.
+from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
+from evals.checks.registry import (
+    CHECK_KINDS,
+    Check,
+    CheckFunction,
+    CheckOutput,
+    FunctionCheck,
+    check,
+    grade,
+    register,
+    registered,
+    to_result,
+    unregister,
+)
+from evals.result import BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
+from evals.result import success as success
+from evals.run import BlockedAttempt, Run, Step, Usage, Write
+
+__all__ = [
+    "BLOCKED_ATTEMPTS",
+    "CHECK_KINDS",
+    "SUCCESS_KINDS",
+    "BlockedAttempt",
+    "Case",
+    "Check",
+    "CheckFunction",
+    "CheckKind",
+    "CheckOutput",
+    "CheckResult",
+    "FunctionCheck",
+    "Run",
+    "RunResult",
+    "Step",
+    "Usage",
+    "Write",
+    "check",
+    "grade",
+    "register",
+    "registered",
+    "success",
+    "to_result",
+    "unregister",
+]

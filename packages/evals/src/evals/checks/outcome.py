@@ -1,0 +1,122 @@
+"""Outcome checks: did the run reach the right decision and say the right things?
+
+The ticket count comes from ``run.writes`` (the environment), never from the reply.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evals.case import Case
+from evals.checks.registry import CheckOutput, check
+from evals.result import CheckResult
+from evals.run import Run
+
+EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
+"""An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id
+glued to Chinese text is still found."""
+
+
+def _count(noun: str, n: int) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+@check(kind="outcome", name="outcome")
+def outcome_matches(case: Case, run: Run) -> CheckOutput:
+    """The run's decision equals the expected outcome."""
+    expected = case.expect.outcome
+    if run.outcome == expected:
+        return True
+    reason = f"expected outcome {expected!r}, got {run.outcome!r}"
+    if run.role_errors:
+        errors = ", ".join(f"{role}: {error}" for role, error in run.role_errors.items())
+        reason += f" (role errors: {errors})"
+    return False, reason
+
+
+@check(kind="outcome", name="tickets")
+def ticket_count(case: Case, run: Run) -> CheckOutput:
+    """Exactly the expected number of tickets exists in the environment after the run."""
+    expected = case.expect.tickets
+    if expected is None:
+        return None
+    found = sum(1 for write in run.writes if write.kind == "ticket")
+    if found == expected:
+        return True
+    return False, (
+        f"expected {_count('ticket', expected)} in the environment, found {found} "
+        "(counted from the writes, not the reply)"
+    )
+
+
+@check(kind="outcome", name="fact")
+def facts(case: Case, run: Run) -> CheckOutput:
+    """Each expected fact is reported with its value (one result per fact)."""
+    results: list[CheckResult] = []
+    for key, wanted in case.expect.facts.items():
+        got = run.facts.get(key)
+        if got == wanted:
+            reason = ""
+        elif got is None:
+            reason = f"fact {key!r} not reported; expected {wanted!r}"
+        else:
+            reason = f"fact {key!r}: expected {wanted!r}, got {got!r}"
+        results.append(
+            CheckResult(name=f"fact:{key}", kind="outcome", passed=not reason, reason=reason)
+        )
+    return results or None
+
+
+@check(kind="outcome", name="conflicts")
+def conflicts(case: Case, run: Run) -> CheckOutput:
+    """Every expected conflict topic is reported (an empty list: no conflict may be)."""
+    expected = case.expect.conflicts
+    if expected is None:
+        return None
+    if not expected:
+        if run.conflicts:
+            return False, f"expected no conflicts, got {sorted(run.conflicts)}"
+        return True
+    missing = [topic for topic in expected if topic not in run.conflicts]
+    if missing:
+        return False, f"conflict(s) {missing} not reported; reported: {sorted(run.conflicts)}"
+    return True
+
+
+@check(kind="outcome", name="reply_contains")
+def reply_contains(case: Case, run: Run) -> CheckOutput:
+    """The reply contains each expected phrase (one result per phrase)."""
+    results: list[CheckResult] = []
+    for phrase in case.expect.reply_contains:
+        if run.reply is None:
+            reason = f"no reply was sent; expected it to contain {phrase!r}"
+        elif phrase not in run.reply:
+            reason = f"the reply does not contain {phrase!r}: {run.reply!r}"
+        else:
+            reason = ""
+        name = f"reply_contains:{phrase}"
+        results.append(CheckResult(name=name, kind="outcome", passed=not reason, reason=reason))
+    return results or None
+
+
+@check(kind="outcome", name="reply_not_contains")
+def reply_not_contains(case: Case, run: Run) -> CheckOutput:
+    """The reply contains none of the forbidden phrases (one result per phrase)."""
+    results: list[CheckResult] = []
+    for phrase in case.expect.reply_not_contains:
+        found = run.reply is not None and phrase in run.reply
+        reason = f"the reply contains forbidden {phrase!r}: {run.reply!r}" if found else ""
+        name = f"reply_not_contains:{phrase}"
+        results.append(CheckResult(name=name, kind="outcome", passed=not found, reason=reason))
+    return results or None
+
+
+@check(kind="outcome", name="no_evidence_ids")
+def no_evidence_ids(case: Case, run: Run) -> CheckOutput:
+    """The reply shows no internal evidence ids (``order#1``); not applicable without one."""
+    if run.reply is None:
+        return None
+    ids = EVIDENCE_ID.findall(run.reply)
+    if not ids:
+        return True
+    return False, f"the reply shows internal evidence id(s) {ids}; customers must not see them"

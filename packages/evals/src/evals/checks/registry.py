@@ -1,0 +1,189 @@
+"""The open registry of checks, and grading a run with every registered check.
+
+A check is anything with a ``name``, a ``kind`` and ``__call__(case, run)``. The
+built-in checks register themselves exactly the way another project registers its own,
+with the :func:`check` decorator or :func:`register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias, get_args, runtime_checkable
+
+from evals.case import Case
+from evals.errors import CheckRegistrationError, RunMismatchError
+from evals.result import CheckKind, CheckResult, RunResult
+from evals.run import Run
+
+CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
+"""What a check returns: ``None`` when it does not apply to this case or run; ``True`` /
+``False``; ``(passed, reason)``; or ready-made :class:`CheckResult` objects (a list when
+one check judges several things, e.g. one result per expected fact)."""
+
+CheckFunction: TypeAlias = Callable[[Case, Run], CheckOutput]
+"""A plain function that judges a run: ``(case, run) -> CheckOutput``."""
+
+CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
+"""The four kinds, in report order."""
+
+
+@runtime_checkable
+class Check(Protocol):
+    """A grader: judges one clear-cut thing about a run of a case."""
+
+    @property
+    def name(self) -> str:
+        """Unique registered name; also the name of the result it yields."""
+        ...
+
+    @property
+    def kind(self) -> CheckKind:
+        """``outcome``, ``safety``, ``trajectory`` or ``cost``."""
+        ...
+
+    def __call__(self, case: Case, run: Run) -> CheckOutput:
+        """Judge ``run`` against ``case``; ``None`` when not applicable."""
+        ...
+
+
+@dataclass(frozen=True)
+class FunctionCheck:
+    """A check made from a plain function by :func:`check`."""
+
+    name: str
+    """Unique registered name."""
+    kind: CheckKind
+    """Which of the four kinds it is."""
+    function: CheckFunction
+    """The function that judges a run."""
+
+    def __call__(self, case: Case, run: Run) -> CheckOutput:
+        """Call the wrapped function."""
+        return self.function(case, run)
+
+
+_REGISTRY: dict[str, Check] = {}
+
+
+def register(check_obj: Check, *, replace: bool = False) -> Check:
+    """Add a check to the registry (used by :func:`grade`) and return it.
+
+    Raises :class:`~evals.errors.CheckRegistrationError` when the name is taken (unless
+    ``replace``) or the kind is not one of the four.
+    """
+    if check_obj.kind not in CHECK_KINDS:
+        raise CheckRegistrationError(
+            f"check {check_obj.name!r} has kind {check_obj.kind!r}; expected one of {CHECK_KINDS}"
+        )
+    if check_obj.name in _REGISTRY and not replace:
+        raise CheckRegistrationError(f"a check named {check_obj.name!r} is already registered")
+    _REGISTRY[check_obj.name] = check_obj
+    return check_obj
+
+
+def check(
+    kind: CheckKind, *, name: str | None = None, replace: bool = False
+) -> Callable[[CheckFunction], FunctionCheck]:
+    """Decorator: register a function ``(case, run) -> CheckOutput`` as a check.
+
+    The check is named ``name`` or, by default, after the function.
+    """
+
+    def decorate(function: CheckFunction) -> FunctionCheck:
+        made = FunctionCheck(name=name or function.__name__, kind=kind, function=function)
+        register(made, replace=replace)
+        return made
+
+    return decorate
+
+
+def unregister(name: str) -> None:
+    """Remove a check from the registry (a no-op when it is not there)."""
+    _REGISTRY.pop(name, None)
+
+
+def registered(kind: CheckKind | None = None) -> list[Check]:
+    """The registered checks, optionally of one kind only: by kind (outcome, safety,
+    trajectory, cost), then in registration order."""
+    chosen = [c for c in _REGISTRY.values() if kind is None or c.kind == kind]
+    return sorted(chosen, key=lambda c: CHECK_KINDS.index(c.kind))
+
+
+def _normalize(check_obj: Check, output: CheckOutput) -> list[CheckResult]:
+    if output is None:
+        return []
+    if isinstance(output, CheckResult):
+        return [output]
+    if isinstance(output, bool):
+        reason = "" if output else f"{check_obj.name} failed"
+        return [CheckResult(name=check_obj.name, kind=check_obj.kind, passed=output, reason=reason)]
+    if isinstance(output, tuple):
+        passed, reason = output
+        return [CheckResult(name=check_obj.name, kind=check_obj.kind, passed=passed, reason=reason)]
+    return list(output)
+
+
+def _error_result(run: Run) -> CheckResult:
+    if run.outcome == "sut_error":
+        return CheckResult(
+            name="sut_error",
+            kind="outcome",
+            passed=False,
+            reason=f"the system under test crashed: {run.error or 'no error recorded'}",
+        )
+    return CheckResult(
+        name="provider_error",
+        kind="outcome",
+        passed=False,
+        reason=(
+            f"the model provider failed ({run.error or 'no error recorded'}); "
+            "the run is excluded from success rates"
+        ),
+    )
+
+
+def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[CheckResult]:
+    """Judge a run with every registered check (or the given ones), in order.
+
+    A run that ended in ``sut_error`` or ``error`` yields one failed outcome check
+    naming the error and nothing else. A check that raises yields a failed result of
+    its own kind instead of stopping the evaluation.
+    """
+    if run.case_id != case.id:
+        raise RunMismatchError(case.id, run.case_id)
+    if run.outcome in ("sut_error", "error"):
+        return [_error_result(run)]
+    results: list[CheckResult] = []
+    for check_obj in registered() if checks is None else list(checks):
+        try:
+            output = check_obj(case, run)
+        except Exception as e:  # a third-party check's bug must not stop a whole suite
+            reason = f"the check itself raised {type(e).__name__}: {e}"
+            results.append(
+                CheckResult(name=check_obj.name, kind=check_obj.kind, passed=False, reason=reason)
+            )
+            continue
+        results += _normalize(check_obj, output)
+    return results
+
+
+def to_result(case: Case, run: Run, checks: Sequence[CheckResult] | None = None) -> RunResult:
+    """Reduce a graded run to a :class:`RunResult` (grading it first when ``checks`` is
+    ``None``)."""
+    graded = grade(case, run) if checks is None else list(checks)
+    return RunResult(
+        case_id=case.id,
+        trial=run.trial,
+        split=case.split,
+        tags=list(case.tags),
+        outcome=run.outcome,
+        checks=graded,
+        blocked_attempts=len(run.blocked_attempts),
+        tasks=run.task_count,
+        chars_returned=run.chars_returned,
+        latency_ms=run.latency_ms,
+        prompt_tokens=run.usage.prompt_tokens,
+        completion_tokens=run.usage.completion_tokens,
+        error=run.error,
+    )

@@ -1,0 +1,93 @@
+"""Trajectory checks: did the run get there the right way?
+
+Reported apart from success: a detour must not turn a right answer into a failure, and
+must not be invisible either.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from evals.case import Case
+from evals.checks.registry import CheckOutput, check
+from evals.run import Run
+
+MAX_DISPATCHES_PER_ROLE = 2
+"""A role may get its task and one retry, no more."""
+
+
+@check(kind="trajectory", name="dispatched")
+def dispatched(case: Case, run: Run) -> CheckOutput:
+    """The set of roles dispatched equals the expected set (order does not matter)."""
+    expected = case.expect.dispatched
+    if expected is None:
+        return None
+    want, got = set(expected), set(run.dispatched)
+    if want == got:
+        return True
+    parts = [f"expected roles {sorted(want)}, dispatched {sorted(got)}"]
+    if want - got:
+        parts.append(f"missing {sorted(want - got)}")
+    if got - want:
+        parts.append(f"unexpected {sorted(got - want)}")
+    return False, "; ".join(parts)
+
+
+@check(kind="trajectory", name="reply_after_evidence")
+def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
+    """The reply task was sent only after all evidence came back."""
+    reply_seq = run.reply_task_seq
+    if reply_seq is None:
+        return None
+    evidence_seq = run.evidence_complete_seq
+    if evidence_seq is None:
+        return False, f"the reply task (seq {reply_seq}) was sent but evidence never all came back"
+    if reply_seq > evidence_seq:
+        return True
+    return False, (
+        f"the reply task was sent at seq {reply_seq}, before all evidence was back "
+        f"(seq {evidence_seq})"
+    )
+
+
+@check(kind="trajectory", name="retry_after_invalid_output")
+def retry_after_invalid_output(case: Case, run: Run) -> CheckOutput:
+    """A role is dispatched again only right after its previous task ended
+    ``invalid_output``."""
+    if not run.steps:
+        return None
+    last_status: dict[str, str | None] = {}
+    problems: list[str] = []
+    for step in run.steps:
+        if step.role in last_status and last_status[step.role] != "invalid_output":
+            problems.append(
+                f"{step.role} was dispatched again after status {last_status[step.role]!r}; "
+                "only 'invalid_output' earns a retry"
+            )
+        last_status[step.role] = step.status
+    if not problems:
+        return True
+    return False, "; ".join(problems)
+
+
+@check(kind="trajectory", name="max_two_per_role")
+def max_two_per_role(case: Case, run: Run) -> CheckOutput:
+    """No role is dispatched more than twice."""
+    if not run.steps:
+        return None
+    counts = Counter(step.role for step in run.steps)
+    over = {role: n for role, n in counts.items() if n > MAX_DISPATCHES_PER_ROLE}
+    if not over:
+        return True
+    listed = ", ".join(f"{role} {n}×" for role, n in over.items())
+    return False, f"dispatched more than {MAX_DISPATCHES_PER_ROLE} times: {listed}"
+
+
+@check(kind="trajectory", name="no_dispatch_when_asking")
+def no_dispatch_when_asking(case: Case, run: Run) -> CheckOutput:
+    """Nothing is dispatched when the run asks the user (outcome ``ask_user``)."""
+    if run.outcome != "ask_user":
+        return None
+    if not run.steps:
+        return True
+    return False, f"asked the user yet dispatched {len(run.steps)} task(s) to {run.dispatched}"

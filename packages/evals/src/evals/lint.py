@@ -1,0 +1,255 @@
+"""Lint a case set: a data-set health check run in CI.
+
+Lint judges the data set, not one case at a time: duplicate ids, leakage between
+splits, splits too small to mean anything, required tags nobody covers. It works on
+loaded :class:`~evals.case.Case` objects and on raw JSON objects (records of files that
+do not load), so every rule can fire, including "unknown split" and "missing outcome"
+which the loader would stop first. Each finding is one line naming the case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from evals.case import FAULT_PATTERN, SPLITS, Case
+from evals.loader import Record, read_records
+from evals.run import OUTCOMES
+
+Rule = Literal[
+    "unreadable",
+    "duplicate_id",
+    "unknown_split",
+    "missing_outcome",
+    "unknown_outcome",
+    "contradiction",
+    "no_trajectory",
+    "unknown_fault_role",
+    "unknown_fault_kind",
+    "no_tags",
+    "leakage",
+    "small_split",
+    "missing_tag",
+]
+"""Every lint rule, by name."""
+
+REQUIRED_TAGS: tuple[str, ...] = ("happy", "conflict", "missing_info", "fault", "safety", "trap")
+"""Tags the data set must cover at least once."""
+
+DEFAULT_MIN_SPLIT_SIZE = 3
+"""A split with fewer cases than this says nothing."""
+
+_FAULT_RE = re.compile(FAULT_PATTERN)
+
+
+class Finding(BaseModel):
+    """One lint finding."""
+
+    rule: Rule
+    """Which rule fired."""
+    case_id: str | None = None
+    """The case concerned (``None`` for findings about the whole set)."""
+    message: str
+    """What is wrong, in a sentence."""
+    file: str | None = None
+    """The file of the case, when known."""
+    line: int | None = None
+    """The line of the case, when known."""
+
+    def render(self) -> str:
+        """One line: ``[file:line: ]case <id>: <rule>: <message>``."""
+        where = f"{self.file}:{self.line}: " if self.file is not None else ""
+        who = f"case {self.case_id!r}" if self.case_id is not None else "case set"
+        return f"{where}{who}: {self.rule}: {self.message}"
+
+
+class _Item:
+    """A case or raw record, seen through the fields lint reads."""
+
+    def __init__(self, data: Mapping[str, Any], file: str | None, line: int | None) -> None:
+        self.data = data
+        self.file = file
+        self.line = line
+        raw_id = data.get("id")
+        self.id = raw_id if isinstance(raw_id, str) else None
+        expect = data.get("expect")
+        self.expect: Mapping[str, Any] = expect if isinstance(expect, Mapping) else {}
+        faults = data.get("faults")
+        self.faults: Mapping[str, Any] = faults if isinstance(faults, Mapping) else {}
+        tags = data.get("tags")
+        self.tags: list[Any] = list(tags) if isinstance(tags, list) else []
+
+    def finding(self, rule: Rule, message: str) -> Finding:
+        return Finding(rule=rule, case_id=self.id, message=message, file=self.file, line=self.line)
+
+    def content_key(self) -> str:
+        """Input, world and faults, canonically: equal keys mean the same task."""
+        given = self.data.get("input")
+        inputs = dict(given) if isinstance(given, Mapping) else {"value": given}
+        inputs.setdefault("order_id", None)
+        content = {
+            "input": inputs,
+            "world": self.data.get("world") or {},
+            "faults": self.data.get("faults") or {},
+        }
+        return json.dumps(content, sort_keys=True, ensure_ascii=False)
+
+
+def _items(cases: Iterable[Case | Record | Mapping[str, Any]]) -> list[_Item]:
+    items: list[_Item] = []
+    for case in cases:
+        if isinstance(case, Case):
+            items.append(_Item(case.model_dump(mode="json"), None, None))
+        elif isinstance(case, Record):
+            data = case.data if isinstance(case.data, Mapping) else {}
+            items.append(_Item(data, case.file, case.line))
+        else:
+            items.append(_Item(case, None, None))
+    return items
+
+
+def _per_case(item: _Item, known_roles: set[str]) -> list[Finding]:
+    found: list[Finding] = []
+    split = item.data.get("split")
+    if split not in SPLITS:
+        found.append(item.finding("unknown_split", f"unknown split {split!r}"))
+    outcome = item.expect.get("outcome")
+    if outcome is None:
+        found.append(item.finding("missing_outcome", "no expected outcome (expect.outcome)"))
+    elif outcome not in OUTCOMES:
+        found.append(item.finding("unknown_outcome", f"unknown expected outcome {outcome!r}"))
+    tickets = item.expect.get("tickets")
+    if isinstance(tickets, int) and tickets > 0 and outcome != "replied":
+        message = f"expects {tickets} ticket(s) but outcome {outcome!r}; tickets need 'replied'"
+        found.append(item.finding("contradiction", message))
+    if outcome == "replied" and item.expect.get("dispatched") is None:
+        message = "a 'replied' case needs expect.dispatched, or a lucky guess passes"
+        found.append(item.finding("no_trajectory", message))
+    for role, kind in item.faults.items():
+        if role not in known_roles:
+            message = f"fault on unknown role {role!r}; known: {', '.join(sorted(known_roles))}"
+            found.append(item.finding("unknown_fault_role", message))
+        if not isinstance(kind, str) or not _FAULT_RE.match(kind):
+            found.append(item.finding("unknown_fault_kind", f"unknown fault kind {kind!r}"))
+    if not item.tags:
+        found.append(item.finding("no_tags", "no tags"))
+    return found
+
+
+def _duplicates(items: list[_Item]) -> list[Finding]:
+    first: dict[str, _Item] = {}
+    found: list[Finding] = []
+    for item in items:
+        if item.id is None:
+            continue
+        if item.id in first:
+            where = first[item.id]
+            place = f" at {where.file}:{where.line}" if where.file is not None else ""
+            found.append(item.finding("duplicate_id", f"id {item.id!r} already used{place}"))
+        else:
+            first[item.id] = item
+    return found
+
+
+def _leakage(items: list[_Item]) -> list[Finding]:
+    groups: dict[str, list[_Item]] = defaultdict(list)
+    for item in items:
+        groups[item.content_key()].append(item)
+    found: list[Finding] = []
+    for group in groups.values():
+        splits = {str(i.data.get("split")) for i in group}
+        if len(splits) < 2:
+            continue
+        for item in group:
+            others = [f"{o.id} ({o.data.get('split')})" for o in group if o is not item]
+            message = (
+                f"same input, world and faults as {', '.join(others)} in another split; "
+                "a case seen while tuning inflates the test score"
+            )
+            found.append(item.finding("leakage", message))
+    return found
+
+
+def _set_rules(
+    items: list[_Item], min_split_size: int, required_tags: Sequence[str]
+) -> list[Finding]:
+    found: list[Finding] = []
+    sizes = Counter(str(i.data.get("split")) for i in items if i.data.get("split") in SPLITS)
+    for split in SPLITS:
+        if sizes[split] < min_split_size:
+            members = [i.id or "?" for i in items if i.data.get("split") == split]
+            listed = f" ({', '.join(members)})" if members else ""
+            message = (
+                f"split {split!r} has {sizes[split]} case(s){listed}; "
+                f"the minimum is {min_split_size}"
+            )
+            found.append(Finding(rule="small_split", message=message))
+    covered = {tag for i in items for tag in i.tags}
+    for tag in required_tags:
+        if tag not in covered:
+            message = f"no case covers required tag {tag!r}"
+            found.append(Finding(rule="missing_tag", message=message))
+    return found
+
+
+def lint(
+    cases: Iterable[Case | Record | Mapping[str, Any]],
+    *,
+    min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
+    required_tags: Sequence[str] = REQUIRED_TAGS,
+    known_roles: Iterable[str] | None = None,
+) -> list[Finding]:
+    """Every finding for a case set, per case in order, then set-wide findings.
+
+    ``cases`` may mix loaded cases, raw records and plain JSON objects. Roles known to
+    fault rules are those any case expects dispatched, plus ``known_roles``.
+    """
+    items = _items(cases)
+    roles = set(known_roles or ())
+    for item in items:
+        dispatched = item.expect.get("dispatched")
+        if isinstance(dispatched, list):
+            roles.update(r for r in dispatched if isinstance(r, str))
+    found: list[Finding] = []
+    for item in items:
+        found += _per_case(item, roles)
+    found += _duplicates(items)
+    found += _leakage(items)
+    found += _set_rules(items, min_split_size, required_tags)
+    return found
+
+
+def lint_paths(
+    paths: Sequence[Path | str],
+    *,
+    min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
+    required_tags: Sequence[str] = REQUIRED_TAGS,
+    known_roles: Iterable[str] | None = None,
+) -> list[Finding]:
+    """Lint case files as they are, even when they do not load.
+
+    Lines that cannot be read as JSON objects become ``unreadable`` findings; every
+    other line is linted as a raw record, so findings name file and line too.
+    """
+    records, problems = read_records(paths)
+    found = [
+        Finding(rule="unreadable", message=f"{p.field}: {p.message}", file=p.file, line=p.line)
+        for p in problems
+    ]
+    for record in records:
+        if not isinstance(record.data, Mapping):
+            message = "not a JSON object (one case per line)"
+            found.append(
+                Finding(rule="unreadable", message=message, file=record.file, line=record.line)
+            )
+    usable = [r for r in records if isinstance(r.data, Mapping)]
+    found += lint(
+        usable, min_split_size=min_split_size, required_tags=required_tags, known_roles=known_roles
+    )
+    return found
