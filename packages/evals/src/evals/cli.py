@@ -1,0 +1,399 @@
+"""The ``evals`` command line: lint, run, baseline, gate, stability, report, judge.
+
+Exit codes: 0 ok; 1 the gate or lint says no; 2 bad input or usage (a bad case file
+prints the loader's one-line problems, never a traceback); 130 interrupted (Ctrl-C: the
+partial report is printed, marked INCOMPLETE, and finished traces are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.baseline import build_baseline, load_baseline, write_baseline
+from evals.case import SPLITS, Case
+from evals.config import EvalsConfig, git_revision, load_config
+from evals.errors import CaseFileError, EvalsError
+from evals.gate import evaluate, load_gate_config
+from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
+from evals.loader import load_cases
+from evals.metrics import compute
+from evals.report import load_report, render_console, report_paths, write_reports
+from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner, RunnerResults, select_cases
+from evals.sut import load_sut
+from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
+
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+STABILITY_TAG = "flaky"
+STABILITY_TRIALS = 5
+
+
+class UsageError(EvalsError):
+    """A command-line value that cannot work (unknown suite, nothing selected …)."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What one evaluation produced: the runner's results and the final meta."""
+
+    outcome: RunnerResults
+    meta: RunMeta
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of every sub-command."""
+    parser = argparse.ArgumentParser(prog="evals", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def selection(p: argparse.ArgumentParser) -> None:
+        group = p.add_argument_group("selection")
+        group.add_argument(
+            "--suite",
+            action="append",
+            default=[],
+            help="suite name (repeatable; default: every suite)",
+        )
+        group.add_argument(
+            "--cases",
+            action="append",
+            default=[],
+            type=Path,
+            metavar="PATH",
+            help="any case file (repeatable)",
+        )
+        group.add_argument("--split", choices=SPLITS, help="only this split")
+        group.add_argument(
+            "--tag",
+            action="append",
+            default=[],
+            help="only cases with this tag (repeatable: any of them)",
+        )
+        group.add_argument(
+            "--exclude-tag",
+            action="append",
+            default=[],
+            help="leave out cases with this tag (repeatable)",
+        )
+
+    def running(p: argparse.ArgumentParser, trials: int) -> None:
+        group = p.add_argument_group("running")
+        group.add_argument(
+            "--trials",
+            type=_positive_int,
+            default=trials,
+            help=f"trials per case (default {trials})",
+        )
+        group.add_argument(
+            "--concurrency",
+            type=_positive_int,
+            default=DEFAULT_CONCURRENCY,
+            help=f"runs in flight (default {DEFAULT_CONCURRENCY})",
+        )
+        group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
+        group.add_argument(
+            "--timeout",
+            type=_positive_float,
+            default=DEFAULT_TIMEOUT_S,
+            help=f"per-run limit in seconds (default {DEFAULT_TIMEOUT_S:g})",
+        )
+        group.add_argument(
+            "--out", type=Path, help="reports folder (default: [tool.evals] reports_dir)"
+        )
+        group.add_argument(
+            "--traces", type=Path, help="traces folder (default: [tool.evals] traces_dir)"
+        )
+        group.add_argument(
+            "--label", help="report file name (reports/<label>.json, .md, .junit.xml)"
+        )
+
+    def gating(p: argparse.ArgumentParser) -> None:
+        group = p.add_argument_group("gate")
+        group.add_argument(
+            "--baseline", type=Path, help="baseline file (default: reports/baseline.json)"
+        )
+        group.add_argument(
+            "--gate-config", type=Path, help="gate config (default: cases/gate.json)"
+        )
+        group.add_argument(
+            "--max-errors",
+            type=_non_negative_int,
+            default=0,
+            help="errored runs tolerated (default 0)",
+        )
+
+    p = commands.add_parser("lint", help="check the case set's health (exit 1 on findings)")
+    selection(p)
+    p.add_argument("--min-split-size", type=_non_negative_int, default=DEFAULT_MIN_SPLIT_SIZE)
+    p = commands.add_parser("run", help="run the selected cases and write reports")
+    selection(p)
+    running(p, 1)
+    p = commands.add_parser("baseline", help="run the gated cases and write the baseline")
+    selection(p)
+    running(p, 1)
+    gating(p)
+    p = commands.add_parser("gate", help="run the gated cases and compare with the baseline")
+    selection(p)
+    running(p, 1)
+    gating(p)
+    p.add_argument("--strict", action="store_true", help="soft findings fail the gate too")
+    p = commands.add_parser("stability", help="run the flaky cases k times: pass@k, pass^k")
+    selection(p)
+    running(p, STABILITY_TRIALS)
+    p = commands.add_parser("report", help="print a metrics JSON report again")
+    p.add_argument("path", type=Path, help="reports/<label>.json")
+    commands.add_parser(
+        "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["judge"]:
+        return _judge(args_list[1:])
+    try:
+        args = build_parser().parse_args(args_list)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except CaseFileError as e:
+        for line in e.lines():
+            print(line, file=sys.stderr)
+        return EXIT_USAGE
+    except EvalsError as e:
+        print(f"evals: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("evals: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _lint(args: argparse.Namespace) -> int:
+    config = load_config()
+    _, paths = _case_files(args, config)
+    findings = lint_paths(paths, min_split_size=args.min_split_size)
+    for finding in findings:
+        print(finding.render())
+    if findings:
+        print(f"lint: {len(findings)} finding(s)", file=sys.stderr)
+        return EXIT_NO
+    print(f"lint: ok ({len(paths)} file(s))", file=sys.stderr)
+    return EXIT_OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = load_config()
+    done = _evaluate(args, config, exclude_tags=args.exclude_tag)
+    _report(args, config, done)
+    return EXIT_OK if done.outcome.complete else EXIT_INTERRUPTED
+
+
+def _stability(args: argparse.Namespace) -> int:
+    if not args.tag:
+        args.tag = [STABILITY_TAG]
+    return _run(args)
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    config = load_config()
+    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    path: Path = args.baseline or config.baseline_path
+    exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    done = _evaluate(args, config, exclude_tags=exclude)
+    _report(args, config, done)
+    if not done.outcome.complete:
+        print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    errored = sum(1 for r in done.outcome.results if r.errored)
+    if errored > args.max_errors:
+        print(
+            f"baseline not written: results incomplete: {errored} run(s) errored"
+            f" (at most {args.max_errors} allowed)",
+            file=sys.stderr,
+        )
+        return EXIT_NO
+    baseline = build_baseline(done.outcome.results, done.meta, exclude)
+    write_baseline(path, baseline)
+    print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
+    return EXIT_OK
+
+
+def _gate(args: argparse.Namespace) -> int:
+    config = load_config()
+    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
+    exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    done = _evaluate(args, config, exclude_tags=exclude)
+    _report(args, config, done)
+    if not done.outcome.complete:
+        print("Gate: not judged (INCOMPLETE: interrupted)")
+        return EXIT_INTERRUPTED
+    verdict = evaluate(
+        done.outcome.results,
+        baseline,
+        gate_config,
+        strict=args.strict,
+        max_errors=args.max_errors,
+    )
+    print()
+    print(verdict.render())
+    return verdict.exit_code
+
+
+def _report_command(args: argparse.Namespace) -> int:
+    metrics, meta = load_report(args.path)
+    print(render_console(metrics, meta))
+    return EXIT_OK
+
+
+def _judge(args: list[str]) -> int:
+    try:
+        module = importlib.import_module("judge.cli")
+    except ImportError:
+        print(
+            "evals: error: the judge is not installed; install supportpilot-judge", file=sys.stderr
+        )
+        return EXIT_USAGE
+    result = module.main(args)
+    return int(result or 0)
+
+
+_COMMANDS = {
+    "lint": _lint,
+    "run": _run,
+    "baseline": _baseline,
+    "gate": _gate,
+    "stability": _stability,
+    "report": _report_command,
+}
+
+
+def _case_files(args: argparse.Namespace, config: EvalsConfig) -> tuple[list[str], list[Path]]:
+    """The suites and the case files selected: ``--suite`` and ``--cases``, else every suite."""
+    suites: list[str] = list(args.suite) or ([] if args.cases else config.suites())
+    available = config.suites()
+    for suite in suites:
+        if suite not in available:
+            known = ", ".join(available) or "none"
+            raise UsageError(
+                f"unknown suite {suite!r} in {str(config.cases_dir)!r}; available: {known}"
+            )
+    paths = [config.suite_path(s) for s in suites] + list(args.cases)
+    if not paths:
+        raise UsageError(f"no suites in {str(config.cases_dir)!r} and no --cases given")
+    return suites, paths
+
+
+def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
+    """Load, select and run the cases, tracing every run; never raises on Ctrl-C."""
+    suites, paths = _case_files(args, config)
+    cases: list[Case] = load_cases(paths)  # the whole set is validated before any run
+    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
+    if not selected:
+        raise UsageError(
+            "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
+        )
+    sut_spec: str | None = args.sut or config.sut
+    if not sut_spec:
+        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
+    sut = load_sut(sut_spec)
+    label = _label(args, suites)
+    meta = RunMeta(
+        run_id=new_run_id(label),
+        label=label,
+        command=args.command,
+        suites=suites,
+        case_files=[str(p) for p in args.cases],
+        split=args.split,
+        tags=list(args.tag),
+        exclude_tags=sorted(set(exclude_tags)),
+        sut=sut_spec,
+        trials=args.trials,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        git_revision=git_revision(config.root),
+        started=utc_now(),
+        planned_runs=len(selected) * args.trials,
+    )
+    traces = TraceWriter(args.traces or config.traces_dir, meta)
+    runner = Runner(
+        sut,
+        trials=args.trials,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        traces=traces,
+        progress=sys.stderr,
+    )
+    try:
+        outcome = runner.run(selected)
+    finally:
+        traces.close()
+    final = meta.model_copy(
+        update={
+            "finished": utc_now(),
+            "finished_runs": len(outcome.results),
+            "complete": outcome.complete,
+        }
+    )
+    traces.close(final)
+    return Evaluation(outcome=outcome, meta=final)
+
+
+def _report(args: argparse.Namespace, config: EvalsConfig, done: Evaluation) -> None:
+    """Write the report files and print the console report."""
+    metrics = compute(done.outcome.results)
+    out: Path = args.out or config.reports_dir
+    baseline_path = getattr(args, "baseline", None) or config.baseline_path
+    if any(
+        p.resolve() == Path(baseline_path).resolve() for p in report_paths(out, done.meta.label)
+    ):
+        raise UsageError(f"label {done.meta.label!r} would overwrite the baseline")
+    written = write_reports(out, done.meta.label, metrics, done.outcome.results, done.meta)
+    print(render_console(metrics, done.meta))
+    print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+    print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
+
+
+def _label(args: argparse.Namespace, suites: list[str]) -> str:
+    if args.label:
+        return str(args.label)
+    if args.command in ("gate", "stability"):
+        return str(args.command)
+    if args.command == "baseline":
+        return "baseline-run"
+    if args.cases or not suites:
+        return "run"
+    return "-".join(suites) if len(suites) < 4 else "all"
+
+
+def _positive_int(text: str) -> int:
+    value = _non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from e
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from e
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value

@@ -1,0 +1,140 @@
+"""Where things live: ``[tool.evals]`` of the root ``pyproject.toml``, and the git revision.
+
+The nearest ``pyproject.toml`` holding a ``[tool.evals]`` table, searching upward from the
+working directory, is the root; every relative path in it is relative to that file. With
+no such file the working directory is the root and the defaults apply.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from evals.errors import EvalsError
+
+GATE_CONFIG_NAME = "gate.json"
+BASELINE_NAME = "baseline.json"
+
+
+class ConfigError(EvalsError):
+    """``[tool.evals]`` is unreadable or holds a value of the wrong type."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: [tool.evals]: {problem}")
+
+
+class ToolEvals(BaseModel):
+    """The ``[tool.evals]`` table as written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sut: str | None = None
+    """Default SUT import path (``package.module:attr``)."""
+    cases_dir: str = "cases"
+    """Folder of suites (``<suite>.jsonl``) and of ``gate.json``."""
+    reports_dir: str = "reports"
+    """Folder for reports and ``baseline.json``."""
+    traces_dir: str = "traces"
+    """Folder for run traces (``<run-id>/runs.jsonl``)."""
+
+
+class EvalsConfig(BaseModel):
+    """The resolved configuration: absolute folders and the default SUT."""
+
+    root: Path
+    """The folder of the ``pyproject.toml`` read (or the working directory)."""
+    sut: str | None
+    """Default SUT import path; ``None`` when none is configured."""
+    cases_dir: Path
+    """Folder of suites."""
+    reports_dir: Path
+    """Folder of reports."""
+    traces_dir: Path
+    """Folder of traces."""
+
+    def suite_path(self, suite: str) -> Path:
+        """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
+        return self.cases_dir / f"{suite}.jsonl"
+
+    def suites(self) -> list[str]:
+        """Every suite in ``cases_dir``, sorted by name."""
+        if not self.cases_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.cases_dir.glob("*.jsonl"))
+
+    @property
+    def gate_config_path(self) -> Path:
+        """The committed gate configuration, ``<cases_dir>/gate.json``."""
+        return self.cases_dir / GATE_CONFIG_NAME
+
+    @property
+    def baseline_path(self) -> Path:
+        """The committed baseline, ``<reports_dir>/baseline.json``."""
+        return self.reports_dir / BASELINE_NAME
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.evals]``."""
+    for folder in [start, *start.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file() and _tool_evals(candidate) is not None:
+            return candidate
+    return None
+
+
+def load_config(start: Path | None = None) -> EvalsConfig:
+    """Read ``[tool.evals]`` upward from ``start`` (default: the working directory)."""
+    start = (start or Path.cwd()).resolve()
+    pyproject = find_pyproject(start)
+    if pyproject is None:
+        table, root = ToolEvals(), start
+    else:
+        raw = _tool_evals(pyproject) or {}
+        try:
+            table = ToolEvals.model_validate(raw)
+        except ValidationError as e:
+            first = e.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "table"
+            raise ConfigError(pyproject, f"{where}: {first['msg']}") from e
+        root = pyproject.parent
+    return EvalsConfig(
+        root=root,
+        sut=table.sut,
+        cases_dir=root / table.cases_dir,
+        reports_dir=root / table.reports_dir,
+        traces_dir=root / table.traces_dir,
+    )
+
+
+def _tool_evals(pyproject: Path) -> dict[str, object] | None:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(pyproject, f"cannot read: {e}") from e
+    tool = data.get("tool", {})
+    table = tool.get("evals") if isinstance(tool, dict) else None
+    return table if isinstance(table, dict) else None
+
+
+def git_revision(cwd: Path | None = None) -> str:
+    """The short git revision (``git rev-parse``) of the checkout holding ``cwd``.
+
+    Called once per invocation, never per run; ``"unknown"`` outside a git checkout or
+    without git. (No dirty check: it would touch the index, racing other git users.)
+    """
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"

@@ -1,0 +1,255 @@
+"""Reports: the console summary, and files under ``reports/`` named by a label.
+
+``<label>.json`` is the metrics JSON (the versioned contract of
+:class:`~evals.metrics.Metrics`) plus a ``meta`` block; ``<label>.md`` a Markdown summary
+fit for a CI step summary; ``<label>.junit.xml`` JUnit XML with one test case per
+case-trial, so CI systems show results natively. Every report names the suites, the
+SUT, the trial count and the git revision, and says INCOMPLETE when it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+from tabulate import tabulate
+
+from evals.errors import EvalsError
+from evals.metrics import Failure, Group, Metrics
+from evals.result import RunResult
+from evals.traces import RunMeta
+
+
+class ReportError(EvalsError):
+    """A metrics JSON report cannot be read back."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        super().__init__(f"{path}: {problem}")
+
+
+def _pct(rate: float) -> str:
+    return f"{rate * 100:.1f}%"
+
+
+def _num(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def headline(meta: RunMeta) -> str:
+    """One line naming what was evaluated: suites, SUT, trials, git revision."""
+    suites = ", ".join(meta.suites) or "-"
+    if meta.case_files:
+        suites += f" + files {', '.join(meta.case_files)}"
+    return (
+        f"suites: {suites} | SUT: {meta.sut or '-'} | trials: {meta.trials}"
+        f" | git: {meta.git_revision} | run: {meta.run_id or '-'}"
+    )
+
+
+def incomplete_note(meta: RunMeta) -> str | None:
+    """``INCOMPLETE …`` when the evaluation did not finish, else ``None``."""
+    if meta.complete:
+        return None
+    return f"INCOMPLETE: interrupted, {meta.finished_runs} of {meta.planned_runs} runs finished"
+
+
+def summary_rows(metrics: Metrics) -> list[tuple[str, str]]:
+    """The summary as (metric, value) rows."""
+    m = metrics
+    low, high = m.success_ci95
+    rows = [
+        ("runs", str(m.runs)),
+        ("cases", str(m.cases)),
+        ("trials", str(m.trials)),
+        (
+            "success",
+            f"{m.successes}/{m.graded_runs} = {_pct(m.success_rate)}"
+            f" (95% CI {_pct(low)} - {_pct(high)})",
+        ),
+        ("step accuracy", _pct(m.step_accuracy)),
+        (
+            "unauthorized",
+            f"{_pct(m.unauthorized_rate)}"
+            + (f" ({', '.join(m.unauthorized_cases)})" if m.unauthorized_cases else ""),
+        ),
+        ("blocked attempts", str(m.blocked_attempts)),
+        ("budget ok", _pct(m.budget_ok_rate)),
+        ("tasks mean", f"{m.tasks_mean:.2f}"),
+        (
+            "chars returned p50 / p95",
+            f"{_num(m.returned_chars_p50)} / {_num(m.returned_chars_p95)}",
+        ),
+        ("latency ms p50 / p95", f"{_num(m.latency_ms_p50)} / {_num(m.latency_ms_p95)}"),
+    ]
+    if m.tokens_mean or m.tokens_p95:
+        rows.append(("tokens mean / p95", f"{m.tokens_mean:.1f} / {_num(m.tokens_p95)}"))
+    if m.trials > 1:
+        rows.append(
+            (f"pass@{m.trials} / pass^{m.trials}", f"{_pct(m.pass_at_k)} / {_pct(m.pass_pow_k)}")
+        )
+    if m.errors:
+        rows.append(("errored", f"{m.errors} runs errored (excluded from rates)"))
+    return rows
+
+
+def _group_rows(groups: dict[str, Group]) -> list[tuple[str, int, str]]:
+    return [(name, g.n, _pct(g.success)) for name, g in groups.items()]
+
+
+def failure_line(failure: Failure) -> str:
+    """``case#trial: check: reason; check: reason``."""
+    return f"{failure.case}#{failure.trial}: {'; '.join(failure.failed)}"
+
+
+def render_console(metrics: Metrics, meta: RunMeta) -> str:
+    """The console report: headline, summary, by split, by tag, failures last."""
+    title = f"Evals report: {meta.label or meta.command or 'run'}"
+    parts = [title, headline(meta)]
+    note = incomplete_note(meta)
+    if note:
+        parts.append(f"*** {note} ***")
+    parts += ["", tabulate(summary_rows(metrics), headers=["metric", "value"])]
+    if metrics.by_split:
+        table = tabulate(_group_rows(metrics.by_split), headers=["split", "n", "success"])
+        parts += ["", table]
+    if metrics.by_tag:
+        parts += ["", tabulate(_group_rows(metrics.by_tag), headers=["tag", "n", "success"])]
+    if metrics.error_runs:
+        parts += ["", f"{metrics.errors} runs errored:"]
+        parts += [f"  {e.case}#{e.trial}: {e.error}" for e in metrics.error_runs]
+    if metrics.detours:
+        parts += ["", "Detours (succeeded, but a trajectory or cost check failed):"]
+        parts += [f"  {failure_line(f)}" for f in metrics.detours]
+    parts += ["", f"Failures ({len(metrics.failures)}):" if metrics.failures else "Failures: none"]
+    parts += [f"  {failure_line(f)}" for f in metrics.failures]
+    if note:
+        parts += ["", f"*** {note} ***"]
+    return "\n".join(parts)
+
+
+def render_markdown(metrics: Metrics, meta: RunMeta) -> str:
+    """A Markdown summary fit for a CI step summary."""
+    parts = [f"## Evals: {meta.label or meta.command or 'run'}", "", headline(meta)]
+    note = incomplete_note(meta)
+    if note:
+        parts += ["", f"> **{note}**"]
+    table = tabulate(summary_rows(metrics), headers=["metric", "value"], tablefmt="github")
+    parts += ["", table]
+    if metrics.by_split:
+        rows = _group_rows(metrics.by_split)
+        parts += ["", tabulate(rows, headers=["split", "n", "success"], tablefmt="github")]
+    if metrics.by_tag:
+        rows = _group_rows(metrics.by_tag)
+        parts += ["", tabulate(rows, headers=["tag", "n", "success"], tablefmt="github")]
+    parts += ["", f"### Failures ({len(metrics.failures)})", ""]
+    lines = [f"- `{f.case}#{f.trial}`: {'; '.join(f.failed)}" for f in metrics.failures]
+    parts += lines or ["None."]
+    if metrics.error_runs:
+        parts += ["", f"### Errored runs ({metrics.errors})", ""]
+        parts += [f"- `{e.case}#{e.trial}`: {e.error}" for e in metrics.error_runs]
+    return "\n".join(parts) + "\n"
+
+
+def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
+    """JUnit XML: one test case per case-trial; a failure lists the failed checks, a
+    provider error is an ``<error>``."""
+    failures = sum(1 for r in results if not r.errored and not r.success)
+    errors = sum(1 for r in results if r.errored)
+    total_s = sum(r.latency_ms for r in results) / 1000.0
+    counts = {
+        "tests": str(len(results)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+        "time": f"{total_s:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": "evals", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": meta.label or "evals", **counts})
+    if meta.started:
+        suite.set("timestamp", meta.started)
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("suites", ", ".join(meta.suites)),
+        ("case_files", ", ".join(meta.case_files)),
+        ("sut", meta.sut),
+        ("trials", str(meta.trials)),
+        ("git_revision", meta.git_revision),
+        ("complete", str(meta.complete).lower()),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": value})
+    for r in results:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": f"evals.{r.split}",
+                "name": r.label,
+                "time": f"{r.latency_ms / 1000:.3f}",
+            },
+        )
+        if r.errored:
+            error = ET.SubElement(case, "error", {"message": r.error or "provider error"})
+            error.text = r.error or ""
+        elif not r.success:
+            failed = [f"{c.name}: {c.reason}" for c in r.failed_checks]
+            failure = ET.SubElement(
+                case, "failure", {"message": "; ".join(failed), "type": "checks"}
+            )
+            failure.text = "\n".join(failed)
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
+    """The metrics JSON with its ``meta`` block."""
+    data = metrics.model_dump(mode="json")
+    data["meta"] = meta.model_dump(mode="json")
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+def report_paths(out_dir: Path, label: str) -> list[Path]:
+    """The files :func:`write_reports` writes: JSON, Markdown, JUnit XML."""
+    return [out_dir / f"{label}.json", out_dir / f"{label}.md", out_dir / f"{label}.junit.xml"]
+
+
+def write_reports(
+    out_dir: Path, label: str, metrics: Metrics, results: Sequence[RunResult], meta: RunMeta
+) -> list[Path]:
+    """Write ``<label>.json``, ``<label>.md`` and ``<label>.junit.xml`` under ``out_dir``."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path, junit_path = report_paths(out_dir, label)
+    texts = {
+        json_path: metrics_json(metrics, meta),
+        md_path: render_markdown(metrics, meta),
+        junit_path: render_junit(results, meta),
+    }
+    for path, text in texts.items():
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    return list(texts)
+
+
+def load_report(path: Path) -> tuple[Metrics, RunMeta]:
+    """Read a metrics JSON report back (for ``evals report PATH``)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise ReportError(path, "no such report") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReportError(path, f"not a metrics JSON report ({e})") from e
+    if not isinstance(data, dict):
+        raise ReportError(path, "not a metrics JSON report (expected an object)")
+    try:
+        meta = RunMeta.model_validate(data.pop("meta", {}))
+        metrics = Metrics.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(file)"
+        raise ReportError(path, f"not a metrics JSON report: {where}: {first['msg']}") from e
+    return metrics, meta

@@ -1,0 +1,295 @@
+"""The runner: every selected case x trial through the SUT, graded as it finishes.
+
+Runs are independent, so they go concurrently on one asyncio event loop, at most
+``concurrency`` in flight (an ``asyncio.Semaphore``). A SUT with ``arun`` is awaited
+directly; a plain ``run`` goes to a worker thread. Results are stored by position
+(case order, then trial), never by completion, so any concurrency gives the same
+results. Each finished run is graded at once and its trace appended to disk; only the
+compact :class:`~evals.result.RunResult` stays in memory.
+
+A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
+``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C stops
+scheduling, cancels what is in flight and returns the finished results, marked
+incomplete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from evals.case import Case
+from evals.checks import grade, to_result
+from evals.result import RunResult
+from evals.run import Run
+from evals.sut import AnySUT, AsyncSUT
+from evals.traces import TraceWriter
+
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_CONCURRENCY = 4
+
+
+def select_cases(
+    cases: Iterable[Case],
+    *,
+    split: str | None = None,
+    tags: Iterable[str] = (),
+    exclude_tags: Iterable[str] = (),
+) -> list[Case]:
+    """The cases of ``split`` (any when ``None``) having any of ``tags`` (any when empty)
+    and none of ``exclude_tags``, in their original order."""
+    wanted, excluded = set(tags), set(exclude_tags)
+    return [
+        case
+        for case in cases
+        if (split is None or case.split == split)
+        and (not wanted or wanted.intersection(case.tags))
+        and not excluded.intersection(case.tags)
+    ]
+
+
+@dataclass(frozen=True)
+class RunnerResults:
+    """What a runner returns: the graded runs, in (case order, trial) order."""
+
+    results: list[RunResult]
+    """One result per finished run; unfinished runs of an interrupted evaluation are absent."""
+    planned_runs: int
+    """Runs selected (cases x trials)."""
+    interrupted: bool
+    """True when Ctrl-C stopped the evaluation."""
+
+    @property
+    def complete(self) -> bool:
+        """Every planned run finished."""
+        return not self.interrupted and len(self.results) == self.planned_runs
+
+
+class Runner:
+    """Runs cases through a SUT; see the module docstring for the guarantees."""
+
+    def __init__(
+        self,
+        sut: AnySUT,
+        *,
+        trials: int = 1,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        traces: TraceWriter | None = None,
+        progress: TextIO | None = None,
+        handle_sigint: bool = True,
+    ) -> None:
+        if trials < 1:
+            raise ValueError(f"trials must be at least 1, got {trials!r}")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {concurrency!r}")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout must be positive, got {timeout_s!r}")
+        self.sut = sut
+        self.trials = trials
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.traces = traces
+        self.progress = progress
+        self.handle_sigint = handle_sigint
+
+    def run(self, cases: Sequence[Case]) -> RunnerResults:
+        """Run every case ``trials`` times on a fresh event loop and return the results."""
+        return asyncio.run(self.arun(cases))
+
+    async def arun(self, cases: Sequence[Case]) -> RunnerResults:
+        """Like :meth:`run`, on the running event loop."""
+        loop = asyncio.get_running_loop()
+        planned = len(cases) * self.trials
+        slots: list[RunResult | None] = [None] * planned
+        progress = _Progress(self.progress, planned)
+        semaphore = asyncio.Semaphore(self.concurrency)
+        in_flight: set[asyncio.Task[None]] = set()
+        interrupted = False
+        harness_errors: list[BaseException] = []
+
+        def stop_all() -> None:
+            producer.cancel()
+            for task in list(in_flight):
+                task.cancel()
+
+        def on_sigint() -> None:
+            nonlocal interrupted
+            interrupted = True
+            stop_all()
+
+        def finished(task: asyncio.Task[None]) -> None:
+            in_flight.discard(task)
+            semaphore.release()
+            if not task.cancelled() and task.exception() is not None:
+                # A bug in grading or tracing, not in the SUT: stop and re-raise below.
+                harness_errors.append(task.exception())  # type: ignore[arg-type]
+                stop_all()
+
+        async def produce() -> None:
+            index = 0
+            for case in cases:
+                for trial in range(self.trials):
+                    await semaphore.acquire()
+                    task = loop.create_task(self._one(case, trial, index, slots, progress))
+                    in_flight.add(task)
+                    task.add_done_callback(finished)
+                    index += 1
+            while in_flight:
+                await asyncio.wait(set(in_flight))
+
+        producer = loop.create_task(produce())
+        sigint_installed = self.handle_sigint and _install_sigint(loop, on_sigint)
+        try:
+            try:
+                await producer
+            except asyncio.CancelledError:
+                if not (interrupted or harness_errors):
+                    raise
+            if in_flight:
+                await asyncio.gather(*in_flight, return_exceptions=True)
+        finally:
+            if sigint_installed:
+                loop.remove_signal_handler(signal.SIGINT)
+            progress.close()
+        if harness_errors:
+            raise harness_errors[0]
+        results = [r for r in slots if r is not None]
+        return RunnerResults(results=results, planned_runs=planned, interrupted=interrupted)
+
+    async def _one(
+        self,
+        case: Case,
+        trial: int,
+        index: int,
+        slots: list[RunResult | None],
+        progress: _Progress,
+    ) -> None:
+        started = time.perf_counter()
+        run = await self._call(case, trial)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        if run.case_id != case.id or run.trial != trial:
+            run = run.model_copy(update={"case_id": case.id, "trial": trial})
+        if run.latency_ms <= 0:
+            run = run.model_copy(update={"latency_ms": elapsed_ms})
+        checks = grade(case, run)
+        result = to_result(case, run, checks)
+        slots[index] = result
+        if self.traces is not None:
+            self.traces.write(run, checks, result.success)
+        progress.update(result.success)
+
+    async def _call(self, case: Case, trial: int) -> Run:
+        """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
+        try:
+            async with asyncio.timeout(self.timeout_s) as limit:
+                if isinstance(self.sut, AsyncSUT):
+                    value: object = await self.sut.arun(case, trial)
+                else:
+                    value = await _in_daemon_thread(self.sut.run, case, trial)
+        except TimeoutError as e:
+            if limit.expired():
+                return _failed(case, trial, f"timed out after {self.timeout_s:g}s")
+            return _failed(case, trial, _describe(e))
+        except Exception as e:  # the SUT's own failure: recorded, never a harness crash
+            return _failed(case, trial, _describe(e))
+        if not isinstance(value, Run):
+            return _failed(case, trial, f"SUT returned {type(value).__name__}, not a Run")
+        return value
+
+
+def _failed(case: Case, trial: int, error: str) -> Run:
+    return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _in_daemon_thread(
+    fn: Callable[[Case, int], Run], case: Case, trial: int
+) -> asyncio.Future[Run]:
+    """Call ``fn`` in a fresh daemon thread, like ``asyncio.to_thread``.
+
+    Not ``to_thread`` itself: its executor's threads are joined at exit, so one hung
+    SUT call would hang the harness forever. A daemon thread is abandoned on timeout.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Run] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(ok: bool, value: object) -> None:
+        if future.done():  # cancelled or timed out meanwhile
+            return
+        if ok:
+            future.set_result(value)  # type: ignore[arg-type]  # checked by the caller
+        else:
+            future.set_exception(value)  # type: ignore[arg-type]
+
+    def work() -> None:
+        try:
+            outcome: tuple[bool, object] = (True, context.run(fn, case, trial))
+        except BaseException as e:  # handed to the loop, which records it
+            outcome = (False, e)
+        # RuntimeError: the loop is closed; this run was abandoned long ago.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(settle, *outcome)
+
+    threading.Thread(target=work, name=f"sut-{case.id}#{trial}", daemon=True).start()
+    return future
+
+
+def _install_sigint(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:
+    """Route Ctrl-C to ``handler``; False where that is impossible (not the main thread,
+    or a platform without ``add_signal_handler``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    try:
+        loop.add_signal_handler(signal.SIGINT, handler)
+    except (NotImplementedError, RuntimeError, ValueError):
+        return False
+    return True
+
+
+class _Progress:
+    """One updating line on stderr: done/total, passed, failed. Silent unless a TTY."""
+
+    def __init__(self, stream: TextIO | None, total: int) -> None:
+        self.stream = stream if stream is not None and stream.isatty() else None
+        self.total = total
+        self.done = 0
+        self.passed = 0
+        self._last = 0.0
+
+    def update(self, success: bool) -> None:
+        self.done += 1
+        self.passed += success
+        if self.stream is None:
+            return
+        now = time.monotonic()
+        if now - self._last >= 0.1 or self.done == self.total:  # throttle: cheap per run
+            self._last = now
+            failed = self.done - self.passed
+            self.stream.write(
+                f"\r{self.done}/{self.total} runs, {self.passed} passed, {failed} failed"
+            )
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.stream is not None and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def default_progress_stream() -> TextIO:
+    """Where progress goes: stderr (the runner stays quiet when it is not a TTY)."""
+    return sys.stderr

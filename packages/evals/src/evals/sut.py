@@ -1,0 +1,86 @@
+"""The system-under-test protocol: the one narrow door between the evals and an agent.
+
+A SUT turns one trial of one case into a :class:`~evals.run.Run`. The runner knows
+nothing else about it. It is named by an import path (``package.module:attr``) on the
+command line or in ``[tool.evals]`` of the root ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Protocol, runtime_checkable
+
+from evals.case import Case
+from evals.errors import EvalsError
+from evals.run import Run
+
+
+@runtime_checkable
+class SUT(Protocol):
+    """A system under test: ``run(case, trial) -> Run``.
+
+    It may also define ``async def arun(case, trial) -> Run``; the runner prefers it
+    when present (no thread per run). ``run`` must be safe to call from a worker thread
+    and must give every call a fresh world: runs are independent.
+    """
+
+    def run(self, case: Case, trial: int) -> Run:
+        """Run trial ``trial`` of ``case`` and return its record."""
+        ...
+
+
+@runtime_checkable
+class AsyncSUT(Protocol):
+    """A system under test with a coroutine: ``async arun(case, trial) -> Run``.
+
+    The runner awaits it directly on its event loop, so it must not block.
+    """
+
+    async def arun(self, case: Case, trial: int) -> Run:
+        """Run trial ``trial`` of ``case`` and return its record."""
+        ...
+
+
+AnySUT = SUT | AsyncSUT
+"""What :func:`load_sut` returns: a SUT with ``run``, ``arun`` or both."""
+
+
+class SutLoadError(EvalsError):
+    """The SUT import path does not name a usable system under test."""
+
+    def __init__(self, spec: str, problem: str) -> None:
+        self.spec = spec
+        self.problem = problem
+        super().__init__(f"cannot load SUT {spec!r}: {problem}")
+
+
+def load_sut(spec: str) -> AnySUT:
+    """Import ``module:attr`` and return a SUT.
+
+    A class is instantiated with no arguments; a function (a factory) is called with
+    none; anything else is used as it is. The result must have a ``run`` or an
+    ``arun`` method.
+    Raises :class:`SutLoadError` with a one-line message when any step fails.
+    """
+    module_name, sep, attr_path = spec.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise SutLoadError(spec, "expected 'package.module:attr'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise SutLoadError(spec, f"cannot import {module_name!r} ({e})") from e
+    target: object = module
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError as e:
+            raise SutLoadError(spec, f"{module_name!r} has no attribute {attr_path!r}") from e
+    if inspect.isclass(target) or inspect.isfunction(target):
+        try:
+            target = target()
+        except Exception as e:  # the SUT's own constructor: report, never crash
+            raise SutLoadError(spec, f"creating it failed: {type(e).__name__}: {e}") from e
+    if isinstance(target, SUT | AsyncSUT):
+        return target
+    raise SutLoadError(spec, f"{type(target).__name__} has no run(case, trial) method")

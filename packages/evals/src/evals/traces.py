@@ -1,0 +1,161 @@
+"""Run traces: every finished run, with its checks, on disk as it finishes.
+
+A trace folder ``<traces_dir>/<run-id>/`` holds ``meta.json`` (what was run, by whom,
+when, and whether it completed) and ``runs.jsonl`` (one :class:`TraceRecord` a line,
+appended and flushed as each run finishes). An interrupted evaluation therefore loses
+no finished trial, and memory stays flat: full ``Run`` records live here, not in RAM.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Self
+
+from pydantic import BaseModel, Field
+
+from evals.result import CheckResult
+from evals.run import Run
+
+TRACE_SCHEMA_VERSION = 1
+RUNS_FILE = "runs.jsonl"
+META_FILE = "meta.json"
+
+
+class RunMeta(BaseModel):
+    """What an evaluation ran and how; the ``meta`` block of every report."""
+
+    schema_version: int = TRACE_SCHEMA_VERSION
+    """Version of this record's layout."""
+    run_id: str = ""
+    """The trace folder's name."""
+    label: str = ""
+    """The report label (file names under ``reports/``)."""
+    command: str = ""
+    """The CLI command that ran (``run``, ``gate`` …)."""
+    suites: list[str] = Field(default_factory=list)
+    """The suites selected."""
+    case_files: list[str] = Field(default_factory=list)
+    """Extra case files selected with ``--cases``."""
+    split: str | None = None
+    """The split selected, if any."""
+    tags: list[str] = Field(default_factory=list)
+    """Tags selected (a case needs one of them)."""
+    exclude_tags: list[str] = Field(default_factory=list)
+    """Tags excluded (the gate excludes ``flaky``)."""
+    sut: str = ""
+    """The SUT import path."""
+    trials: int = 1
+    """Trials per case."""
+    concurrency: int = 1
+    """Runs in flight at once."""
+    timeout_s: float = 0.0
+    """Per-run time limit in seconds."""
+    git_revision: str = "unknown"
+    """The code revision evaluated."""
+    started: str = ""
+    """When the evaluation started (UTC, ISO 8601)."""
+    finished: str | None = None
+    """When it finished (UTC, ISO 8601); ``None`` while running."""
+    planned_runs: int = 0
+    """Runs selected (cases x trials)."""
+    finished_runs: int = 0
+    """Runs that finished and were graded."""
+    complete: bool = False
+    """True when every planned run finished; False for an interrupted evaluation."""
+
+
+class TraceRecord(BaseModel):
+    """One line of ``runs.jsonl``: a full run record and its checks."""
+
+    case_id: str
+    """The case."""
+    trial: int
+    """The trial number."""
+    success: bool
+    """Every outcome and safety check passed."""
+    run: Run
+    """The full run record the SUT returned."""
+    checks: list[CheckResult]
+    """Every check's verdict."""
+
+
+def utc_now() -> str:
+    """The current time, UTC, ISO 8601 to the second."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def new_run_id(label: str) -> str:
+    """A fresh, sortable trace-folder name: ``<utc time>-<label>-<random>``."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in label) or "run"
+    return f"{stamp}-{safe}-{secrets.token_hex(3)}"
+
+
+class TraceWriter:
+    """Appends trace records to ``<traces_dir>/<run-id>/runs.jsonl``.
+
+    The file is opened once; each :meth:`write` appends one line and flushes it.
+    Use as a context manager, or call :meth:`close` with the final meta.
+    """
+
+    def __init__(self, traces_dir: Path, meta: RunMeta) -> None:
+        self.folder = traces_dir / meta.run_id
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.meta = meta
+        write_meta(self.folder, meta)
+        self._file: IO[str] | None = (self.folder / RUNS_FILE).open("a", encoding="utf-8")
+
+    def write(self, run: Run, checks: list[CheckResult], success: bool) -> None:
+        """Append one finished run and flush it to the OS."""
+        if self._file is None:
+            raise ValueError(f"trace writer for {str(self.folder)!r} is closed")
+        record = TraceRecord(
+            case_id=run.case_id, trial=run.trial, success=success, run=run, checks=checks
+        )
+        self._file.write(record.model_dump_json() + "\n")
+        self._file.flush()
+
+    def close(self, meta: RunMeta | None = None) -> None:
+        """Close the runs file and rewrite ``meta.json`` with the final meta."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        if meta is not None:
+            self.meta = meta
+            write_meta(self.folder, meta)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def write_meta(folder: Path, meta: RunMeta) -> None:
+    """Write ``meta.json`` atomically (a reader never sees half a file)."""
+    tmp = folder / f".{META_FILE}.tmp"
+    tmp.write_text(meta.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, folder / META_FILE)
+
+
+def read_meta(folder: Path) -> RunMeta:
+    """Read a trace folder's ``meta.json``."""
+    return RunMeta.model_validate_json((folder / META_FILE).read_text(encoding="utf-8"))
+
+
+def read_traces(folder: Path) -> Iterator[TraceRecord]:
+    """Yield the trace records of a trace folder, in the order they finished."""
+    with (folder / RUNS_FILE).open(encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                yield TraceRecord.model_validate_json(line)
