@@ -1,1 +1,37 @@
-"""SupportPilot tools: a JSON-Schema'd registry, per-role allowlists, the outbox and the audit log."""
+"""SupportPilot tools: a JSON-Schema'd registry, per-role allowlists, the outbox and the
+audit log."""
+
+from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
+from tools.errors import (
+    InvalidArgumentsError,
+    ToolError,
+    ToolFailedError,
+    ToolRefusedError,
+    UnknownToolError,
+)
+from tools.evidence import MAX_EXCERPT_CHARS, Evidence, build_excerpt
+from tools.gateway import TOOLS, ToolGateway
+from tools.openai_schema import openai_schemas
+from tools.outbox import idempotency_key
+from tools.registry import Tool, ToolContext, ToolResult
+
+__all__ = [
+    "ALLOWLISTS",
+    "MAX_EXCERPT_CHARS",
+    "TOOLS",
+    "Evidence",
+    "InvalidArgumentsError",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolFailedError",
+    "ToolGateway",
+    "ToolRefusedError",
+    "ToolResult",
+    "UnknownToolError",
+    "allowed_tools",
+    "build_excerpt",
+    "idempotency_key",
+    "is_allowed",
+    "openai_schemas",
+]

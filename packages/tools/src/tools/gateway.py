@@ -1,0 +1,98 @@
+"""The gateway every tool call goes through: allowlist, argument schema, handler, and an
+audit row for every call whatever its fate."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain import AuditEntry, DomainError, Store
+
+from tools.allowlist import is_allowed
+from tools.catalog import READ_TOOLS
+from tools.errors import (
+    InvalidArgumentsError,
+    ToolError,
+    ToolFailedError,
+    ToolRefusedError,
+    UnknownToolError,
+)
+from tools.outbox import WRITE_TOOLS
+from tools.registry import Tool, ToolContext, ToolResult
+
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in [*READ_TOOLS, *WRITE_TOOLS]}
+"""The registry: tool name -> tool."""
+
+MAX_AUDIT_ARGS_CHARS = 16000
+
+
+def _args_json(args: object) -> str:
+    return json.dumps(args, ensure_ascii=False, default=repr)[:MAX_AUDIT_ARGS_CHARS]
+
+
+class ToolGateway:
+    """Calls tools for one run (one trace) against one world."""
+
+    def __init__(self, store: Store, trace_id: str) -> None:
+        self.store = store
+        self.context = ToolContext(store=store, trace_id=trace_id)
+
+    @property
+    def trace_id(self) -> str:
+        """The run this gateway serves."""
+        return self.context.trace_id
+
+    def _audit(
+        self,
+        role: str,
+        name: str,
+        args: object,
+        *,
+        status: str,
+        reason: str = "",
+        chars_read: int = 0,
+    ) -> None:
+        tool = TOOLS.get(name)
+        self.store.record_audit(
+            AuditEntry(
+                trace_id=self.trace_id,
+                role=role,
+                tool=name,
+                kind=tool.kind if tool else "unknown",
+                allowed=status != "refused",
+                status=status,
+                reason=reason,
+                args=_args_json(args),
+                chars_read=chars_read,
+            )
+        )
+
+    def _checked(self, role: str, name: str, args: object) -> Tool:
+        tool = TOOLS.get(name)
+        if tool is None:
+            raise UnknownToolError(role, name)
+        if not is_allowed(role, name):
+            raise ToolRefusedError(role, name)
+        problems = tool.argument_errors(args)
+        if problems:
+            raise InvalidArgumentsError(name, "; ".join(problems))
+        return tool
+
+    def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
+        """Call tool ``name`` as ``role``.
+
+        Raises :class:`UnknownToolError` / :class:`ToolRefusedError` (the handler is never
+        reached), :class:`InvalidArgumentsError` (schema violation, handler not run) or
+        :class:`ToolFailedError`. Every call is audited, whatever its fate.
+        """
+        try:
+            tool = self._checked(role, name, args)
+            try:
+                result = tool.handler(self.context, args)
+            except DomainError as e:
+                raise ToolFailedError(name, str(e)) from e
+        except ToolError as e:
+            self._audit(role, name, args, status=e.status, reason=str(e))
+            raise
+        self._audit(role, name, args, status="ok", chars_read=result.chars_read)
+        return result

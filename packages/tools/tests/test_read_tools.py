@@ -1,0 +1,85 @@
+"""Read tools: evidence items, characters read, not-found answers, long excerpts."""
+
+from __future__ import annotations
+
+import pytest
+import tools.catalog
+from domain import build_world
+from tools import TOOLS, ToolGateway, openai_schemas
+from tools.allowlist import ALLOWLISTS
+
+
+@pytest.mark.parametrize(
+    ("role", "tool", "args", "expected"),
+    [
+        ("order_agent", "orders__get_order", {"order_id": "A1001"}, (["order#1"], "已发货")),
+        ("logistics_agent", "logistics__track", {"order_id": "A1003"}, (["ship#1"], "退回中")),
+        ("policy_agent", "kb__search", {"query": "补发"}, (["kb#3"], "72 小时")),
+        ("order_agent", "stock__check", {"sku": "SKU-TEE-01"}, (["stock#1"], "20 件")),
+    ],
+)
+def test_read_tools_return_evidence(
+    gateway: ToolGateway,
+    role: str,
+    tool: str,
+    args: dict[str, str],
+    expected: tuple[list[str], str],
+) -> None:
+    ids, needle = expected
+    result = gateway.call(role, tool, args)
+    assert [e.id for e in result.evidence] == ids
+    assert needle in result.evidence[0].excerpt
+    assert result.chars_read == len(result.evidence[0].excerpt) > 0
+    assert gateway.store.audit()[0].chars_read == result.chars_read
+
+
+def test_evidence_ids_count_up_per_run(gateway: ToolGateway) -> None:
+    first = gateway.call("order_agent", "orders__get_order", {"order_id": "A1001"})
+    second = gateway.call("order_agent", "orders__get_order", {"order_id": "A1002"})
+    assert [first.evidence[0].id, second.evidence[0].id] == ["order#1", "order#2"]
+
+
+def test_kb_search_never_returns_the_superseded_policy_by_default(gateway: ToolGateway) -> None:
+    result = gateway.call("policy_agent", "kb__search", {"query": "补发 停滞"})
+    assert all("168" not in e.excerpt for e in result.evidence)
+    everything = gateway.call(
+        "policy_agent", "kb__search", {"query": "补发", "include_superseded": True}
+    )
+    assert [e.id for e in everything.evidence] == ["kb#3", "kb#2"]
+    assert "已废止" in everything.evidence[1].version
+
+
+@pytest.mark.parametrize(
+    ("world", "tool", "role", "args"),
+    [
+        ({}, "orders__get_order", "order_agent", {"order_id": "A9999"}),
+        ({}, "logistics__track", "logistics_agent", {"order_id": "A9999"}),
+        ({"kb": "empty"}, "kb__search", "policy_agent", {"query": "补发"}),
+    ],
+)
+def test_nothing_found_is_an_answer_without_evidence(
+    world: dict[str, str], tool: str, role: str, args: dict[str, str]
+) -> None:
+    result = ToolGateway(build_world(world), "tr-1").call(role, tool, args)
+    assert result.evidence == []
+    assert result.data.get("found", False) is False
+    assert result.data.get("documents", []) == []
+
+
+def test_eight_times_longer_excerpts_break_nothing(
+    gateway: ToolGateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    normal = gateway.call("policy_agent", "kb__search", {"query": "补发"}).evidence[0].excerpt
+    monkeypatch.setattr(tools.catalog, "build_excerpt", lambda text: text * 8)
+    long = gateway.call("policy_agent", "kb__search", {"query": "补发"}).evidence[0]
+    assert long.excerpt == normal * 8
+
+
+@pytest.mark.parametrize("role", [*ALLOWLISTS, "stranger"])
+def test_openai_schemas_follow_the_allowlist(role: str) -> None:
+    schemas = openai_schemas(role)
+    names = [s["function"]["name"] for s in schemas]
+    assert names == sorted(ALLOWLISTS.get(role, ()))
+    for schema in schemas:
+        assert schema["type"] == "function"
+        assert schema["function"]["parameters"] == TOOLS[schema["function"]["name"]].parameters
