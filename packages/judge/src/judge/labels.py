@@ -1,0 +1,99 @@
+"""Labelled data for calibration: replies labelled pass/fail, and (better, worse) pairs.
+
+Both files are JSONL; lines starting with ``#`` (the header saying who wrote the labels)
+and blank lines are skipped. Any invalid line raises ``LabelFileError`` naming the file,
+the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge.errors import LabelFileError
+from judge.verdict import Label
+
+Split = Literal["tune", "holdout"]
+"""Tune rules and prompts on ``tune``; judge usability only on ``holdout``."""
+
+SPLITS: tuple[Split, ...] = ("tune", "holdout")
+"""The splits, in report order."""
+
+
+class LabelledReply(BaseModel):
+    """One reply with its human label."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    """Unique id, e.g. ``tune-07``."""
+    split: Split
+    """``tune`` or ``holdout``."""
+    label: Label
+    """The human verdict."""
+    reply: str
+    """The support reply being judged (may be empty: empty replies fail)."""
+    facts: list[str] = Field(default_factory=list)
+    """The verified facts the reply must agree with."""
+    note: str = ""
+    """Why the labeller chose the label."""
+
+
+class LabelledPair(BaseModel):
+    """Two replies to the same situation, one known to be better."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    """Unique id, e.g. ``pair-03``."""
+    better: str
+    """The reply a good judge prefers."""
+    worse: str
+    """The reply a good judge rejects."""
+    facts: list[str] = Field(default_factory=list)
+    """The verified facts both replies answer."""
+    note: str = ""
+    """Why ``better`` is better."""
+
+
+_Model = TypeVar("_Model", LabelledReply, LabelledPair)
+
+
+def _load(path: Path, model: type[_Model]) -> list[_Model]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LabelFileError(str(path), 0, "-", f"cannot read file: {e}") from e
+    items: list[_Model] = []
+    seen: set[str] = set()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise LabelFileError(str(path), number, "-", f"not JSON: {e.msg}") from e
+        try:
+            item = model.model_validate(data)
+        except ValidationError as e:
+            error = e.errors()[0]
+            field = ".".join(str(part) for part in error["loc"]) or "-"
+            raise LabelFileError(str(path), number, field, error["msg"]) from e
+        if item.id in seen:
+            raise LabelFileError(str(path), number, "id", f"duplicate id {item.id!r}")
+        seen.add(item.id)
+        items.append(item)
+    return items
+
+
+def load_labels(path: str | Path) -> list[LabelledReply]:
+    """Read a labels JSONL file (``cases/judge/labels.jsonl``)."""
+    return _load(Path(path), LabelledReply)
+
+
+def load_pairs(path: str | Path) -> list[LabelledPair]:
+    """Read a pairs JSONL file (``cases/judge/pairs.jsonl``)."""
+    return _load(Path(path), LabelledPair)
