@@ -1,0 +1,89 @@
+"""The ``judge`` command: print the calibration report of one or more judges.
+
+Exit 0 after printing (a judge being unusable is a finding, not a failure of the
+command); exit 2 on bad input, with one line naming the file, line and field.
+``evals judge ARGS`` delegates here with ``main(ARGS)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from judge.calibration import Thresholds
+from judge.errors import JudgeConfigError, LabelFileError
+from judge.labels import load_labels, load_pairs
+from judge.openai_judge import OpenAIJudgeConfig
+from judge.registry import ALL_OFFLINE, JUDGE_NAMES, select_judges
+from judge.report import build_report, render
+
+DEFAULT_LABELS = Path("cases/judge/labels.jsonl")
+DEFAULT_PAIRS = Path("cases/judge/pairs.jsonl")
+
+
+def _parser() -> argparse.ArgumentParser:
+    defaults = Thresholds()
+    parser = argparse.ArgumentParser(
+        prog="judge", description="Calibrate judges against human labels (tune and holdout)."
+    )
+    parser.add_argument(
+        "--judge",
+        default=ALL_OFFLINE,
+        choices=[*JUDGE_NAMES, ALL_OFFLINE],
+        help=f"which judge to calibrate (default: {ALL_OFFLINE})",
+    )
+    parser.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="labels JSONL")
+    parser.add_argument("--pairs", type=Path, default=DEFAULT_PAIRS, help="pairs JSONL")
+    parser.add_argument("--model", help="model for --judge openai (default: $JUDGE_MODEL)")
+    parser.add_argument("--base-url", help="endpoint for --judge openai ($OPENAI_BASE_URL)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
+    parser.add_argument("--max-retries", type=int, default=2, help="client retries")
+    parser.add_argument("--concurrency", type=int, default=4, help="parallel judge calls")
+    parser.add_argument("--min-kappa", type=float, default=defaults.min_kappa)
+    parser.add_argument("--min-fail-recall", type=float, default=defaults.min_fail_recall)
+    parser.add_argument("--min-n", type=int, default=defaults.min_n)
+    parser.add_argument("--max-inconsistent", type=float, default=defaults.max_inconsistent)
+    parser.add_argument("--json", type=Path, help="also write the report as JSON here")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``judge`` command with ``argv`` (default: ``sys.argv[1:]``)."""
+    args = _parser().parse_args(list(argv) if argv is not None else None)
+    thresholds = Thresholds(
+        min_kappa=args.min_kappa,
+        min_fail_recall=args.min_fail_recall,
+        min_n=args.min_n,
+        max_inconsistent=args.max_inconsistent,
+    )
+    try:
+        labels = load_labels(args.labels)
+        pairs = load_pairs(args.pairs)
+        names = select_judges(args.judge)
+        config = None
+        if "openai" in names:
+            overrides = {"timeout": args.timeout, "max_retries": args.max_retries}
+            if args.base_url:
+                overrides["base_url"] = args.base_url
+            config = OpenAIJudgeConfig.from_env(args.model, **overrides)
+        report = build_report(
+            names,
+            labels,
+            pairs,
+            thresholds=thresholds,
+            openai_config=config,
+            concurrency=args.concurrency,
+        )
+    except (LabelFileError, JudgeConfigError) as e:
+        print(f"judge: error: {e}", file=sys.stderr)
+        return 2
+    print(render(report))
+    if args.json is not None:
+        args.json.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
