@@ -1,0 +1,115 @@
+"""Shared fixtures: the repository's reference cases and an ideal run for any case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from evals.case import Case
+from evals.loader import load_cases
+from evals.run import BlockedAttempt, Run, Step, Write
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+SUITE_FILES = sorted((REPO_ROOT / "cases").glob("*.jsonl"))
+
+
+def build_ideal_run(case: Case, trial: int = 0) -> Run:
+    """A run that does exactly what ``case`` expects, the way a correct SUT records it."""
+    expect = case.expect
+    roles = list(expect.dispatched or [])
+    evidence_roles = [r for r in roles if r != "reply_agent"]
+    steps = [Step(role=r, status="ok", seq=i + 1) for i, r in enumerate(evidence_roles)]
+    # Tasks go out first, their results come back after: the last result closes evidence.
+    evidence_complete_seq = 2 * len(evidence_roles) if evidence_roles else None
+    reply_task_seq = None
+    if "reply_agent" in roles:
+        reply_task_seq = (evidence_complete_seq or 0) + 1
+        steps.append(Step(role="reply_agent", status="ok", seq=reply_task_seq))
+    writes: list[Write] = []
+    approver: bool | None = None
+    reply: str | None = None
+    if expect.outcome == "replied":
+        approver = True
+        trace = f"trace-{case.id}-{trial}"
+        for _ in range(expect.tickets or 0):
+            writes.append(
+                Write(
+                    kind="ticket",
+                    idempotency_key=f"{trace}:ticket",
+                    approval_id="ap-1",
+                    approved=True,
+                )
+            )
+        writes.append(
+            Write(kind="reply", idempotency_key=f"{trace}:reply", approval_id="ap-1", approved=True)
+        )
+        reply = "您好，" + "，".join(expect.reply_contains) + "。"
+    elif expect.outcome == "awaiting_approval_rejected":
+        approver = False
+    attacker = next((role for role, kind in case.faults.items() if kind == "write_attempt"), "x")
+    blocked = [
+        BlockedAttempt(role=attacker, tool="support__create_ticket", reason="refused")
+        for _ in range(expect.blocked_attempts or 0)
+    ]
+    return Run(
+        case_id=case.id,
+        trial=trial,
+        outcome=expect.outcome,
+        reply=reply,
+        draft=reply,
+        writes=writes,
+        facts=dict(expect.facts),
+        conflicts=list(expect.conflicts or []),
+        steps=steps,
+        blocked_attempts=blocked,
+        evidence_complete_seq=evidence_complete_seq,
+        reply_task_seq=reply_task_seq,
+        chars_returned=300 + 10 * len(steps),
+        latency_ms=20.0 + len(steps),
+        approver_approved=approver,
+    )
+
+
+def build_flaky_failure(case: Case, trial: int = 0) -> Run:
+    """The run of r04 when its logistics specialist crashes: escalate, nothing written."""
+    return Run(
+        case_id=case.id,
+        trial=trial,
+        outcome="escalate",
+        facts={"parcel_state": "in_transit"},
+        steps=[
+            Step(role="order_agent", status="ok", seq=1),
+            Step(role="logistics_agent", status="error", seq=2),
+            Step(role="policy_agent", status="ok", seq=3),
+        ],
+        role_errors={"logistics_agent": "RuntimeError('flaky crash')"},
+        evidence_complete_seq=6,
+        chars_returned=200,
+        latency_ms=15.0,
+    )
+
+
+@pytest.fixture(scope="session")
+def suite_files() -> list[Path]:
+    """The repository's suite files (the 26 reference cases between them)."""
+    assert SUITE_FILES, f"no suite files under {REPO_ROOT / 'cases'}"
+    return SUITE_FILES
+
+
+@pytest.fixture(scope="session")
+def reference_cases(suite_files: list[Path]) -> dict[str, Case]:
+    """The 26 reference cases by id."""
+    return {case.id: case for case in load_cases(suite_files)}
+
+
+@pytest.fixture
+def ideal_run() -> Callable[..., Run]:
+    """Build a run that meets every expectation of a case."""
+    return build_ideal_run
+
+
+@pytest.fixture
+def flaky_failure() -> Callable[..., Run]:
+    """Build r04's failing run (logistics crashed, escalated)."""
+    return build_flaky_failure

@@ -1,0 +1,71 @@
+"""The case model: defaults, fault kinds and the reference cases as the schema contract."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from evals.case import DEFAULT_MAX_CHARS, DEFAULT_MAX_TASKS, FAULT_PATTERN, SPLITS, Case
+
+
+def minimal(**extra: object) -> Case:
+    data = {"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {"outcome": "ask_user"}}
+    return Case.model_validate({**data, **extra})
+
+
+def test_defaults() -> None:
+    case = minimal()
+    assert case.tags == []
+    assert case.world == {}
+    assert case.faults == {}
+    assert case.input.order_id is None
+    assert case.expect.max_tasks == DEFAULT_MAX_TASKS == 5
+    assert case.expect.max_chars == DEFAULT_MAX_CHARS == 4000
+    assert case.expect.tickets is None
+    assert case.expect.dispatched is None
+    assert case.expect.blocked_attempts is None
+
+
+def test_splits() -> None:
+    assert SPLITS == ("dev", "test", "regression")
+
+
+@pytest.mark.parametrize(
+    ("kind", "ok"),
+    [
+        ("crash", True),
+        ("timeout", True),
+        ("inject", True),
+        ("fabricate", True),
+        ("write_attempt", True),
+        ("flaky:0.3", True),
+        ("flaky:0", True),
+        ("flaky:1", True),
+        ("flaky:1.0", True),
+        ("flaky:1.5", False),
+        ("flaky:", False),
+        ("flaky:-0.1", False),
+        ("crash ", False),
+        ("CRASH", False),
+        ("explode", False),
+    ],
+)
+def test_fault_pattern(kind: str, ok: bool) -> None:
+    assert (re.match(FAULT_PATTERN, kind) is not None) is ok
+
+
+def test_expect_accepts_extra_keys_for_registered_checks() -> None:
+    case = minimal(expect={"outcome": "replied", "tone": "polite"})
+    assert case.expect.model_extra == {"tone": "polite"}
+
+
+def test_reference_cases_are_the_schema_contract(reference_cases: dict[str, Case]) -> None:
+    assert len(reference_cases) == 26
+    by_split = {s: sum(c.split == s for c in reference_cases.values()) for s in SPLITS}
+    assert by_split == {"dev": 12, "test": 10, "regression": 4}
+    assert reference_cases["r04"].faults == {"logistics_agent": "flaky:0.3"}
+    assert reference_cases["d05"].input.order_id is None
+    assert reference_cases["d05"].expect.max_tasks == 0
+    assert reference_cases["d07"].world == {"approve": False}
+    blocked = {i for i, c in reference_cases.items() if c.expect.blocked_attempts}
+    assert blocked == {"t03", "t10", "r03"}

@@ -1,0 +1,317 @@
+"""Grading as a whole: the registry, success, error runs and the reference cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import evals.checks as checks_api
+import pytest
+from evals.checks import (
+    Case,
+    Check,
+    CheckResult,
+    Run,
+    RunResult,
+    check,
+    grade,
+    register,
+    registered,
+    success,
+    to_result,
+    unregister,
+)
+from evals.errors import CheckRegistrationError, RunMismatchError
+from evals.run import BlockedAttempt, Step, Usage, Write
+
+
+def failed_names(results: list[CheckResult]) -> set[str]:
+    return {r.name for r in results if not r.passed}
+
+
+def test_public_api_is_curated() -> None:
+    for name in [
+        "grade",
+        "success",
+        "Check",
+        "CheckResult",
+        "Run",
+        "Case",
+        "register",
+        "check",
+        "to_result",
+        "registered",
+    ]:
+        assert name in checks_api.__all__
+        assert getattr(checks_api, name).__doc__
+
+
+def test_builtin_checks_are_registered_by_kind() -> None:
+    names = {
+        kind: [c.name for c in registered(kind)]
+        for kind in ("outcome", "safety", "trajectory", "cost")
+    }
+    assert names == {
+        "outcome": [
+            "outcome",
+            "tickets",
+            "fact",
+            "conflicts",
+            "reply_contains",
+            "reply_not_contains",
+            "no_evidence_ids",
+        ],
+        "safety": [
+            "no_write_without_approval",
+            "no_write_unless_replied",
+            "no_duplicate_write",
+            "writes_via_outbox",
+            "blocked_attempts",
+        ],
+        "trajectory": [
+            "dispatched",
+            "reply_after_evidence",
+            "retry_after_invalid_output",
+            "max_two_per_role",
+            "no_dispatch_when_asking",
+        ],
+        "cost": ["max_tasks", "max_chars", "max_tokens"],
+    }
+    kinds = [c.kind for c in registered()]
+    assert kinds == sorted(kinds, key=["outcome", "safety", "trajectory", "cost"].index)
+    assert all(isinstance(c, Check) for c in registered())
+
+
+def test_every_reference_case_passes_every_check_on_an_ideal_run(
+    reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
+) -> None:
+    for case in reference_cases.values():
+        results = grade(case, ideal_run(case))
+        assert failed_names(results) == set(), (case.id, [r for r in results if not r.passed])
+        assert success(results)
+
+
+def test_ideal_runs_are_judged_by_the_checks_their_case_asks_for(
+    reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
+) -> None:
+    names = {r.name for r in grade(reference_cases["d01"], ideal_run(reference_cases["d01"]))}
+    assert {
+        "outcome",
+        "tickets",
+        "fact:parcel_state",
+        "fact:stale_hours",
+        "reply_contains:提交补发申请",
+        "no_evidence_ids",
+        "dispatched",
+        "reply_after_evidence",
+    } <= names
+    assert "blocked_attempts" not in names
+    assert "no_dispatch_when_asking" not in names
+    ask = {r.name for r in grade(reference_cases["d05"], ideal_run(reference_cases["d05"]))}
+    assert "no_dispatch_when_asking" in ask
+    assert "tickets" not in ask
+    assert "blocked_attempts" in {
+        r.name for r in grade(reference_cases["t03"], ideal_run(reference_cases["t03"]))
+    }
+
+
+def test_flaky_failure_fails_outcome_tickets_and_dispatched(
+    reference_cases: dict[str, Case], flaky_failure: Callable[..., Run]
+) -> None:
+    results = grade(reference_cases["r04"], flaky_failure(reference_cases["r04"]))
+    assert failed_names(results) == {"outcome", "tickets", "dispatched"}
+    reasons = {r.name: r.reason for r in results}
+    assert "expected outcome 'replied', got 'escalate'" in reasons["outcome"]
+    assert "logistics_agent" in reasons["outcome"]
+    assert "expected 1 ticket in the environment, found 0" in reasons["tickets"]
+    assert "missing ['reply_agent']" in reasons["dispatched"]
+    assert not success(results)
+
+
+@pytest.mark.parametrize(
+    ("kind", "counts"),
+    [("outcome", True), ("safety", True), ("trajectory", False), ("cost", False)],
+)
+def test_success_counts_only_outcome_and_safety(kind: str, counts: bool) -> None:
+    results = [
+        CheckResult(name="a", kind="outcome", passed=True),
+        CheckResult(name="b", kind="safety", passed=True),
+        CheckResult(name="x", kind=kind, passed=False, reason="broken"),  # type: ignore[arg-type]
+    ]
+    assert success(results) is (not counts)
+    run_result = RunResult(case_id="c", trial=0, split="dev", outcome="replied", checks=results)
+    assert run_result.success is (not counts)
+
+
+def test_success_of_a_clean_run() -> None:
+    assert success([CheckResult(name="a", kind="outcome", passed=True)])
+    assert success([])
+
+
+def test_sut_error_yields_one_failed_outcome_check_naming_the_error(
+    reference_cases: dict[str, Case],
+) -> None:
+    run = Run(case_id="d01", outcome="sut_error", error="KeyError('orders')")
+    results = grade(reference_cases["d01"], run)
+    assert len(results) == 1
+    assert (results[0].name, results[0].kind, results[0].passed) == ("sut_error", "outcome", False)
+    assert "KeyError('orders')" in results[0].reason
+    result = to_result(reference_cases["d01"], run)
+    assert not result.success
+    assert not result.errored
+
+
+def test_provider_error_yields_one_failed_check_and_is_excluded(
+    reference_cases: dict[str, Case],
+) -> None:
+    run = Run(case_id="d01", outcome="error", error="APIConnectionError")
+    results = grade(reference_cases["d01"], run)
+    assert [(r.name, r.passed) for r in results] == [("provider_error", False)]
+    assert "APIConnectionError" in results[0].reason
+    result = to_result(reference_cases["d01"], run, results)
+    assert result.errored
+    assert not result.success
+    assert not result.unauthorized
+
+
+def test_grading_another_cases_run_is_refused(reference_cases: dict[str, Case]) -> None:
+    with pytest.raises(RunMismatchError, match="'d02'"):
+        grade(reference_cases["d01"], Run(case_id="d02", outcome="replied"))
+
+
+@pytest.fixture
+def scratch_check() -> Iterator[list[str]]:
+    """Names registered by a test, removed afterwards so the registry stays built-in."""
+    names: list[str] = []
+    yield names
+    for name in names:
+        unregister(name)
+
+
+def test_a_project_registers_its_own_check(
+    reference_cases: dict[str, Case], ideal_run: Callable[..., Run], scratch_check: list[str]
+) -> None:
+    @check(kind="outcome")
+    def greets_customer(case: Case, run: Run) -> tuple[bool, str]:
+        """The reply starts with a greeting."""
+        return (run.reply or "").startswith("您好"), "the reply does not greet the customer"
+
+    scratch_check.append("greets_customer")
+    case = reference_cases["d01"]
+    run = ideal_run(case)
+    assert "greets_customer" in [c.name for c in registered("outcome")]
+    assert "greets_customer" not in failed_names(grade(case, run))
+    rude = run.model_copy(update={"reply": "提交补发申请"})
+    results = grade(case, rude)
+    assert failed_names(results) == {"greets_customer"}
+    assert not success(results)
+
+
+@pytest.mark.parametrize(
+    ("output", "expected"),
+    [
+        (None, []),
+        (True, [("mine", True, "")]),
+        (False, [("mine", False, "mine failed")]),
+        ((False, "too slow"), [("mine", False, "too slow")]),
+        (CheckResult(name="mine:a", kind="cost", passed=True), [("mine:a", True, "")]),
+        (
+            [CheckResult(name="mine:a", kind="cost", passed=False, reason="r")],
+            [("mine:a", False, "r")],
+        ),
+    ],
+)
+def test_check_outputs_are_normalized(
+    reference_cases: dict[str, Case],
+    scratch_check: list[str],
+    output: object,
+    expected: list[tuple[str, bool, str]],
+) -> None:
+    made = check(kind="cost", name="mine")(lambda case, run: output)  # type: ignore[arg-type,return-value]
+    scratch_check.append("mine")
+    case = reference_cases["d05"]
+    results = grade(case, Run(case_id="d05", outcome="ask_user"), [made])
+    assert [(r.name, r.passed, r.reason) for r in results] == expected
+
+
+def test_a_check_that_raises_fails_instead_of_stopping(
+    reference_cases: dict[str, Case], scratch_check: list[str]
+) -> None:
+    def explode(case: Case, run: Run) -> bool:
+        raise ZeroDivisionError("division by zero")
+
+    made = check(kind="safety", name="explodes")(explode)
+    scratch_check.append("explodes")
+    results = grade(reference_cases["d05"], Run(case_id="d05", outcome="ask_user"), [made])
+    assert [(r.name, r.kind, r.passed) for r in results] == [("explodes", "safety", False)]
+    assert "ZeroDivisionError" in results[0].reason
+
+
+def test_registration_refuses_duplicates_and_bad_kinds(scratch_check: list[str]) -> None:
+    with pytest.raises(CheckRegistrationError, match="'outcome' is already registered"):
+        check(kind="outcome", name="outcome")(lambda case, run: True)
+    with pytest.raises(CheckRegistrationError, match="kind 'style'"):
+        check(kind="style", name="styled")(lambda case, run: True)  # type: ignore[arg-type]
+    assert "styled" not in [c.name for c in registered()]
+
+
+def test_register_accepts_any_object_with_name_kind_and_call(
+    reference_cases: dict[str, Case], scratch_check: list[str]
+) -> None:
+    class MaxLatency:
+        name = "max_latency"
+        kind = "cost"
+
+        def __call__(self, case: Case, run: Run) -> tuple[bool, str]:
+            return run.latency_ms <= 1000, f"took {run.latency_ms} ms"
+
+    register(MaxLatency())  # type: ignore[arg-type]
+    scratch_check.append("max_latency")
+    slow = Run(case_id="d05", outcome="ask_user", latency_ms=5000)
+    results = grade(reference_cases["d05"], slow)
+    assert ("max_latency", False, "took 5000.0 ms") in [
+        (r.name, r.passed, r.reason) for r in results
+    ]
+    assert success(results)  # a cost check never decides success
+
+
+def test_to_result_carries_what_metrics_need(reference_cases: dict[str, Case]) -> None:
+    case = reference_cases["t03"]
+    run = Run(
+        case_id="t03",
+        trial=2,
+        outcome="escalate",
+        steps=[Step(role="order_agent"), Step(role="logistics_agent"), Step(role="policy_agent")],
+        blocked_attempts=[BlockedAttempt(role="policy_agent", tool="support__create_ticket")],
+        chars_returned=321,
+        latency_ms=12.5,
+        usage=Usage(prompt_tokens=100, completion_tokens=20),
+    )
+    result = to_result(case, run)
+    assert (result.case_id, result.trial, result.split, result.tags) == (
+        "t03",
+        2,
+        "test",
+        case.tags,
+    )
+    assert (result.blocked_attempts, result.tasks, result.chars_returned) == (1, 3, 321)
+    assert (result.latency_ms, result.prompt_tokens, result.completion_tokens) == (12.5, 100, 20)
+    assert result.success
+    assert result.label == "t03#2"
+    assert result.checks == grade(case, run)
+
+
+def test_unauthorized_excludes_only_blocked_attempts() -> None:
+    def result_with(name: str) -> RunResult:
+        failed = CheckResult(name=name, kind="safety", passed=False, reason="r")
+        return RunResult(case_id="c", trial=0, split="dev", outcome="escalate", checks=[failed])
+
+    assert not result_with("blocked_attempts").unauthorized
+    assert result_with("no_write_without_approval").unauthorized
+    assert result_with("writes_via_outbox").unauthorized
+    assert not result_with("blocked_attempts").success  # still a failure, just not a violation
+
+
+def test_writes_default_to_the_outbox_path() -> None:
+    write = Write(kind="ticket")
+    assert write.via_outbox
+    assert not write.approved

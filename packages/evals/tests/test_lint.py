@@ -1,0 +1,191 @@
+"""Lint: every rule fires on the data it is about, and the reference set is clean."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evals.case import Case
+from evals.lint import REQUIRED_TAGS, Finding, lint, lint_paths
+
+
+def raw(cases: dict[str, Case]) -> list[dict[str, Any]]:
+    return [c.model_dump(mode="json", exclude_defaults=True) for c in cases.values()]
+
+
+def by_rule(findings: list[Finding], rule: str) -> list[Finding]:
+    return [f for f in findings if f.rule == rule]
+
+
+def test_reference_cases_lint_clean(reference_cases: dict[str, Case]) -> None:
+    assert lint(list(reference_cases.values())) == []
+
+
+def test_reference_files_lint_clean(suite_files: list[Path]) -> None:
+    assert lint_paths(suite_files) == []
+
+
+def find(data: list[dict[str, Any]], case_id: str) -> dict[str, Any]:
+    return next(d for d in data if d["id"] == case_id)
+
+
+def set_split(data: list[dict[str, Any]]) -> None:
+    find(data, "d02")["split"] = "staging"
+
+
+def drop_outcome(data: list[dict[str, Any]]) -> None:
+    del find(data, "d02")["expect"]["outcome"]
+
+
+def bad_outcome(data: list[dict[str, Any]]) -> None:
+    find(data, "d02")["expect"]["outcome"] = "refund"
+
+
+def contradiction(data: list[dict[str, Any]]) -> None:
+    find(data, "d03")["expect"]["tickets"] = 1
+
+
+def no_trajectory(data: list[dict[str, Any]]) -> None:
+    del find(data, "d02")["expect"]["dispatched"]
+
+
+def unknown_role(data: list[dict[str, Any]]) -> None:
+    find(data, "d11")["faults"] = {"billing_agent": "crash"}
+
+
+def unknown_kind(data: list[dict[str, Any]]) -> None:
+    find(data, "d11")["faults"] = {"logistics_agent": "melt"}
+
+
+def no_tags(data: list[dict[str, Any]]) -> None:
+    find(data, "d08")["tags"] = []
+
+
+def duplicate(data: list[dict[str, Any]]) -> None:
+    find(data, "t06")["id"] = "d02"
+
+
+@pytest.mark.parametrize(
+    ("breakage", "rule", "case_id", "words"),
+    [
+        (set_split, "unknown_split", "d02", "unknown split 'staging'"),
+        (drop_outcome, "missing_outcome", "d02", "no expected outcome"),
+        (bad_outcome, "unknown_outcome", "d02", "unknown expected outcome 'refund'"),
+        (contradiction, "contradiction", "d03", "expects 1 ticket(s) but outcome 'escalate'"),
+        (no_trajectory, "no_trajectory", "d02", "expect.dispatched"),
+        (unknown_role, "unknown_fault_role", "d11", "unknown role 'billing_agent'"),
+        (unknown_kind, "unknown_fault_kind", "d11", "unknown fault kind 'melt'"),
+        (no_tags, "no_tags", "d08", "no tags"),
+        (duplicate, "duplicate_id", "d02", "id 'd02' already used"),
+    ],
+)
+def test_each_case_rule_fires_and_names_the_case(
+    reference_cases: dict[str, Case],
+    breakage: Callable[[list[dict[str, Any]]], None],
+    rule: str,
+    case_id: str,
+    words: str,
+) -> None:
+    data = raw(reference_cases)
+    breakage(data)
+    findings = lint(data)
+    assert [(f.rule, f.case_id) for f in findings] == [(rule, case_id)], findings
+    assert words in findings[0].message
+    assert f"case '{case_id}': {rule}: " in findings[0].render()
+
+
+def test_duplicate_ids_are_found_in_loaded_cases(reference_cases: dict[str, Case]) -> None:
+    cases = list(reference_cases.values())
+    twin = cases[0].model_copy(update={"title": "a second case with the same id"})
+    findings = by_rule(lint([*cases, twin]), "duplicate_id")
+    assert [f.case_id for f in findings] == [cases[0].id]
+
+
+def test_leakage_between_splits_is_found(reference_cases: dict[str, Case]) -> None:
+    data = raw(reference_cases)
+    leaked = copy.deepcopy(find(data, "d01"))
+    leaked.update(id="t99", split="test", title="a test case that is really d01")
+    findings = lint([*data, leaked])
+    leaks = by_rule(findings, "leakage")
+    assert sorted(f.case_id or "" for f in leaks) == ["d01", "t99"]
+    assert "t99 (test)" in next(f.message for f in leaks if f.case_id == "d01")
+    assert findings == leaks
+
+
+def test_leakage_compares_input_world_and_faults(reference_cases: dict[str, Case]) -> None:
+    data = raw(reference_cases)
+    near = copy.deepcopy(find(data, "d01"))
+    near.update(id="t98", split="test", faults={"policy_agent": "crash"})
+    assert lint([*data, near]) == []
+    # same input+world+faults within one split is not leakage
+    same_split = copy.deepcopy(find(data, "d01"))
+    same_split.update(id="d98", title="same split")
+    assert by_rule(lint([*data, same_split]), "leakage") == []
+
+
+def test_leakage_treats_a_missing_world_like_an_empty_one(reference_cases: dict[str, Case]) -> None:
+    data = raw(reference_cases)
+    twin = copy.deepcopy(find(data, "d01"))
+    twin.update(id="r99", split="regression", world={}, faults={})
+    assert {f.case_id for f in by_rule(lint([*data, twin]), "leakage")} == {"d01", "r99"}
+
+
+def test_small_split_names_its_cases(reference_cases: dict[str, Case]) -> None:
+    cases = [c for c in reference_cases.values() if c.split != "regression" or c.id == "r01"]
+    findings = lint(cases)
+    assert [f.rule for f in findings] == ["small_split"]
+    assert "split 'regression' has 1 case(s) (r01); the minimum is 3" in findings[0].message
+    assert lint(cases, min_split_size=1) == []
+
+
+def test_minimum_split_size_is_a_parameter(reference_cases: dict[str, Case]) -> None:
+    findings = lint(list(reference_cases.values()), min_split_size=5)
+    assert [(f.rule, f.message.split(" has")[0]) for f in findings] == [
+        ("small_split", "split 'regression'")
+    ]
+
+
+@pytest.mark.parametrize("tag", REQUIRED_TAGS)
+def test_every_required_tag_must_be_covered(reference_cases: dict[str, Case], tag: str) -> None:
+    data = raw(reference_cases)
+    for item in data:
+        item["tags"] = [t for t in item["tags"] if t != tag] or ["other"]
+    findings = by_rule(lint(data), "missing_tag")
+    assert [f.message for f in findings] == [f"no case covers required tag {tag!r}"]
+
+
+def test_required_tags_are_a_parameter(reference_cases: dict[str, Case]) -> None:
+    findings = lint(list(reference_cases.values()), required_tags=("happy", "multilingual"))
+    assert [f.message for f in findings] == ["no case covers required tag 'multilingual'"]
+
+
+def test_known_roles_extend_the_roles_seen_in_expectations(
+    reference_cases: dict[str, Case],
+) -> None:
+    data = raw(reference_cases)
+    unknown_role(data)
+    assert by_rule(lint(data, known_roles=["billing_agent"]), "unknown_fault_role") == []
+
+
+def test_lint_paths_reaches_rules_the_loader_would_stop(
+    tmp_path: Path, suite_files: list[Path]
+) -> None:
+    lines = [
+        line for p in suite_files for line in p.read_text("utf-8").splitlines() if line.strip()
+    ]
+    broken = [json.loads(text) for text in lines]
+    broken[0]["split"] = "staging"
+    del broken[1]["expect"]["outcome"]
+    path = tmp_path / "all.jsonl"
+    body = [json.dumps(d, ensure_ascii=False) for d in broken] + ["{not json"]
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    findings = lint_paths([path])
+    rendered = [f.render() for f in findings]
+    assert [f.rule for f in findings] == ["unreadable", "unknown_split", "missing_outcome"]
+    assert rendered[0].startswith(f"{path}:27: case set: unreadable: (json): bad JSON")
+    assert rendered[1].startswith(f"{path}:1: case '{broken[0]['id']}': unknown_split: ")
+    assert rendered[2].startswith(f"{path}:2: case '{broken[1]['id']}': missing_outcome: ")

@@ -1,0 +1,190 @@
+"""The loader: every problem of every file, one line each, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evals.errors import CaseFileError, EvalsError
+from evals.loader import load_cases, load_file, parse_case, read_records
+
+GOOD: dict[str, Any] = {
+    "id": "c1",
+    "split": "dev",
+    "tags": ["happy"],
+    "input": {"goal": "包裹一直没到", "order_id": "A1001"},
+    "expect": {"outcome": "replied", "tickets": 1, "dispatched": ["order_agent"]},
+}
+
+
+def line(**changes: Any) -> str:
+    """GOOD with top-level keys replaced (``None`` removes the key)."""
+    data = {**GOOD, **changes}
+    return json.dumps({k: v for k, v in data.items() if v is not None}, ensure_ascii=False)
+
+
+def expect_line(**changes: Any) -> str:
+    expect = {**GOOD["expect"], **changes}
+    return line(expect={k: v for k, v in expect.items() if v is not None})
+
+
+def write(tmp_path: Path, name: str, *lines: str) -> Path:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def problems_of(paths: list[Path]) -> list[str]:
+    with pytest.raises(CaseFileError) as info:
+        load_cases(paths)
+    return info.value.lines()
+
+
+def test_reference_cases_load(suite_files: list[Path]) -> None:
+    cases = load_cases(suite_files)
+    assert len(cases) == 26
+    assert len({c.id for c in cases}) == 26
+    assert {c.split for c in cases} == {"dev", "test", "regression"}
+
+
+def test_good_file_loads_with_comments_and_blank_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, "ok.jsonl", "# a comment", "", line(), "   ", "  # indented comment")
+    cases = load_file(path)
+    assert [c.id for c in cases] == ["c1"]
+    assert cases[0].expect.max_tasks == 5
+    assert cases[0].expect.max_chars == 4000
+
+
+def test_a_utf8_bom_is_tolerated(tmp_path: Path) -> None:
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + line().encode("utf-8") + b"\n")
+    assert [c.id for c in load_file(path)] == ["c1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "words"),
+    [
+        ("{not json", "(json)", "bad JSON"),
+        ('["a list"]', "(line)", "expected a JSON object"),
+        (line(id=None), "id", "missing required field"),
+        (line(input=None), "input", "missing required field"),
+        (expect_line(outcome=None), "expect.outcome", "missing required field"),
+        (line(input={"order_id": "A1"}), "input.goal", "missing required field"),
+        (line(split="staging"), "split", "unknown split 'staging'"),
+        (expect_line(outcome="refund"), "expect.outcome", "unknown outcome 'refund'"),
+        (expect_line(tickets="1"), "expect.tickets", "expected integer or null, got string '1'"),
+        (expect_line(tickets=-1), "expect.tickets", "must be >= 0, got -1"),
+        (expect_line(tickets=True), "expect.tickets", "expected integer or null"),
+        (line(tags="happy"), "tags", "expected array, got string"),
+        (line(tags=["happy", 3]), "tags.1", "expected string, got integer 3"),
+        (
+            line(faults={"order_agent": "explode"}),
+            "faults.order_agent",
+            "unknown fault kind 'explode'",
+        ),
+        (line(faults={"order_agent": "flaky:1.5"}), "faults.order_agent", "unknown fault kind"),
+        (line(faults={"order_agent": "flaky"}), "faults.order_agent", "unknown fault kind"),
+        (line(colour="red"), "colour", "unknown field 'colour'"),
+        (line(id=""), "id", "must not be empty"),
+        (line(input={"goal": "g", "order_id": 7}), "input.order_id", "expected string or null"),
+        ('{"id": "c1", "id": "c2"}', "(json)", "duplicate key 'id'"),
+    ],
+)
+def test_each_bad_line_is_named_by_file_line_and_field(
+    tmp_path: Path, text: str, field: str, words: str
+) -> None:
+    path = write(tmp_path, "bad.jsonl", "# header", text)
+    found = problems_of([path])
+    prefix = f"{path}:2: {field}: "
+    matching = [p for p in found if p.startswith(prefix)]
+    assert matching, found
+    assert any(words in p for p in matching), found
+
+
+@pytest.mark.parametrize(
+    "fault",
+    ["crash", "timeout", "inject", "fabricate", "write_attempt", "flaky:0.3", "flaky:1", "flaky:0"],
+)
+def test_every_documented_fault_kind_loads(fault: str) -> None:
+    case = parse_case(json.loads(line(faults={"logistics_agent": fault})))
+    assert case.faults == {"logistics_agent": fault}
+
+
+def test_every_problem_of_every_file_is_collected(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.jsonl", line(), line(id="c2", split="nope"), "{oops")
+    second = write(tmp_path, "b.jsonl", line(id="c3"), expect_line(outcome="maybe"))
+    found = problems_of([first, second])
+    assert (
+        f"{first}:2: split: unknown split 'nope'; expected one of 'dev', 'test', 'regression'"
+        in found
+    )
+    assert any(p.startswith(f"{first}:3: (json): bad JSON") for p in found)
+    # the second file's line 2 reuses id c1 from the first file and has a bad outcome
+    assert any(p.startswith(f"{second}:2: expect.outcome: unknown outcome 'maybe'") for p in found)
+    assert f"{second}:2: id: duplicate id 'c1' (first at {first}:1)" in found
+    assert len(found) == 4
+
+
+def test_one_line_can_have_several_problems(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.jsonl", line(split="x", tags=[1], colour="red"))
+    fields = [p.split(": ")[1] for p in problems_of([path])]
+    assert fields == ["colour", "split", "tags.0"]
+
+
+def test_duplicate_id_within_a_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "dup.jsonl", line(), line(title="again"))
+    assert problems_of([path]) == [f"{path}:2: id: duplicate id 'c1' (first at {path}:1)"]
+
+
+def test_empty_file_is_a_problem(tmp_path: Path) -> None:
+    path = write(tmp_path, "empty.jsonl", "# only a comment", "")
+    assert problems_of([path]) == [f"{path}:0: (file): no cases in file"]
+
+
+def test_missing_file_is_a_problem(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.jsonl"
+    assert problems_of([path]) == [f"{path}:0: (file): file not found"]
+
+
+def test_directory_is_a_problem(tmp_path: Path) -> None:
+    assert problems_of([tmp_path]) == [f"{tmp_path}:0: (file): is a directory, not a case file"]
+
+
+def test_bytes_that_are_not_utf8_name_their_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(line().encode("utf-8") + b"\n" + "café".encode("latin-1") + b"\n")
+    assert problems_of([path]) == [f"{path}:2: (file): not UTF-8: byte 0xe9 at column 4"]
+
+
+def test_a_file_with_problems_yields_no_cases_at_all(tmp_path: Path) -> None:
+    good = write(tmp_path, "good.jsonl", line())
+    bad = write(tmp_path, "bad.jsonl", line(id="c9", split="x"))
+    with pytest.raises(CaseFileError) as info:
+        load_cases([good, bad])
+    assert isinstance(info.value, EvalsError)
+    assert len(info.value.problems) == 1
+    assert info.value.problems[0].line == 1
+
+
+def test_a_single_path_is_accepted(tmp_path: Path) -> None:
+    path = write(tmp_path, "one.jsonl", line())
+    assert [c.id for c in load_cases(path)] == ["c1"]
+    assert [c.id for c in load_cases(str(path))] == ["c1"]
+
+
+def test_read_records_keeps_raw_data_of_invalid_cases(tmp_path: Path) -> None:
+    path = write(tmp_path, "raw.jsonl", line(split="x"), "# c", "{bad")
+    records, problems = read_records([path])
+    assert [(r.line, r.data["split"]) for r in records] == [(1, "x")]
+    assert [(p.line, p.field) for p in problems] == [(3, "(json)")]
+
+
+def test_error_message_lists_every_problem() -> None:
+    with pytest.raises(CaseFileError) as info:
+        parse_case({"id": "x"}, file="mem.jsonl", line=4)
+    text = str(info.value)
+    assert "mem.jsonl:4: split: missing required field" in text
+    assert "mem.jsonl:4: expect: missing required field" in text
+    assert "Traceback" not in text

@@ -1,0 +1,93 @@
+"""The committed case JSON Schema: up to date, and it agrees with the models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema  # type: ignore[import-untyped,unused-ignore]
+import pytest
+from evals import schema
+from evals.case import Case
+
+
+def test_committed_schema_is_up_to_date() -> None:
+    committed = schema.schema_path().read_text(encoding="utf-8")
+    assert committed == schema.render_schema(), "stale: run `python -m evals.schema`"
+
+
+def test_installed_schema_is_the_generated_one() -> None:
+    assert schema.load_schema() == schema.build_schema()
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    jsonschema.Draft202012Validator.check_schema(schema.build_schema())
+
+
+def test_reference_cases_validate_against_the_schema(suite_files: list[Path]) -> None:
+    validator = jsonschema.Draft202012Validator(schema.load_schema())
+    lines = [
+        line
+        for path in suite_files
+        for line in path.read_text("utf-8").splitlines()
+        if line.strip()
+    ]
+    assert len(lines) == 26
+    for text in lines:
+        errors = list(validator.iter_errors(json.loads(text)))
+        assert errors == [], text
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        (
+            {"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {"outcome": "replied"}},
+            True,
+        ),
+        (
+            {"id": "x", "split": "prod", "input": {"goal": "g"}, "expect": {"outcome": "replied"}},
+            False,
+        ),
+        ({"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {}}, False),
+        (
+            {
+                "id": "x",
+                "split": "dev",
+                "input": {"goal": "g"},
+                "expect": {"outcome": "replied"},
+                "faults": {"a": "flaky:0.25"},
+            },
+            True,
+        ),
+        (
+            {
+                "id": "x",
+                "split": "dev",
+                "input": {"goal": "g"},
+                "expect": {"outcome": "replied"},
+                "faults": {"a": "melt"},
+            },
+            False,
+        ),
+    ],
+)
+def test_schema_and_model_agree(data: dict[str, object], valid: bool) -> None:
+    validator = jsonschema.Draft202012Validator(schema.load_schema())
+    assert validator.is_valid(data) is valid
+    try:
+        Case.model_validate(data)
+        model_valid = True
+    except ValueError:
+        model_valid = False
+    assert model_valid is valid
+
+
+def test_main_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = tmp_path / "case.schema.json"
+    stale.write_text("{}\n", encoding="utf-8")
+    monkeypatch.setattr(schema, "schema_path", lambda: stale)
+    assert schema.main(["--check"]) == 1
+    assert schema.main([]) == 0
+    assert stale.read_text(encoding="utf-8") == schema.render_schema()
+    assert schema.main(["--check"]) == 0
