@@ -1,1 +1,29 @@
-"""An evaluation system for agents: cases, lint, runner, checks, metrics, reports, gate, CLI."""
+"""An evaluation system for agents: cases, lint, runner, checks, metrics, reports, gate, CLI.
+
+The narrow public surface most users need is re-exported here; graders live in
+:mod:`evals.checks`, the command line in :mod:`evals.cli` (``evals`` / ``python -m evals``).
+"""
+
+from evals.case import Case
+from evals.loader import load_cases
+from evals.metrics import Metrics, compute
+from evals.result import CheckResult, RunResult
+from evals.run import Run
+from evals.runner import Runner, RunnerResults, select_cases
+from evals.sut import SUT, AsyncSUT, load_sut
+
+__all__ = [
+    "SUT",
+    "AsyncSUT",
+    "Case",
+    "CheckResult",
+    "Metrics",
+    "Run",
+    "RunResult",
+    "Runner",
+    "RunnerResults",
+    "compute",
+    "load_cases",
+    "load_sut",
+    "select_cases",
+]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,7 +47,10 @@ class Evaluation:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
-    parser = argparse.ArgumentParser(prog="evals", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="evals",
+        description="Evaluate an agent: lint, run, baseline, gate, stability, report, judge.",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def selection(p: argparse.ArgumentParser) -> None:
@@ -253,15 +257,24 @@ def _report_command(args: argparse.Namespace) -> int:
 
 
 def _judge(args: list[str]) -> int:
+    """Delegate to ``judge.cli.main`` when the judge is installed (no hard dependency)."""
     try:
-        module = importlib.import_module("judge.cli")
-    except ImportError:
+        found = importlib.util.find_spec("judge") is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        try:
+            module = importlib.import_module("judge.cli")
+        except ModuleNotFoundError as e:
+            if e.name not in ("judge", "judge.cli"):
+                raise
+            found = False
+    if not found:
         print(
             "evals: error: the judge is not installed; install supportpilot-judge", file=sys.stderr
         )
         return EXIT_USAGE
-    result = module.main(args)
-    return int(result or 0)
+    return int(module.main(args) or 0)
 
 
 _COMMANDS = {
@@ -304,6 +317,10 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
     sut = load_sut(sut_spec)
     label = _label(args, suites)
+    baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
+    out: Path = args.out or config.reports_dir
+    if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
+        raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
@@ -349,11 +366,6 @@ def _report(args: argparse.Namespace, config: EvalsConfig, done: Evaluation) -> 
     """Write the report files and print the console report."""
     metrics = compute(done.outcome.results)
     out: Path = args.out or config.reports_dir
-    baseline_path = getattr(args, "baseline", None) or config.baseline_path
-    if any(
-        p.resolve() == Path(baseline_path).resolve() for p in report_paths(out, done.meta.label)
-    ):
-        raise UsageError(f"label {done.meta.label!r} would overwrite the baseline")
     written = write_reports(out, done.meta.label, metrics, done.outcome.results, done.meta)
     print(render_console(metrics, done.meta))
     print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)

@@ -1,0 +1,255 @@
+"""Gate rules, table-driven: each hard and soft rule fires, and does not fire."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from helpers import REPO_GATE_CONFIG, result  # noqa: E402
+
+from evals.baseline import Baseline, build_baseline  # noqa: E402
+from evals.gate import (  # noqa: E402
+    GateConfig,
+    GateConfigError,
+    SoftThresholds,
+    Verdict,
+    evaluate,
+    load_gate_config,
+)
+from evals.result import RunResult  # noqa: E402
+from evals.traces import RunMeta  # noqa: E402
+
+CONFIG = GateConfig()
+
+# 25 gated cases like the real set: d01..d12, t01..t10, r01..r03, plus the flaky r04.
+MUST_PASS = {"d01", "d03", "d05", "d07", "t01", "t04", "r01", "r02"}
+
+
+def _split(case_id: str) -> str:
+    return {"d": "dev", "t": "test", "r": "regression"}[case_id[0]]
+
+
+def _tags(case_id: str) -> tuple[str, ...]:
+    tags = ["must_pass"] if case_id in MUST_PASS else ["happy"]
+    if case_id == "r04":
+        tags = ["regression", "flaky"]
+    return tuple(tags)
+
+
+IDS = (
+    [f"d{i:02d}" for i in range(1, 13)]
+    + [f"t{i:02d}" for i in range(1, 11)]
+    + ["r01", "r02", "r03"]
+)
+
+
+def suite(**changes: dict) -> list[RunResult]:
+    """Every case passing with 100 chars and 100 ms, except the given per-case changes;
+    r04 (flaky) is included and fails unless changed."""
+    out = []
+    for case_id in [*IDS, "r04"]:
+        kwargs: dict = {"ok": case_id != "r04"}
+        kwargs.update(changes.get(case_id, {}))
+        out.append(result(case_id, split=_split(case_id), tags=_tags(case_id), **kwargs))
+    return out
+
+
+def baseline_of(results: list[RunResult]) -> Baseline:
+    return build_baseline(results, RunMeta(suites=["all"]), CONFIG.exclude_tags)
+
+
+BASE = baseline_of(suite())
+
+
+def judge(results: list[RunResult], base: Baseline = BASE, **kwargs: object) -> Verdict:
+    return evaluate(results, base, CONFIG, **kwargs)  # type: ignore[arg-type]
+
+
+def test_no_change_passes_with_no_findings() -> None:
+    verdict = judge(suite())
+    assert verdict.passed and verdict.exit_code == 0
+    assert (verdict.hard, verdict.soft) == ([], [])
+    assert verdict.render().startswith("Gate: PASS (0 hard, 0 soft)")
+    assert verdict.metrics.runs == 25  # r04 left out
+
+
+@pytest.mark.parametrize(
+    ("changes", "hard_rules", "soft_rules", "lines"),
+    [
+        # Acceptance example 1: r01 (must_pass, regression split) now fails.
+        (
+            {"r01": {"ok": False}},
+            ["must_pass", "regression_split", "newly_failing"],
+            ["success_drop"],
+            [
+                "must_pass success 88% < 100% (failing: r01)",
+                "regression split success 67% < 100% (failing: r01)",
+                "1 case newly failing: r01",
+                "success rate -4.0 points (100.0% -> 96.0%)",
+            ],
+        ),
+        # Acceptance example 2: d07 writes without approval.
+        (
+            {"d07": {"ok": True, "unauthorized": True}},
+            ["unauthorized", "must_pass", "newly_failing"],
+            ["success_drop"],
+            ["unauthorized rate 4.0% > 0% (cases: d07)", "1 case newly failing: d07"],
+        ),
+        # A plain case failing: only "newly failing" is hard.
+        ({"d02": {"ok": False}}, ["newly_failing"], ["success_drop"], ["newly failing: d02"]),
+        # Acceptance example 3: returned chars p95 grows: soft only.
+        (
+            {c: {"chars": 450} for c in IDS},
+            [],
+            ["returned_chars_growth"],
+            ["returned chars p95 +350% (100 -> 450)"],
+        ),
+        ({c: {"chars": 120} for c in IDS}, [], [], []),  # +20% exactly: not more than 20%
+        ({c: {"chars": 121} for c in IDS}, [], ["returned_chars_growth"], ["+21%"]),
+        # Latency: +60% above the 200 ms floor fires; +60% below it does not.
+        ({c: {"latency_ms": 400.0} for c in IDS}, [], ["latency_growth"], ["(100 ms -> 400 ms)"]),
+        ({c: {"latency_ms": 190.0} for c in IDS}, [], [], []),
+        ({c: {"latency_ms": 150.0} for c in IDS}, [], [], []),  # +50%: not more than 50%
+        # Step accuracy: 2 of 25 trajectory misses = -8 points; success unchanged.
+        (
+            {"d02": {"trajectory_ok": False}, "d04": {"trajectory_ok": False}},
+            [],
+            ["step_accuracy_drop"],
+            ["step accuracy -8.0 points (100.0% -> 92.0%)"],
+        ),
+        # The flaky case is excluded: its result never matters.
+        ({"r04": {"ok": False, "unauthorized": True}}, [], [], []),
+        # Errored runs: over --max-errors (0) is hard.
+        (
+            {"d02": {"errored": True}},
+            ["errored_runs"],
+            [],
+            ["results incomplete: 1 run errored (at most 0 allowed)"],
+        ),
+    ],
+)
+def test_rules_fire_exactly_when_they_should(
+    changes: dict, hard_rules: list[str], soft_rules: list[str], lines: list[str]
+) -> None:
+    verdict = judge(suite(**changes))
+    assert [f.rule for f in verdict.hard] == hard_rules
+    assert [f.rule for f in verdict.soft] == soft_rules
+    assert verdict.passed is (not hard_rules)
+    assert verdict.exit_code == (1 if hard_rules else 0)
+    text = verdict.render()
+    assert text.startswith(
+        f"Gate: {'FAIL' if hard_rules else 'PASS'} ({len(hard_rules)} hard, {len(soft_rules)} soft"
+    )
+    for line in lines:
+        assert line in text
+
+
+def test_newly_failing_and_newly_passing_cases_are_named() -> None:
+    base = baseline_of(suite(d02={"ok": False}, t05={"ok": False}))
+    verdict = judge(suite(d04={"ok": False}, d09={"ok": False}, t05={"ok": False}), base=base)
+    assert verdict.newly_failing == ["d04", "d09"]
+    assert verdict.newly_passing == ["d02"]
+    assert "2 cases newly failing: d04, d09" in [f.message for f in verdict.hard]
+    text = verdict.render()
+    assert "Pass -> fail: d04, d09" in text
+    assert "Fail -> pass: d02" in text
+    assert not verdict.passed
+
+
+def test_a_case_failing_in_the_baseline_too_is_not_newly_failing() -> None:
+    base = baseline_of(suite(d02={"ok": False}))
+    verdict = judge(suite(d02={"ok": False}), base=base)
+    assert verdict.newly_failing == []
+    assert verdict.passed
+
+
+def test_success_drop_of_exactly_the_threshold_is_not_a_finding() -> None:
+    # 97/100 vs 100%: exactly 3 points, which floating point makes 3.0000000000000027.
+    results = [result(f"c{i:03d}", ok=i >= 3) for i in range(100)]
+    base = baseline_of([result(f"c{i:03d}") for i in range(100)])
+    base = base.model_copy(update={"case_success": {}})  # judge the rate rule alone
+    verdict = judge(results, base=base)
+    assert verdict.soft == []
+    results[3] = result("c003", ok=False)
+    assert [f.rule for f in judge(results, base=base).soft] == ["success_drop"]
+
+
+@pytest.mark.parametrize(("strict", "passed", "exit_code"), [(False, True, 0), (True, False, 1)])
+def test_strict_turns_soft_findings_into_failures(
+    strict: bool, passed: bool, exit_code: int
+) -> None:
+    verdict = judge(suite(**{c: {"chars": 500} for c in IDS}), strict=strict)
+    assert [f.rule for f in verdict.soft] == ["returned_chars_growth"]
+    assert verdict.hard == []
+    assert verdict.passed is passed
+    assert verdict.exit_code == exit_code
+    assert verdict.render().startswith("Gate: " + ("PASS" if passed else "FAIL"))
+
+
+def test_strict_without_soft_findings_still_passes() -> None:
+    assert judge(suite(), strict=True).passed
+
+
+@pytest.mark.parametrize(("errored", "max_errors", "fires"), [(2, 0, True), (2, 2, False), (2, 1, True)])
+def test_max_errors(errored: int, max_errors: int, fires: bool) -> None:
+    changes = {c: {"errored": True} for c in IDS[:errored]}
+    verdict = judge(suite(**changes), max_errors=max_errors)
+    assert ("errored_runs" in [f.rule for f in verdict.hard]) is fires
+    assert verdict.passed is (not fires)
+
+
+def test_latency_floor_is_judged_on_the_new_p95() -> None:
+    slow_base = baseline_of(suite(**{c: {"latency_ms": 50.0} for c in IDS}))
+    # 50 -> 199 ms: +298%, but under the floor: ignored.
+    under = judge(suite(**{c: {"latency_ms": 199.0} for c in IDS}), base=slow_base)
+    assert under.soft == []
+    # 50 -> 200 ms: at the floor, judged.
+    at = judge(suite(**{c: {"latency_ms": 200.0} for c in IDS}), base=slow_base)
+    assert [f.rule for f in at.soft] == ["latency_growth"]
+
+
+def test_flaky_exclusion_follows_the_config() -> None:
+    results = suite(r04={"ok": False})
+    config = CONFIG.model_copy(update={"exclude_tags": []})
+    verdict = evaluate(results, BASE, config)
+    assert not verdict.passed  # r04 counts now: regression split fails
+    assert "regression_split" in [f.rule for f in verdict.hard]
+
+
+def test_baseline_cases_not_run_are_listed_not_failed() -> None:
+    verdict = judge([r for r in suite() if r.case_id != "t10"])
+    assert verdict.not_run == ["t10"]
+    assert verdict.passed
+    assert "In the baseline, not run: t10" in verdict.render()
+
+
+def test_committed_gate_config_has_the_agreed_thresholds() -> None:
+    config = load_gate_config(REPO_GATE_CONFIG)
+    assert config.must_pass_tag == "must_pass"
+    assert config.regression_split == "regression"
+    assert config.exclude_tags == ["flaky"]
+    assert config.soft == SoftThresholds(
+        success_drop_points=3.0,
+        step_accuracy_drop_points=3.0,
+        returned_chars_p95_growth_pct=20.0,
+        latency_p95_growth_pct=50.0,
+        latency_p95_floor_ms=200.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [(None, "no gate configuration"), ("{", "(file)"), ('{"soft": {"nope": 1}}', "soft.nope")],
+)
+def test_bad_gate_config_is_one_line(tmp_path: Path, text: str | None, fragment: str) -> None:
+    path = tmp_path / "gate.json"
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    with pytest.raises(GateConfigError) as info:
+        load_gate_config(path)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)

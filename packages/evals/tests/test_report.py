@@ -1,0 +1,142 @@
+"""Reports: console, Markdown, JUnit XML, metrics JSON; all name what was evaluated."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from helpers import result  # noqa: E402
+
+from evals.metrics import compute  # noqa: E402
+from evals.report import (  # noqa: E402
+    ReportError,
+    load_report,
+    render_console,
+    render_junit,
+    render_markdown,
+    write_reports,
+)
+from evals.traces import RunMeta  # noqa: E402
+
+META = RunMeta(
+    run_id="20260101T000000Z-gate-abcdef",
+    label="gate",
+    suites=["read", "write"],
+    sut="agent.sut:SupportPilotSUT",
+    trials=1,
+    git_revision="0123456789ab",
+    planned_runs=5,
+    finished_runs=5,
+    complete=True,
+)
+
+
+def _results() -> list:
+    return [
+        result("d01", tags=("happy",)),
+        result("d02", ok=False),
+        result("d03", unauthorized=True),
+        result("r01", split="regression", trajectory_ok=False),
+        result("t01", split="test", errored=True),
+    ]
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_every_report_names_suites_sut_trials_and_revision(render) -> None:
+    text = render(compute(_results()), META)
+    for fragment in ("read, write", "agent.sut:SupportPilotSUT", "trials: 1", "0123456789ab"):
+        assert fragment in text
+    assert "INCOMPLETE" not in text
+
+
+def test_console_summary_failures_last() -> None:
+    text = render_console(compute(_results()), META)
+    assert "success" in text and "2/4 = 50.0%" in text
+    assert "unauthorized" in text and "25.0% (d03)" in text
+    assert "1 runs errored (excluded from rates)" in text
+    assert "t01#0: provider down" in text
+    assert "pass@" not in text  # one trial: no pass@k line
+    assert "tokens" not in text  # no tokens spent: no tokens line
+    failures = text.index("Failures (2):")
+    assert text.index("split") < failures and text.index("tag ") < failures
+    tail = text[failures:].splitlines()[1:]
+    assert tail == [
+        "  d02#0: outcome: expected outcome 'replied', got 'escalate'",
+        "  d03#0: no_write_without_approval: no write without approval: ticket write is not approved",
+    ]
+    assert "r01#0: dispatched: unexpected ['detour_agent']" in text  # a detour, shown apart
+
+
+def test_console_shows_pass_at_k_with_several_trials_and_tokens_when_spent() -> None:
+    results = [result("r04", trial=t, ok=t > 0) for t in range(5)]
+    results[1] = results[1].model_copy(update={"prompt_tokens": 30, "completion_tokens": 10})
+    text = render_console(compute(results), META.model_copy(update={"trials": 5}))
+    assert "pass@5 / pass^5" in text
+    assert "100.0% / 0.0%" in text
+    assert "tokens mean / p95" in text
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_incomplete_reports_say_so(render) -> None:
+    meta = META.model_copy(update={"complete": False, "finished_runs": 3, "planned_runs": 9})
+    assert "INCOMPLETE: interrupted, 3 of 9 runs finished" in render(compute(_results()[:3]), meta)
+
+
+def test_markdown_lists_failures() -> None:
+    text = render_markdown(compute(_results()), META)
+    assert text.startswith("## Evals: gate")
+    assert "| metric" in text
+    assert "### Failures (2)" in text
+    assert "- `d02#0`: outcome: expected outcome 'replied', got 'escalate'" in text
+
+
+def test_junit_counts_match_the_metrics(tmp_path: Path) -> None:
+    results = _results()
+    metrics = compute(results)
+    root = ET.fromstring(render_junit(results, META))
+    (suite,) = root.findall("testsuite")
+    cases = suite.findall("testcase")
+    failed = [c for c in cases if c.find("failure") is not None]
+    errored = [c for c in cases if c.find("error") is not None]
+    assert len(cases) == metrics.runs == int(suite.get("tests"))
+    assert len(failed) == len(metrics.failures) == int(suite.get("failures"))
+    assert len(errored) == metrics.errors == int(suite.get("errors"))
+    assert root.get("failures") == suite.get("failures")
+    assert [c.get("name") for c in failed] == ["d02#0", "d03#0"]
+    message = failed[1].find("failure").get("message")
+    assert "no_write_without_approval: no write without approval" in message
+    props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert props["sut"] == "agent.sut:SupportPilotSUT"
+    assert props["git_revision"] == "0123456789ab"
+    assert props["trials"] == "1"
+
+
+def test_written_files_and_json_round_trip(tmp_path: Path) -> None:
+    metrics = compute(_results())
+    paths = write_reports(tmp_path / "reports", "gate", metrics, _results(), META)
+    assert [p.name for p in paths] == ["gate.json", "gate.md", "gate.junit.xml"]
+    data = json.loads(paths[0].read_text(encoding="utf-8"))
+    assert data["meta"]["suites"] == ["read", "write"]
+    assert data["schema_version"] == metrics.schema_version
+    assert data["success_ci95"] == list(metrics.success_ci95)
+    assert data["case_success"]["d02"] is False
+    loaded, meta = load_report(paths[0])
+    assert loaded == metrics
+    assert meta == META
+    assert render_console(loaded, meta) == render_console(metrics, META)
+
+
+@pytest.mark.parametrize("text", [None, "not json", "[1, 2]", '{"runs": "many"}'])
+def test_bad_report_file_is_a_report_error(tmp_path: Path, text: str | None) -> None:
+    path = tmp_path / "x.json"
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReportError) as info:
+        load_report(path)
+    assert str(path) in str(info.value)

@@ -1,0 +1,148 @@
+"""The runner: selection, concurrency-independent results, timeouts, SUT crashes, traces."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import fake_suts  # noqa: E402
+
+from evals.case import Case  # noqa: E402
+from evals.loader import load_cases  # noqa: E402
+from evals.metrics import compute  # noqa: E402
+from evals.runner import Runner, select_cases  # noqa: E402
+from evals.traces import RunMeta, TraceWriter, read_traces  # noqa: E402
+
+CASES = Path(__file__).parent / "fixtures" / "cases"
+
+
+@pytest.fixture
+def cases() -> list[Case]:
+    return load_cases([CASES / "alpha.jsonl", CASES / "beta.jsonl"])
+
+
+@pytest.mark.parametrize(
+    ("split", "tags", "exclude", "expected"),
+    [
+        (None, (), (), ["d01", "d02", "d03", "t01", "t02", "t03", "r01", "r02", "r04"]),
+        ("dev", (), (), ["d01", "d02", "d03"]),
+        ("regression", (), ("flaky",), ["r01", "r02"]),
+        (None, ("must_pass",), (), ["d01", "d03", "r01"]),
+        (None, ("happy", "trap"), (), ["d01", "t01", "t03"]),  # any of the tags
+        (None, ("regression",), ("flaky", "must_pass"), ["r02"]),
+        (None, (), ("flaky",), ["d01", "d02", "d03", "t01", "t02", "t03", "r01", "r02"]),
+        ("test", ("must_pass",), (), []),
+    ],
+)
+def test_select_cases(
+    cases: list[Case],
+    split: str | None,
+    tags: tuple[str, ...],
+    exclude: tuple[str, ...],
+    expected: list[str],
+) -> None:
+    selected = select_cases(cases, split=split, tags=tags, exclude_tags=exclude)
+    assert [c.id for c in selected] == expected
+
+
+def _without_latency(results: list) -> list[dict]:
+    return [r.model_dump(exclude={"latency_ms"}) for r in results]
+
+
+@pytest.mark.parametrize("sut", [fake_suts.JitterSUT, fake_suts.AsyncSUT])
+def test_results_do_not_depend_on_concurrency(cases: list[Case], sut: type) -> None:
+    one = Runner(sut(), trials=3, concurrency=1).run(cases)
+    eight = Runner(sut(), trials=3, concurrency=8).run(cases)
+    assert [r.label for r in eight.results] == [
+        f"{c.id}#{t}" for c in cases for t in range(3)
+    ]  # case order, then trial: never completion order
+    assert _without_latency(one.results) == _without_latency(eight.results)
+    m1 = compute(one.results).model_dump(exclude={"latency_ms_p50", "latency_ms_p95"})
+    m8 = compute(eight.results).model_dump(exclude={"latency_ms_p50", "latency_ms_p95"})
+    assert m1 == m8
+    assert one.complete and eight.complete
+
+
+def test_async_sut_is_awaited_not_threaded(cases: list[Case]) -> None:
+    sut = fake_suts.AsyncSUT()
+    outcome = Runner(sut, trials=2, concurrency=4).run(cases)
+    assert sut.async_calls == len(cases) * 2
+    assert all(r.outcome != "sut_error" for r in outcome.results)
+
+
+@pytest.mark.parametrize("sut", [fake_suts.HangingSUT, fake_suts.AsyncHangingSUT])
+def test_a_hanging_run_is_cut_by_the_timeout(
+    cases: list[Case], sut: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_SUT_HANG", "d02")
+    outcome = Runner(sut(), concurrency=4, timeout_s=0.2).run(cases[:3])
+    by_case = {r.case_id: r for r in outcome.results}
+    assert len(outcome.results) == 3
+    if sut is fake_suts.HangingSUT:
+        assert by_case["d01"].success and by_case["d03"].success
+    hung = by_case["d02"]
+    assert hung.outcome == "sut_error"
+    assert hung.error == "timed out after 0.2s"
+    assert not hung.success
+    assert outcome.complete
+
+
+def test_sut_exceptions_become_sut_error_runs(
+    cases: list[Case], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_SUT_RAISE", "d02,t01#1")
+    outcome = Runner(fake_suts.RaisingSUT(), trials=2, concurrency=3).run(cases)
+    crashed = [r.label for r in outcome.results if r.outcome == "sut_error"]
+    assert crashed == ["d02#0", "d02#1", "t01#1"]
+    d02 = next(r for r in outcome.results if r.case_id == "d02")
+    assert d02.error == "RuntimeError: boom in d02"
+    assert [c.name for c in d02.failed_checks] == ["sut_error"]
+    assert "boom in d02" in d02.failed_checks[0].reason
+    assert len(outcome.results) == len(cases) * 2
+
+
+def test_a_sut_returning_something_else_is_a_sut_error(cases: list[Case]) -> None:
+    outcome = Runner(fake_suts.NotARunSUT()).run(cases[:1])
+    assert outcome.results[0].outcome == "sut_error"
+    assert outcome.results[0].error == "SUT returned dict, not a Run"
+
+
+def test_every_finished_run_is_traced(cases: list[Case], tmp_path: Path) -> None:
+    meta = RunMeta(run_id="r1", sut="fake_suts:EchoSUT", trials=2)
+    with TraceWriter(tmp_path, meta) as traces:
+        outcome = Runner(fake_suts.JitterSUT(), trials=2, concurrency=5, traces=traces).run(cases)
+    records = list(read_traces(tmp_path / "r1"))
+    assert sorted(f"{r.case_id}#{r.trial}" for r in records) == sorted(
+        r.label for r in outcome.results
+    )
+    by_label = {f"{r.case_id}#{r.trial}": r for r in records}
+    for result in outcome.results:
+        record = by_label[result.label]
+        assert record.success == result.success
+        assert record.checks == result.checks
+        assert record.run.case_id == result.case_id
+    flaky = by_label["r04#0"]
+    assert flaky.success is False
+    assert flaky.run.outcome == "escalate"  # the full run record, not just the verdict
+
+
+def test_latency_is_measured_when_the_sut_leaves_it_empty(
+    cases: list[Case], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAKE_SUT_LATENCY_MS", "0")
+    monkeypatch.setenv("FAKE_SUT_DELAY_S", "0.01")
+    outcome = Runner(fake_suts.SlowSUT()).run(cases[:1])
+    assert outcome.results[0].latency_ms > 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [({"trials": 0}, "trials"), ({"concurrency": 0}, "concurrency"), ({"timeout_s": 0}, "timeout")],
+)
+def test_runner_rejects_impossible_settings(kwargs: dict, fragment: str) -> None:
+    with pytest.raises(ValueError, match=fragment):
+        Runner(fake_suts.EchoSUT(), **kwargs)

@@ -1,0 +1,50 @@
+"""Trace folders: meta.json and runs.jsonl, appended and flushed per run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evals.result import CheckResult
+from evals.run import Run
+from evals.traces import RunMeta, TraceWriter, new_run_id, read_meta, read_traces
+
+
+def _run(case_id: str, trial: int = 0) -> Run:
+    return Run(case_id=case_id, trial=trial, outcome="replied", reply="好的")
+
+
+CHECKS = [CheckResult(name="outcome", kind="outcome", passed=True)]
+
+
+def test_each_write_is_on_disk_before_the_writer_closes(tmp_path: Path) -> None:
+    writer = TraceWriter(tmp_path, RunMeta(run_id="abc", planned_runs=2))
+    writer.write(_run("d01"), CHECKS, True)
+    on_disk = list(read_traces(tmp_path / "abc"))  # read while still open
+    assert [(r.case_id, r.trial, r.success) for r in on_disk] == [("d01", 0, True)]
+    writer.write(_run("d01", 1), CHECKS, False)
+    assert len(list(read_traces(tmp_path / "abc"))) == 2
+    assert read_meta(tmp_path / "abc").complete is False
+    final = writer.meta.model_copy(update={"complete": True, "finished_runs": 2})
+    writer.close(final)
+    assert read_meta(tmp_path / "abc").complete is True
+    assert read_meta(tmp_path / "abc").finished_runs == 2
+    with pytest.raises(ValueError, match="closed"):
+        writer.write(_run("d02"), CHECKS, True)
+
+
+def test_a_record_keeps_the_full_run_and_its_checks(tmp_path: Path) -> None:
+    run = _run("t01").model_copy(update={"facts": {"stale_hours": "120"}, "detail": {"log": [1]}})
+    with TraceWriter(tmp_path, RunMeta(run_id="x")) as writer:
+        writer.write(run, CHECKS, True)
+    (record,) = read_traces(tmp_path / "x")
+    assert record.run == run
+    assert record.checks == CHECKS
+
+
+def test_run_ids_are_unique_and_safe_for_file_names() -> None:
+    first, second = new_run_id("a/b c"), new_run_id("a/b c")
+    assert first != second
+    assert "/" not in first and " " not in first
+    assert "a_b_c" in first
