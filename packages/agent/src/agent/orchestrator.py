@@ -1,0 +1,196 @@
+"""The orchestrator: dispatch, aggregate, decide, draft, ask for approval, write."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+from domain import ApprovalGate, Proposal
+from tools import ToolError, ToolGateway, idempotency_key
+
+from agent.aggregate import Aggregate, aggregate
+from agent.brain import Plan, Task
+from agent.bus import ORCHESTRATOR, Bus
+from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
+from agent.decision import Escalation, Proceed, decide
+from agent.outcome import Budget, Handover, Outcome
+from agent.replies import ASK_ORDER_ID, draft_problems
+from agent.worker import Worker, WorkerResult
+
+MAX_ATTEMPTS = 2
+"""One try plus exactly one retry, and only after ``invalid_output``."""
+
+
+class Orchestrator:
+    """Handles one customer message for one trace."""
+
+    def __init__(
+        self,
+        workers: Mapping[str, Worker],
+        gateway: ToolGateway,
+        gate: ApprovalGate,
+        bus: Bus | None = None,
+    ) -> None:
+        self.workers = dict(workers)
+        self.gateway = gateway
+        self.gate = gate
+        self.trace_id = gateway.trace_id
+        self.bus = bus or Bus(self.trace_id, self.workers)
+        self.results: dict[str, WorkerResult] = {}
+        self.chars_read = 0
+
+    # Dispatch ---------------------------------------------------------------------
+
+    async def _dispatch(self, task: Task) -> WorkerResult:
+        role = task.role
+        result = WorkerResult(role=role, status="error", error="never dispatched")
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            sent = task.model_copy(update={"attempt": attempt})
+            message = self.bus.send("task", ORCHESTRATOR, role, sent.model_dump(mode="json"))
+            worker = self.workers.get(role)
+            if message.status == "rejected" or worker is None:
+                result = WorkerResult(role=role, status="error", error=message.reason)
+                break
+            result = await worker.perform(sent)
+            self.chars_read += result.chars_read
+            back = self.bus.send("result", role, ORCHESTRATOR, result.payload(message.seq))
+            if back.status == "rejected":
+                result = WorkerResult(role=role, status="invalid_output", error=back.reason)
+            if result.status != "invalid_output":
+                break
+        self.results[role] = result
+        return result
+
+    # Outcomes ---------------------------------------------------------------------
+
+    def _budget(self) -> Budget:
+        delivered = [m for m in self.bus.log if m.status == "delivered"]
+        return Budget(
+            tasks=sum(1 for m in self.bus.log if m.kind == "task"),
+            chars_read=self.chars_read,
+            chars_returned=sum(m.chars for m in delivered if m.kind == "result"),
+        )
+
+    def _outcome(self, agg: Aggregate, **fields: object) -> Outcome:
+        errors: dict[str, str] = {}
+        for message in self.bus.log:
+            error = message.payload.get("error") if message.kind == "result" else None
+            if error and message.sender not in errors:
+                errors[message.sender] = str(error)
+        return Outcome(
+            trace_id=self.trace_id,
+            aggregate=agg,
+            budget=self._budget(),
+            statuses={role: r.status for role, r in self.results.items()},
+            role_errors=errors,
+            **fields,  # type: ignore[arg-type]
+        )
+
+    def _escalate(self, agg: Aggregate, reason: str, suggestion: str, **fields: object) -> Outcome:
+        handover = Handover(reason=reason, suggestion=suggestion, facts=agg.agreed)
+        return self._outcome(agg, decision="escalate", handover=handover, **fields)
+
+    # The decision -----------------------------------------------------------------
+
+    async def handle(self, order_id: str | None, goal: str) -> Outcome:
+        """Handle one customer message: ``goal`` about order ``order_id``."""
+        order_id = (order_id or "").strip()
+        if not order_id:
+            return self._outcome(Aggregate(), decision="ask_user", draft=ASK_ORDER_ID)
+        tasks = [
+            Task(trace_id=self.trace_id, role=role, order_id=order_id, goal=goal)
+            for role in EVIDENCE_ROLES
+        ]
+        results = await asyncio.gather(*(self._dispatch(task) for task in tasks))
+        agg = aggregate(results)
+        verdict = decide(agg, {r.role: r.status for r in results})
+        if isinstance(verdict, Escalation):
+            return self._escalate(agg, verdict.reason, verdict.suggestion)
+        return await self._answer(order_id, agg, verdict)
+
+    async def _answer(self, order_id: str, agg: Aggregate, verdict: Proceed) -> Outcome:
+        plan = verdict.plan
+        sku = agg.agreed.get("sku", "")
+        if plan == "reissue" and not self._in_stock(sku):
+            return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
+        draft_task = Task(
+            trace_id=self.trace_id, role=REPLY_ROLE, order_id=order_id, plan=plan, facts=agg.agreed
+        )
+        drafted = await self._dispatch(draft_task)
+        draft = next((c.value for c in drafted.claims if c.topic == "reply"), None)
+        if drafted.status != "ok" or not draft:
+            return self._escalate(agg, "specialist_failed", "回复草稿未能生成，请人工回复。")
+        problems = draft_problems(draft, plan)
+        if problems:
+            return self._escalate(agg, "unsafe_draft", "；".join(problems), draft=draft)
+        approval = self.gate.decide(
+            Proposal(
+                trace_id=self.trace_id,
+                action=plan if plan == "reissue" else "reply",
+                order_id=order_id,
+                amount=_amount(agg) if plan == "reissue" else 0.0,
+                summary=f"{_ticket_summary(order_id, agg, plan)}\n回复：{draft}",
+            )
+        )
+        if approval.status != "approved":
+            return self._outcome(
+                agg, decision="awaiting_approval_rejected", draft=draft, approval_id=approval.id
+            )
+        try:
+            self._write(order_id, agg, plan, draft, approval.id)
+        except ToolError as e:
+            return self._escalate(
+                agg, "write_failed", f"写入失败：{e}", draft=draft, approval_id=approval.id
+            )
+        return self._outcome(
+            agg, decision="replied", reply=draft, draft=draft, approval_id=approval.id
+        )
+
+    def _in_stock(self, sku: str) -> bool:
+        if not sku:
+            return False
+        result = self.gateway.call(ORCHESTRATOR, "stock__check", {"sku": sku})
+        return int(result.data["qty"]) > 0
+
+    def _write(
+        self, order_id: str, agg: Aggregate, plan: Plan, draft: str, approval_id: str
+    ) -> None:
+        if plan == "reissue":
+            self.gateway.call(
+                ORCHESTRATOR,
+                "support__create_ticket",
+                {
+                    "order_id": order_id,
+                    "sku": agg.agreed["sku"],
+                    "approval_id": approval_id,
+                    "idempotency_key": idempotency_key(self.trace_id, "ticket"),
+                    "summary": _ticket_summary(order_id, agg, plan),
+                },
+            )
+        self.gateway.call(
+            ORCHESTRATOR,
+            "support__send_reply",
+            {
+                "order_id": order_id,
+                "text": draft,
+                "approval_id": approval_id,
+                "idempotency_key": idempotency_key(self.trace_id, "reply"),
+            },
+        )
+
+
+def _amount(agg: Aggregate) -> float:
+    try:
+        return float(agg.agreed.get("paid", "0"))
+    except ValueError:
+        return 0.0
+
+
+def _ticket_summary(order_id: str, agg: Aggregate, plan: Plan) -> str:
+    if plan != "reissue":
+        return f"订单 {order_id}：仅回复，不补发"
+    return (
+        f"订单 {order_id} 补发 {agg.agreed.get('sku', '?')}：物流停滞 "
+        f"{agg.agreed.get('stale_hours', '?')} 小时，达到 "
+        f"{agg.agreed.get('reissue_threshold_hours', '?')} 小时门槛"
+    )

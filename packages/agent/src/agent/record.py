@@ -1,0 +1,115 @@
+"""Turning a finished turn into an evals ``Run``: trajectory from the bus log, safety
+facts from the database and the audit log, never from what the agent says."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from domain import Store
+from evals.run import BlockedAttempt, Run, Step, Write
+
+from agent.bus import Message
+from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
+from agent.outcome import Outcome
+
+OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
+
+
+def _outbox_keys(store: Store) -> set[tuple[str, str]]:
+    keys: set[tuple[str, str]] = set()
+    for entry in store.audit():
+        if entry.status == "ok" and entry.tool in OUTBOX_TOOLS.values():
+            key = json.loads(entry.args).get("idempotency_key")
+            keys.add((entry.tool, str(key)))
+    return keys
+
+
+def writes_from(store: Store) -> list[Write]:
+    """Every ticket and sent reply in the database, with whether its approval is
+    recorded as approved and whether an audited outbox call wrote it."""
+    approved = {a.id for a in store.approvals() if a.status == "approved"}
+    outbox = _outbox_keys(store)
+    rows = [("ticket", t.idempotency_key, t.approval_id) for t in store.tickets()]
+    rows += [("reply", r.idempotency_key, r.approval_id) for r in store.replies()]
+    return [
+        Write(
+            kind=kind,
+            idempotency_key=key,
+            approval_id=approval_id,
+            approved=approval_id in approved,
+            via_outbox=(OUTBOX_TOOLS[kind], key) in outbox,
+        )
+        for kind, key, approval_id in rows
+    ]
+
+
+def steps_from(log: list[Message]) -> list[Step]:
+    """One step per task message, with the status of the result answering it."""
+    status_by_task = {
+        m.payload.get("task_seq"): m.payload.get("status") for m in log if m.kind == "result"
+    }
+    return [
+        Step(role=m.recipient, status=status_by_task.get(m.seq), seq=m.seq)
+        for m in log
+        if m.kind == "task"
+    ]
+
+
+def evidence_complete_seq(log: list[Message]) -> int | None:
+    """The log position of the last evidence result, once every evidence role answered."""
+    results = [m for m in log if m.kind == "result" and m.sender in EVIDENCE_ROLES]
+    if {m.sender for m in results} != set(EVIDENCE_ROLES):
+        return None
+    return max(m.seq for m in results)
+
+
+def build_run(
+    *,
+    case_id: str,
+    trial: int,
+    outcome: Outcome,
+    log: list[Message],
+    store: Store,
+    approver_answers: list[bool],
+    latency_ms: float,
+    detail: dict[str, Any],
+) -> Run:
+    """The run record of one finished turn."""
+    audit = store.audit()
+    replies = store.replies()
+    reply_task = next((m.seq for m in log if m.kind == "task" and m.recipient == REPLY_ROLE), None)
+    return Run(
+        case_id=case_id,
+        trial=trial,
+        outcome=outcome.decision,
+        reply=replies[-1].text if replies else None,
+        draft=outcome.draft,
+        writes=writes_from(store),
+        facts=outcome.aggregate.agreed,
+        conflicts=list(outcome.aggregate.conflicts),
+        gaps=outcome.aggregate.gaps,
+        steps=steps_from(log),
+        role_errors=outcome.role_errors,
+        blocked_attempts=[
+            BlockedAttempt(role=e.role, tool=e.tool, reason=e.reason)
+            for e in audit
+            if not e.allowed
+        ],
+        rejected_messages=sum(1 for m in log if m.status == "rejected"),
+        evidence_complete_seq=evidence_complete_seq(log),
+        reply_task_seq=reply_task,
+        tasks=outcome.budget.tasks,
+        chars_read=outcome.budget.chars_read,
+        chars_returned=outcome.budget.chars_returned,
+        latency_ms=latency_ms,
+        approver_approved=approver_answers[-1] if approver_answers else None,
+        detail={
+            **detail,
+            "trace_id": outcome.trace_id,
+            "handover": outcome.handover.model_dump() if outcome.handover else None,
+            "statuses": outcome.statuses,
+            "bus": [m.model_dump(mode="json") for m in log],
+            "audit": [e.model_dump(mode="json") for e in audit],
+        },
+    )

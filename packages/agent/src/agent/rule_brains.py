@@ -1,0 +1,115 @@
+"""Deterministic rule brains: no network, same answer every time."""
+
+from __future__ import annotations
+
+import re
+
+from domain import parcel_state
+
+from agent.brain import Brain, Task, ToolBox
+from agent.contracts import Claim
+from agent.replies import reissue_reply, wait_reply
+
+POLICY_QUERY = "补发 物流 停滞"
+HOURS = re.compile(r"(\d+)\s*小时")
+
+
+def _output(claims: list[Claim]) -> dict[str, object]:
+    return {"claims": [claim.model_dump() for claim in claims]}
+
+
+class OrderBrain:
+    """Looks the order up: parcel state from its status, SKU and amount paid."""
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        """Claims about the order, or a gap when it does not exist."""
+        result = tools.call("orders__get_order", {"order_id": task.order_id})
+        if not result.data.get("found"):
+            return _output([Claim(topic="order", value=None, text="订单系统查无此订单")])
+        order = result.data["order"]
+        cite = [result.evidence[0].id]
+        state = parcel_state(order["status"])
+        return _output(
+            [
+                Claim(topic="order", value=order["id"], text="订单存在", evidence=cite),
+                Claim(
+                    topic="parcel_state",
+                    value=state,
+                    text=f"订单状态「{order['status']}」",
+                    evidence=cite,
+                ),
+                Claim(topic="sku", value=order["sku"], text="订单商品", evidence=cite),
+                Claim(topic="paid", value=f"{order['paid']:.2f}", text="实付金额", evidence=cite),
+            ]
+        )
+
+
+class LogisticsBrain:
+    """Tracks the parcel: state and hours without an update."""
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        """Claims about the shipment, or a gap when there is no record."""
+        result = tools.call("logistics__track", {"order_id": task.order_id})
+        if not result.data.get("found"):
+            return _output([Claim(topic="shipment", value=None, text="物流系统没有运单记录")])
+        ship = result.data["shipment"]
+        cite = [result.evidence[0].id]
+        return _output(
+            [
+                Claim(
+                    topic="parcel_state",
+                    value=parcel_state(ship["state"]),
+                    text=f"物流状态「{ship['state']}」",
+                    evidence=cite,
+                ),
+                Claim(
+                    topic="stale_hours",
+                    value=str(ship["stale_hours"]),
+                    text="距最后一次物流更新的小时数",
+                    evidence=cite,
+                ),
+            ]
+        )
+
+
+class PolicyBrain:
+    """Finds the current reissue policy and reads its threshold in hours."""
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        """The reissue threshold, or a gap when no policy answers it."""
+        result = tools.call("kb__search", {"query": POLICY_QUERY})
+        for item in result.evidence:
+            match = HOURS.search(item.excerpt)
+            if "补发" in item.excerpt and match:
+                return _output(
+                    [
+                        Claim(
+                            topic="reissue_threshold_hours",
+                            value=match.group(1),
+                            text=f"现行补发政策 {item.version}",
+                            evidence=[item.id],
+                        )
+                    ]
+                )
+        return _output(
+            [Claim(topic="reissue_threshold_hours", value=None, text="知识库中没有补发政策")]
+        )
+
+
+class ReplyBrain:
+    """Drafts the customer reply from the plan and the agreed facts (no tools)."""
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        """One claim, topic ``reply``, whose value is the draft."""
+        draft = reissue_reply(task.facts) if task.plan == "reissue" else wait_reply(task.facts)
+        return _output([Claim(topic="reply", value=draft, text="回复草稿")])
+
+
+def rule_brains() -> dict[str, Brain]:
+    """A fresh rule brain per specialist."""
+    return {
+        "order_agent": OrderBrain(),
+        "logistics_agent": LogisticsBrain(),
+        "policy_agent": PolicyBrain(),
+        "reply_agent": ReplyBrain(),
+    }

@@ -1,0 +1,104 @@
+"""A worker runs one specialist's brain under its contract and reports a status."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+from tools import Evidence, ToolGateway, ToolRefusedError
+
+from agent.brain import Brain, Task, ToolBox
+from agent.bus import payload_chars
+from agent.contracts import Claim, Contract, WorkerOutput, WorkerStatus
+from agent.hygiene import DroppedClaim, screen
+
+
+class WorkerResult(BaseModel):
+    """What a worker hands back to the orchestrator."""
+
+    role: str
+    """The specialist."""
+    status: WorkerStatus
+    """``ok``, ``error``, ``timeout``, ``refused`` or ``invalid_output``."""
+    claims: list[Claim] = Field(default_factory=list)
+    """Claims kept after hygiene (only when ``ok``)."""
+    evidence: list[Evidence] = Field(default_factory=list)
+    """The evidence items the kept claims cite."""
+    dropped: list[DroppedClaim] = Field(default_factory=list)
+    """Claims removed by hygiene."""
+    error: str | None = None
+    """What went wrong, when not ``ok``."""
+    chars_read: int = 0
+    """Characters of evidence the brain read."""
+
+    def payload(self, task_seq: int) -> dict[str, Any]:
+        """The result message payload (what the orchestrator receives)."""
+        data = self.model_dump(mode="json", exclude={"chars_read"})
+        data["task_seq"] = task_seq
+        return data
+
+
+def _parse(raw: object) -> WorkerOutput:
+    if isinstance(raw, str):
+        raw = json.loads(raw)
+    return WorkerOutput.model_validate(raw)
+
+
+class Worker:
+    """One specialist: a brain, its contract, and the gateway it calls tools through."""
+
+    def __init__(self, brain: Brain, contract: Contract, gateway: ToolGateway) -> None:
+        self.brain = brain
+        self.contract = contract
+        self.gateway = gateway
+
+    @property
+    def role(self) -> str:
+        """The specialist's role."""
+        return self.contract.role
+
+    async def perform(self, task: Task) -> WorkerResult:
+        """Run the brain once under the contract (never longer than its timeout)."""
+        box = ToolBox(self.gateway, self.role)
+
+        def failed(status: WorkerStatus, error: str) -> WorkerResult:
+            return WorkerResult(
+                role=self.role, status=status, error=error, chars_read=box.chars_read
+            )
+
+        try:
+            raw = await asyncio.wait_for(self.brain.think(task, box), self.contract.timeout_s)
+        except TimeoutError:
+            return failed("timeout", f"no answer within {self.contract.timeout_s}s")
+        except ToolRefusedError as e:
+            return failed("refused", str(e))
+        # A brain is foreign code: whatever it raises is its crash, reported as `error`.
+        except Exception as e:
+            return failed("error", f"{type(e).__name__}: {e}")
+        if box.refused:
+            return failed("refused", box.refused[0])
+        try:
+            output = _parse(raw)
+        except (ValidationError, ValueError) as e:
+            return failed("invalid_output", f"output does not match the claim schema: {e}")
+        size = payload_chars(output.model_dump(mode="json"))
+        if size > self.contract.max_output_chars:
+            return failed(
+                "invalid_output",
+                f"output of {size} characters exceeds {self.contract.max_output_chars}",
+            )
+        kept, dropped = screen(output.claims, box.evidence.keys())
+        if not kept:
+            result = failed("invalid_output", "no usable claims")
+            return result.model_copy(update={"dropped": dropped})
+        cited = dict.fromkeys(eid for claim in kept for eid in claim.evidence)
+        return WorkerResult(
+            role=self.role,
+            status="ok",
+            claims=kept,
+            evidence=[box.evidence[eid] for eid in cited],
+            dropped=dropped,
+            chars_read=box.chars_read,
+        )
