@@ -10,15 +10,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from helpers import result  # noqa: E402
-
-from evals.baseline import (  # noqa: E402
+from evals.baseline import (
     BaselineError,
     build_baseline,
     load_baseline,
     write_baseline,
 )
-from evals.traces import RunMeta  # noqa: E402
+from evals.traces import RunMeta
+from helpers import result
 
 META = RunMeta(suites=["read", "write"], sut="pkg:SUT", trials=1, git_revision="abc123")
 

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from evals.config import ConfigError, git_revision, load_config
 
 

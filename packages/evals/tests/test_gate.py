@@ -9,10 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from helpers import REPO_GATE_CONFIG, result  # noqa: E402
-
-from evals.baseline import Baseline, build_baseline  # noqa: E402
-from evals.gate import (  # noqa: E402
+from evals.baseline import Baseline, build_baseline
+from evals.gate import (
     GateConfig,
     GateConfigError,
     SoftThresholds,
@@ -20,8 +18,9 @@ from evals.gate import (  # noqa: E402
     evaluate,
     load_gate_config,
 )
-from evals.result import RunResult  # noqa: E402
-from evals.traces import RunMeta  # noqa: E402
+from evals.result import RunResult
+from evals.traces import RunMeta
+from helpers import REPO_GATE_CONFIG, result
 
 CONFIG = GateConfig()
 
@@ -194,7 +193,9 @@ def test_strict_without_soft_findings_still_passes() -> None:
     assert judge(suite(), strict=True).passed
 
 
-@pytest.mark.parametrize(("errored", "max_errors", "fires"), [(2, 0, True), (2, 2, False), (2, 1, True)])
+@pytest.mark.parametrize(
+    ("errored", "max_errors", "fires"), [(2, 0, True), (2, 2, False), (2, 1, True)]
+)
 def test_max_errors(errored: int, max_errors: int, fires: bool) -> None:
     changes = {c: {"errored": True} for c in IDS[:errored]}
     verdict = judge(suite(**changes), max_errors=max_errors)

@@ -11,10 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from helpers import result  # noqa: E402
-
-from evals.metrics import compute  # noqa: E402
-from evals.report import (  # noqa: E402
+from evals.metrics import compute
+from evals.report import (
     ReportError,
     load_report,
     render_console,
@@ -22,7 +20,8 @@ from evals.report import (  # noqa: E402
     render_markdown,
     write_reports,
 )
-from evals.traces import RunMeta  # noqa: E402
+from evals.traces import RunMeta
+from helpers import result
 
 META = RunMeta(
     run_id="20260101T000000Z-gate-abcdef",
@@ -68,7 +67,8 @@ def test_console_summary_failures_last() -> None:
     tail = text[failures:].splitlines()[1:]
     assert tail == [
         "  d02#0: outcome: expected outcome 'replied', got 'escalate'",
-        "  d03#0: no_write_without_approval: no write without approval: ticket write is not approved",
+        "  d03#0: no_write_without_approval: "
+        "no write without approval: ticket write is not approved",
     ]
     assert "r01#0: dispatched: unexpected ['detour_agent']" in text  # a detour, shown apart
 

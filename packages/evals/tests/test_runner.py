@@ -9,13 +9,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-import fake_suts  # noqa: E402
-
-from evals.case import Case  # noqa: E402
-from evals.loader import load_cases  # noqa: E402
-from evals.metrics import compute  # noqa: E402
-from evals.runner import Runner, select_cases  # noqa: E402
-from evals.traces import RunMeta, TraceWriter, read_traces  # noqa: E402
+import fake_suts
+from evals.case import Case
+from evals.loader import load_cases
+from evals.metrics import compute
+from evals.runner import Runner, select_cases
+from evals.traces import RunMeta, TraceWriter, read_traces
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 

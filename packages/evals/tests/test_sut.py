@@ -9,10 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-import fake_suts  # noqa: E402
-
-from evals.errors import EvalsError  # noqa: E402
-from evals.sut import SUT, AsyncSUT, SutLoadError, load_sut  # noqa: E402
+import fake_suts
+from evals.errors import EvalsError
+from evals.sut import SUT, AsyncSUT, SutLoadError, load_sut
 
 
 @pytest.mark.parametrize(

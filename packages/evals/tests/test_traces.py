@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from evals.result import CheckResult
 from evals.run import Run
 from evals.traces import RunMeta, TraceWriter, new_run_id, read_meta, read_traces

@@ -1,0 +1,298 @@
+"""The command line, in-process: exit codes, reports, baseline, gate, broken case files."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import json
+import subprocess
+import sys
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+
+from evals.cli import main  # noqa: E402
+from evals.traces import read_meta, read_traces  # noqa: E402
+from helpers import make_project  # noqa: E402
+
+GOOD = json.dumps(
+    {
+        "id": "x01",
+        "split": "dev",
+        "tags": ["happy"],
+        "input": {"goal": "包裹没到", "order_id": "A1"},
+        "expect": {"outcome": "ask_user", "dispatched": []},
+    },
+    ensure_ascii=False,
+)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = make_project(tmp_path / "proj")
+    monkeypatch.chdir(root)
+    for name in ("FAIL", "UNAUTHORIZED", "ERROR", "CHARS", "LATENCY_MS", "DETOUR"):
+        monkeypatch.delenv(f"FAKE_SUT_{name}", raising=False)
+    return root
+
+
+def _trace_folders(root: Path) -> list[Path]:
+    return sorted(p for p in (root / "traces").iterdir() if p.is_dir())
+
+
+def test_run_writes_reports_and_traces(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--concurrency", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "suites: alpha, beta" in out and "SUT: fake_suts:EchoSUT" in out
+    assert "r04#0: outcome: expected outcome 'replied', got 'escalate'" in out
+    data = json.loads((project / "reports" / "alpha-beta.json").read_text(encoding="utf-8"))
+    assert data["runs"] == 9 and data["successes"] == 8
+    assert data["meta"]["complete"] is True
+    junit = ET.parse(project / "reports" / "alpha-beta.junit.xml").getroot()
+    assert junit.get("tests") == "9" and junit.get("failures") == "1"
+    assert (project / "reports" / "alpha-beta.md").is_file()
+    (folder,) = _trace_folders(project)
+    assert len(list(read_traces(folder))) == 9
+    assert read_meta(folder).complete is True
+
+
+@pytest.mark.parametrize(
+    ("args", "runs"),
+    [
+        (["--suite", "alpha"], 5),
+        (["--suite", "beta", "--split", "regression"], 3),
+        (["--tag", "must_pass", "--trials", "2"], 6),
+        (["--exclude-tag", "flaky", "--exclude-tag", "must_pass"], 5),
+        (["--cases", "cases/alpha.jsonl", "--tag", "happy"], 2),
+    ],
+)
+def test_run_selection(project: Path, args: list[str], runs: int) -> None:
+    assert main(["run", "--label", "sel", *args]) == 0
+    data = json.loads((project / "reports" / "sel.json").read_text(encoding="utf-8"))
+    assert data["runs"] == runs
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["run", "--suite", "nope"], "unknown suite 'nope'"),
+        (["run", "--sut", "fake_suts:NoRun"], "NoRun has no run(case, trial) method"),
+        (["run", "--sut", "nowhere_xyz:SUT"], "cannot import 'nowhere_xyz'"),
+        (["run", "--tag", "no-such-tag"], "no cases selected"),
+        (["run", "--label", "baseline"], "would overwrite the baseline"),
+        (["gate"], "no baseline; create it with `nox -s baseline`"),
+        (["report", "reports/missing.json"], "no such report"),
+        (["run", "--trials", "0"], "must be at least 1"),
+        (["run", "--timeout", "-1"], "must be positive"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_bad_input_exits_2_without_traceback(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str], fragment: str
+) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert fragment in err
+    assert "Traceback" not in err
+
+
+def test_no_sut_configured_exits_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_text("[tool.evals]\n", encoding="utf-8")
+    assert main(["run"]) == 2
+    assert "no SUT" in capsys.readouterr().err
+
+
+BROKEN = {
+    "bad_json": (GOOD + "\n" + '{"id": "x02", "split": ', 2, "bad JSON"),
+    "missing_field": (GOOD.replace('"split": "dev", ', ""), 1, "split: missing required field"),
+    "wrong_type": (GOOD.replace('"tags": ["happy"]', '"tags": "happy"'), 1, "tags: expected array"),
+    "unknown_split": (GOOD.replace('"dev"', '"train"'), 1, "unknown split 'train'"),
+    "unknown_outcome": (GOOD.replace('"ask_user"', '"shrug"'), 1, "unknown outcome 'shrug'"),
+    "unknown_fault": (
+        GOOD.replace('"expect"', '"faults": {"order_agent": "explode"}, "expect"'),
+        1,
+        "unknown fault kind 'explode'",
+    ),
+    "unknown_field": (
+        GOOD.replace('"title"', '"titel"').replace("{", '{"colour": 1, ', 1),
+        1,
+        "colour",
+    ),
+    "duplicate_id": (GOOD + "\n" + GOOD, 2, "duplicate id 'x01'"),
+    "empty_file": ("# only a comment\n\n", 0, "no cases in file"),
+    "not_utf8": (None, 1, "not UTF-8"),
+    "not_an_object": ("[1, 2, 3]", 1, "expected a JSON object"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BROKEN))
+def test_broken_case_files_give_one_line_naming_file_and_line(
+    project: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    text, line, fragment = BROKEN[kind]
+    path = project / f"{kind}.jsonl"
+    if text is None:
+        path.write_bytes(GOOD.replace("包裹没到", "??").encode("utf-8").replace(b"??", b"\xff\xfe"))
+    else:
+        path.write_text(text + "\n", encoding="utf-8")
+    assert main(["run", "--cases", str(path)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"{path}:{line}: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in captured.err
+    assert not (project / "traces").exists()  # validated whole before any run
+
+
+def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> None:
+    bad = project / "bad.jsonl"
+    bad.write_text(GOOD.replace('"dev"', '"train"') + "\n", encoding="utf-8")
+    env = {"PYTHONPATH": str(FIXTURES), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "evals", "run", "--cases", str(bad)],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=project,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip()
+        == f"{bad}:1: split: unknown split 'train'; expected one of 'dev', 'test', 'regression'"
+    )
+
+
+def test_lint_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint"]) == 0
+    contradiction = GOOD.replace('"dispatched": []', '"tickets": 1')
+    (project / "cases" / "gamma.jsonl").write_text(contradiction + "\n", encoding="utf-8")
+    assert main(["lint"]) == 1
+    out = capsys.readouterr().out
+    assert "case 'x01'" in out
+
+
+def test_baseline_then_gate_without_change_passes(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["baseline"]) == 0
+    baseline = json.loads((project / "reports" / "baseline.json").read_text(encoding="utf-8"))
+    assert baseline["case_success"] == {
+        c: True for c in ["d01", "d02", "d03", "r01", "r02", "t01", "t02", "t03"]
+    }  # every gated case, r04 (flaky) left out
+    capsys.readouterr()
+    assert main(["gate"]) == 0
+    out = capsys.readouterr().out
+    assert "Gate: PASS (0 hard, 0 soft)" in out
+    assert out.index("Evals report: gate") < out.index("Gate: PASS")  # report, then verdict
+    gate_trace = next(p for p in _trace_folders(project) if "-gate-" in p.name)
+    assert "r04" not in {r.case_id for r in read_traces(gate_trace)}  # flaky not even run
+
+
+GATE_SCENARIOS = [
+    (
+        {"FAKE_SUT_FAIL": "r01"},
+        [],
+        1,
+        ["Gate: FAIL (3 hard, 1 soft)", "1 case newly failing: r01", "Pass -> fail: r01"],
+    ),
+    (
+        {"FAKE_SUT_UNAUTHORIZED": "d03"},
+        [],
+        1,
+        ["unauthorized rate 12.5% > 0% (cases: d03)", "Pass -> fail: d03"],
+    ),
+    ({"FAKE_SUT_CHARS": "500"}, [], 0, ["Gate: PASS (0 hard, 1 soft)", "(100 -> 500)"]),
+    ({"FAKE_SUT_CHARS": "500"}, ["--strict"], 1, ["Gate: FAIL (0 hard, 1 soft, strict)"]),
+    ({"FAKE_SUT_ERROR": "t02"}, [], 1, ["results incomplete: 1 run errored"]),
+    ({"FAKE_SUT_ERROR": "t02"}, ["--max-errors", "1"], 0, ["Gate: PASS"]),
+]
+"""(environment steering the fake SUT, gate arguments, exit code, verdict fragments)"""
+
+
+@pytest.mark.parametrize("scenario", GATE_SCENARIOS)
+def test_gate_verdicts_and_exit_codes(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    scenario: tuple[dict[str, str], list[str], int, list[str]],
+) -> None:
+    env, args, code, fragments = scenario
+    assert main(["baseline"]) == 0
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    capsys.readouterr()
+    assert main(["gate", *args]) == code
+    out = capsys.readouterr().out
+    for fragment in fragments:
+        assert fragment in out
+
+
+def test_baseline_is_not_written_when_runs_errored(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAKE_SUT_ERROR", "d01")
+    assert main(["baseline"]) == 1
+    assert not (project / "reports" / "baseline.json").exists()
+    assert "1 run(s) errored" in capsys.readouterr().err
+
+
+def test_stability_runs_flaky_cases_k_times(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stability"]) == 0
+    out = capsys.readouterr().out
+    assert "pass@5 / pass^5" in out
+    assert "100.0% / 0.0%" in out
+    assert "4/5 = 80.0%" in out
+    data = json.loads((project / "reports" / "stability.json").read_text(encoding="utf-8"))
+    assert data["cases"] == 1 and data["runs"] == 5
+
+
+def test_report_re_renders_a_metrics_file(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--suite", "beta"]) == 0
+    first = capsys.readouterr().out
+    assert main(["report", "reports/beta.json"]) == 0
+    assert capsys.readouterr().out.strip() == first.strip()
+
+
+def test_judge_without_the_judge_package_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None)
+    assert main(["judge", "calibrate"]) == 2
+    assert "install supportpilot-judge" in capsys.readouterr().err
+
+
+def test_judge_delegates_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+    package = types.ModuleType("judge")
+    package.__spec__ = importlib.machinery.ModuleSpec("judge", None, is_package=True)
+    package.__path__ = []
+    cli = types.ModuleType("judge.cli")
+    cli.main = lambda args: seen.append(list(args)) or 7  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "judge", package)
+    monkeypatch.setitem(sys.modules, "judge.cli", cli)
+    assert main(["judge", "--judge", "rule", "--split", "tune"]) == 7
+    assert seen == [["--judge", "rule", "--split", "tune"]]
+
+
+def test_python_dash_m_evals_works() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "evals", "--help"],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0
+    for command in ("lint", "run", "baseline", "gate", "stability", "report", "judge"):
+        assert command in proc.stdout
