@@ -1,0 +1,72 @@
+from pathlib import Path
+
+import pytest
+from judge.errors import LabelFileError
+from judge.labels import load_labels, load_pairs
+
+
+def test_the_committed_labels_are_enough_and_balanced(labels_path: Path) -> None:
+    labels = load_labels(labels_path)
+    tune = [item for item in labels if item.split == "tune"]
+    holdout = [item for item in labels if item.split == "holdout"]
+    assert len(labels) >= 30
+    assert len(tune) > len(holdout) >= 20  # holdout alone must be able to meet n >= 20
+    for split in (tune, holdout):
+        fails = sum(item.label == "fail" for item in split)
+        assert 0.4 <= fails / len(split) <= 0.6
+    assert all(item.facts for item in labels)
+
+
+def test_the_committed_files_say_who_wrote_the_labels(labels_path: Path, pairs_path: Path) -> None:
+    for path in (labels_path, pairs_path):
+        first = path.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("#")
+        assert "written for this project" in first
+
+
+def test_the_committed_pairs_are_enough(pairs_path: Path) -> None:
+    pairs = load_pairs(pairs_path)
+    assert len(pairs) >= 8
+    assert all(pair.better != pair.worse for pair in pairs)
+
+
+def write(tmp_path: Path, *lines: str) -> Path:
+    path = tmp_path / "labels.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+GOOD = '{"id": "a", "split": "tune", "label": "pass", "reply": "您好", "facts": ["x"]}'
+
+
+def test_comment_and_blank_lines_are_skipped(tmp_path: Path) -> None:
+    path = write(tmp_path, "# header", "", GOOD, "  # indented comment")
+    assert [item.id for item in load_labels(path)] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "problem"),
+    [
+        ('{"id": "b", "split": "dev", "label": "pass", "reply": "x"}', "split", "tune"),
+        ('{"id": "b", "split": "tune", "label": "ok", "reply": "x"}', "label", "pass"),
+        ('{"id": "b", "split": "tune", "label": "pass"}', "reply", "required"),
+        ('{"id": "b", "split": "tune", "label": "pass", "reply": "x", "x": 1}', "x", "Extra"),
+        ("{not json", "-", "not JSON"),
+        (GOOD, "id", "duplicate id 'a'"),
+    ],
+)
+def test_bad_lines_name_file_line_and_field(
+    tmp_path: Path, line: str, field: str, problem: str
+) -> None:
+    path = write(tmp_path, "# header", GOOD, line)
+    with pytest.raises(LabelFileError) as caught:
+        load_labels(path)
+    error = caught.value
+    assert (error.path, error.line, error.field) == (str(path), 3, field)
+    assert str(error).startswith(f"{path}:3: field {field!r}: ")
+    assert problem in str(error)
+
+
+def test_a_missing_file_is_a_label_file_error(tmp_path: Path) -> None:
+    with pytest.raises(LabelFileError, match="cannot read file"):
+        load_pairs(tmp_path / "missing.jsonl")
