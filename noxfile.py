@@ -123,3 +123,10 @@ def baseline(session: nox.Session) -> None:
 def stability(session: nox.Session) -> None:
     """Run the flaky cases x 5 trials and report pass@k and pass^k."""
     evals_cli(session, "stability", "--trials", "5", "--label", "stability")
+
+
+@nox.session
+def judge(session: nox.Session) -> None:
+    """Print the calibration report of every offline judge."""
+    sync(session, "judge", groups=())
+    session.run("judge", "--judge", "all-offline", *session.posargs)
