@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import evals.checks as checks_api
 import pytest
@@ -173,6 +174,13 @@ def test_provider_error_yields_one_failed_check_and_is_excluded(
     assert not result.unauthorized
 
 
+def test_an_errored_run_never_succeeds_even_without_failed_checks() -> None:
+    errored = RunResult(case_id="c", trial=0, split="dev", outcome="error", checks=[])
+    assert errored.errored
+    assert not errored.success
+    assert not errored.unauthorized
+
+
 def test_grading_another_cases_run_is_refused(reference_cases: dict[str, Case]) -> None:
     with pytest.raises(RunMismatchError, match="'d02'"):
         grade(reference_cases["d01"], Run(case_id="d02", outcome="replied"))
@@ -315,3 +323,13 @@ def test_writes_default_to_the_outbox_path() -> None:
     write = Write(kind="ticket")
     assert write.via_outbox
     assert not write.approved
+
+
+def test_the_example_in_docs_checks_md_runs() -> None:
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "checks.md").read_text("utf-8")
+    code = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    try:
+        exec(compile(code, "docs/checks.md", "exec"), {})
+        assert "greets_customer" in [c.name for c in registered("outcome")]
+    finally:
+        unregister("greets_customer")
