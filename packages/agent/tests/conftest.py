@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from domain import ApprovalGate, build_world
-from tools import ToolGateway
-
 from agent import Brain, Bus, Orchestrator, Outcome, Worker, default_contracts, rule_brains
+from domain import ApprovalGate, build_world
 from evals.case import Case
+from tools import ToolGateway
 
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
 
