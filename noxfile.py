@@ -7,7 +7,6 @@ what runs here is exactly what the lock says and nothing leaks between sessions.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import nox
@@ -40,8 +39,15 @@ def tests(session: nox.Session, package: str) -> None:
     if package == "repo":
         # The repository's own automation (workflow, sessions, Makefile): no members needed.
         session.run_install(
-            "uv", "sync", "--locked", "--no-default-groups", "--no-install-workspace",
-            "--group", "test", "--group", "automation",
+            "uv",
+            "sync",
+            "--locked",
+            "--no-default-groups",
+            "--no-install-workspace",
+            "--group",
+            "test",
+            "--group",
+            "automation",
             env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
         )
         session.run("pytest", "tests", "-q", *session.posargs)
@@ -125,7 +131,7 @@ def stability(session: nox.Session) -> None:
     evals_cli(session, "stability", "--trials", "5", "--label", "stability")
 
 
-@nox.session
+@nox.session(default=False)
 def judge(session: nox.Session) -> None:
     """Print the calibration report of every offline judge."""
     sync(session, "judge", groups=())

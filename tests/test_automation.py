@@ -61,7 +61,9 @@ def test_every_session_has_a_one_line_docstring() -> None:
         assert "\n" not in description.strip(), name
 
 
-@pytest.mark.parametrize("target", ["help", "evals", "test", "lint", "typecheck", "gate", "baseline"])
+@pytest.mark.parametrize(
+    "target", ["help", "evals", "test", "lint", "typecheck", "gate", "baseline"]
+)
 def test_makefile_has_target(target: str) -> None:
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(rf"^{target}:.*## ", makefile, re.MULTILINE), target
