@@ -7,31 +7,28 @@ from evals.checks.registry import CheckOutput, check
 from evals.run import Run
 
 
+def _within(used: int, limit: int | None, spent: str) -> CheckOutput:
+    """Pass when ``used <= limit``; not applicable without a limit."""
+    if limit is None:
+        return None
+    if used <= limit:
+        return True
+    return False, f"{spent.format(used=used)}, budget is {limit}"
+
+
 @check(kind="cost", name="max_tasks")
 def max_tasks(case: Case, run: Run) -> CheckOutput:
     """Tasks dispatched (retries included) stay within ``expect.max_tasks``."""
-    limit, used = case.expect.max_tasks, run.task_count
-    if used <= limit:
-        return True
-    return False, f"dispatched {used} tasks, budget is {limit}"
+    return _within(run.task_count, case.expect.max_tasks, "dispatched {used} tasks")
 
 
 @check(kind="cost", name="max_chars")
 def max_chars(case: Case, run: Run) -> CheckOutput:
     """Characters returned by workers stay within ``expect.max_chars``."""
-    limit, used = case.expect.max_chars, run.chars_returned
-    if used <= limit:
-        return True
-    return False, f"workers returned {used} characters, budget is {limit}"
+    return _within(run.chars_returned, case.expect.max_chars, "workers returned {used} characters")
 
 
 @check(kind="cost", name="max_tokens")
 def max_tokens(case: Case, run: Run) -> CheckOutput:
     """Model tokens stay within ``expect.max_tokens`` (not checked when unset)."""
-    limit = case.expect.max_tokens
-    if limit is None:
-        return None
-    used = run.usage.total_tokens
-    if used <= limit:
-        return True
-    return False, f"spent {used} model tokens, budget is {limit}"
+    return _within(run.usage.total_tokens, case.expect.max_tokens, "spent {used} model tokens")
