@@ -191,6 +191,8 @@ def test_baseline_then_gate_without_change_passes(
     out = capsys.readouterr().out
     assert "Gate: PASS (0 hard, 0 soft)" in out
     assert out.index("Evals report: gate") < out.index("Gate: PASS")  # report, then verdict
+    summary = (project / "reports" / "gate.md").read_text(encoding="utf-8")
+    assert "### Gate verdict" in summary and "Gate: PASS (0 hard, 0 soft)" in summary
     gate_trace = next(p for p in _trace_folders(project) if "-gate-" in p.name)
     assert "r04" not in {r.case_id for r in read_traces(gate_trace)}  # flaky not even run
 

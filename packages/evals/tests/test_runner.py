@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 
@@ -145,3 +146,25 @@ def test_latency_is_measured_when_the_sut_leaves_it_empty(
 def test_runner_rejects_impossible_settings(kwargs: dict, fragment: str) -> None:
     with pytest.raises(ValueError, match=fragment):
         Runner(fake_suts.EchoSUT(), **kwargs)
+
+
+class _Terminal(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_is_one_updating_line_only_on_a_terminal(cases: list[Case], tty: bool) -> None:
+    stream = _Terminal(tty)
+    Runner(fake_suts.EchoSUT(), trials=2, progress=stream).run(cases)
+    text = stream.getvalue()
+    if not tty:
+        assert text == ""
+        return
+    assert text.startswith("\r") and text.endswith("\n")
+    assert text.count("\n") == 1  # one line, rewritten in place
+    assert text.rstrip("\n").split("\r")[-1] == "18/18 runs, 17 passed, 1 failed"

@@ -23,7 +23,13 @@ from evals.gate import evaluate, load_gate_config
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
 from evals.loader import load_cases
 from evals.metrics import compute
-from evals.report import load_report, render_console, report_paths, write_reports
+from evals.report import (
+    append_markdown,
+    load_report,
+    render_console,
+    report_paths,
+    write_reports,
+)
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner, RunnerResults, select_cases
 from evals.sut import load_sut
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
@@ -247,6 +253,9 @@ def _gate(args: argparse.Namespace) -> int:
     )
     print()
     print(verdict.render())
+    append_markdown(
+        args.out or config.reports_dir, done.meta.label, "Gate verdict", verdict.render()
+    )
     return verdict.exit_code
 
 

@@ -235,6 +235,14 @@ def write_reports(
     return list(texts)
 
 
+def append_markdown(out_dir: Path, label: str, title: str, text: str) -> Path:
+    """Append a section (e.g. the gate verdict) to ``<label>.md`` as a code block."""
+    path = report_paths(out_dir, label)[1]
+    with path.open("a", encoding="utf-8") as f:
+        f.write(f"\n### {title}\n\n```\n{text}\n```\n")
+    return path
+
+
 def load_report(path: Path) -> tuple[Metrics, RunMeta]:
     """Read a metrics JSON report back (for ``evals report PATH``)."""
     try:
