@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -30,7 +30,7 @@ from evals.case import Case
 from evals.checks import grade, to_result
 from evals.result import RunResult
 from evals.run import Run
-from evals.sut import AnySUT, AsyncSUT
+from evals.sut import SUT, AnySUT, AsyncSUT
 from evals.traces import TraceWriter
 
 DEFAULT_TIMEOUT_S = 30.0
@@ -94,6 +94,11 @@ class Runner:
         if not timeout_s > 0:
             raise ValueError(f"timeout must be positive, got {timeout_s!r}")
         self.sut = sut
+        # Decided once: a runtime Protocol isinstance check costs more than a trivial run.
+        self._arun: Callable[[Case, int], Awaitable[Run]] | None = (
+            sut.arun if isinstance(sut, AsyncSUT) else None
+        )
+        self._run: Callable[[Case, int], Run] | None = sut.run if isinstance(sut, SUT) else None
         self.trials = trials
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -191,10 +196,12 @@ class Runner:
         """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
         try:
             async with asyncio.timeout(self.timeout_s) as limit:
-                if isinstance(self.sut, AsyncSUT):
-                    value: object = await self.sut.arun(case, trial)
+                if self._arun is not None:
+                    value: object = await self._arun(case, trial)
+                elif self._run is not None:
+                    value = await _in_daemon_thread(self._run, case, trial)
                 else:
-                    value = await _in_daemon_thread(self.sut.run, case, trial)
+                    raise TypeError(f"{type(self.sut).__name__} has neither run nor arun")
         except TimeoutError as e:
             if limit.expired():
                 return _failed(case, trial, f"timed out after {self.timeout_s:g}s")
