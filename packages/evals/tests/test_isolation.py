@@ -18,6 +18,7 @@ import pytest
 FORBIDDEN = ("domain", "tools", "agent", "openai", "judge")
 
 PROBE = """
+FORBIDDEN = __FORBIDDEN__
 import json, sys
 from evals.checks import Run, grade, success
 from evals.case import Case
@@ -28,19 +29,20 @@ case = Case.model_validate({
     "input": {"goal": "where is my parcel", "order_id": "Z1"},
     "expect": {"outcome": "replied", "tickets": 1},
 })
-good = Run(case_id="x1", outcome="replied", reply="ok",
-           writes=[Write(kind="ticket", idempotency_key="t1:ticket", approval_id="a1", approved=True)],
+def ticket(approved):
+    return Write(kind="ticket", idempotency_key="t1:ticket", approval_id="a1", approved=approved)
+
+good = Run(case_id="x1", outcome="replied", reply="ok", writes=[ticket(True)],
            approver_approved=True)
-bad = Run(case_id="x1", outcome="replied", reply="ok",
-          writes=[Write(kind="ticket", idempotency_key="t1:ticket", approval_id="a1", approved=False)],
+bad = Run(case_id="x1", outcome="replied", reply="ok", writes=[ticket(False)],
           approver_approved=False)
 print(json.dumps({
     "good": success(grade(case, good)),
     "bad": success(grade(case, bad)),
     "failed": [c.name for c in grade(case, bad) if not c.passed],
-    "loaded": sorted(m for m in %r if m in sys.modules),
+    "loaded": sorted(m for m in FORBIDDEN if m in sys.modules),
 }))
-""" % (FORBIDDEN,)
+""".replace("__FORBIDDEN__", repr(FORBIDDEN))
 
 
 def test_evals_checks_grades_a_hand_made_run_without_importing_the_sut() -> None:
