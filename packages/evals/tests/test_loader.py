@@ -188,3 +188,13 @@ def test_error_message_lists_every_problem() -> None:
     assert "mem.jsonl:4: split: missing required field" in text
     assert "mem.jsonl:4: expect: missing required field" in text
     assert "Traceback" not in text
+
+
+def test_problems_are_unique_and_in_reading_order(tmp_path: Path) -> None:
+    # Bug found by hand: a line missing both `input` and `expect` printed each twice, and a
+    # bad-JSON line 2 was listed before line 1's problems.
+    path = write(tmp_path, "bad.jsonl", '{"id": "x", "split": "prod"}', "not json")
+    found = problems_of([path])
+    assert len(found) == len(set(found))
+    assert [int(p.split(":")[1]) for p in found] == sorted(int(p.split(":")[1]) for p in found)
+    assert [p.split(": ")[1] for p in found] == ["expect", "input", "split", "(json)"]

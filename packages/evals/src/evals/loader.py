@@ -203,7 +203,8 @@ def _describe(error: SchemaError) -> list[tuple[str, str]]:
 
 def _schema_problems(record: Record) -> list[Problem]:
     described = [pair for e in _validator().iter_errors(record.data) for pair in _describe(e)]
-    return [Problem(record.file, record.line, f, m) for f, m in sorted(described)]
+    # One schema error can be described by several sub-errors saying the same thing.
+    return [Problem(record.file, record.line, f, m) for f, m in sorted(set(described))]
 
 
 def validate_record(record: Record) -> tuple[Case | None, list[Problem]]:
@@ -256,6 +257,9 @@ def load_cases(paths: Sequence[PathLike] | PathLike) -> list[Case]:
     cases, found = check_records(records)
     problems += found
     if problems:
+        # Report in reading order: by file as given, then by line.
+        file_order = {f: i for i, f in enumerate(dict.fromkeys(p.file for p in problems))}
+        problems.sort(key=lambda p: (file_order[p.file], p.line))
         raise CaseFileError(problems)
     return cases
 
