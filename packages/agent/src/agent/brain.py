@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-from tools import Evidence, ToolGateway, ToolRefusedError, ToolResult
+from tools import Evidence, ToolError, ToolGateway, ToolResult
 
 Plan = Literal["reissue", "wait"]
 """What the reply must say: a reissue was filed, or the parcel must be waited for."""
@@ -55,8 +55,10 @@ class ToolBox:
         """Call ``tool``; a refusal is remembered and re-raised."""
         try:
             result = self.gateway.call(self.role, tool, args)
-        except ToolRefusedError as e:
-            self.refused.append(str(e))
+        except ToolError as e:
+            # Outside the allowlist, or no such tool at all: both are refused unheard.
+            if e.status == "refused":
+                self.refused.append(str(e))
             raise
         for item in result.evidence:
             self.evidence[item.id] = item

@@ -30,3 +30,33 @@ class UnknownRoleError(AgentError):
     def __init__(self, role: str) -> None:
         super().__init__(f"unknown role {role!r}")
         self.role = role
+
+
+class ProviderError(AgentError):
+    """The model provider failed after the client's retries (connection refused, timeout,
+    repeated 429/5xx). Not the agent's fault: workers let it through, the orchestrator
+    aborts the turn, and the SUT records the run as ``error`` (excluded from rates)."""
+
+    def __init__(self, role: str, kind: str, cause: BaseException) -> None:
+        super().__init__(f"provider failed for {role!r} ({kind}): {type(cause).__name__}: {cause}")
+        self.role = role
+        self.kind = kind
+        self.cause = cause
+
+
+class UnusableOutputError(AgentError):
+    """A brain ended without usable output (unparsable after its repair round, or no
+    final answer within its step limit): the worker reports ``invalid_output``."""
+
+    def __init__(self, role: str, problem: str) -> None:
+        super().__init__(f"{role!r} gave no usable output: {problem}")
+        self.role = role
+        self.problem = problem
+
+
+class BrainConfigError(AgentError):
+    """The brain configuration cannot work (unknown brain, missing model or key …)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"brain configuration: {problem}")
+        self.problem = problem

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
+from typing import Any, TypeVar
 
 from domain import ApprovalGate, Proposal
 from tools import ToolError, ToolGateway, idempotency_key
@@ -19,6 +20,21 @@ from agent.worker import Worker, WorkerResult
 
 MAX_ATTEMPTS = 2
 """One try plus exactly one retry, and only after ``invalid_output``."""
+
+T = TypeVar("T")
+
+
+async def _all_or_nothing(coroutines: list[Coroutine[Any, Any, T]]) -> list[T]:
+    """Run ``coroutines`` concurrently; when one raises (a provider failure), cancel the
+    others and re-raise, so nothing keeps running against a world about to be closed."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 class Orchestrator:
@@ -93,7 +109,11 @@ class Orchestrator:
     # The decision -----------------------------------------------------------------
 
     async def handle(self, order_id: str | None, goal: str) -> Outcome:
-        """Handle one customer message: ``goal`` about order ``order_id``."""
+        """Handle one customer message: ``goal`` about order ``order_id``.
+
+        A :class:`~agent.errors.ProviderError` from any specialist ends the turn: it is
+        raised to the caller (nothing is written), never turned into an escalation.
+        """
         order_id = (order_id or "").strip()
         if not order_id:
             return self._outcome(Aggregate(), decision="ask_user", draft=ASK_ORDER_ID)
@@ -101,7 +121,7 @@ class Orchestrator:
             Task(trace_id=self.trace_id, role=role, order_id=order_id, goal=goal)
             for role in EVIDENCE_ROLES
         ]
-        results = await asyncio.gather(*(self._dispatch(task) for task in tasks))
+        results = await _all_or_nothing([self._dispatch(task) for task in tasks])
         agg = aggregate(results)
         verdict = decide(agg, {r.role: r.status for r in results})
         if isinstance(verdict, Escalation):

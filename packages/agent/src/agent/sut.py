@@ -8,19 +8,23 @@ import os
 import time
 from pathlib import Path
 
+import openai
 from domain import ApprovalGate, Proposal, Store, build_world, parse_world
 from evals.case import Case
-from evals.run import Run
+from evals.run import Run, Usage
 from tools import ToolGateway
 
 from agent.brain import Brain
 from agent.bus import Bus
 from agent.contracts import ROLES, default_contracts
-from agent.errors import UnknownRoleError
+from agent.errors import BrainConfigError, ProviderError, UnknownRoleError
 from agent.faults import apply_fault, fault_contract
+from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
 from agent.record import build_run
 from agent.rule_brains import rule_brains
+from agent.settings import BrainSettings, resolve_settings
+from agent.usage import TokenMeter
 from agent.worker import Worker
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
@@ -42,33 +46,85 @@ class RecordingApprover:
 
 
 class SupportPilotSUT:
-    """Runs SupportPilot (rule brains) on a case; never raises."""
+    """Runs SupportPilot on a case; never raises.
 
-    def __init__(self, db_dir: str | Path | None = None) -> None:
+    Brains are rule brains unless configured otherwise. Every keyword argument falls back
+    to an environment variable (see :data:`agent.settings.ENV_VARS`: ``SUPPORTPILOT_BRAIN``,
+    ``SUPPORTPILOT_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` …); values may be
+    strings, as the evals CLI's ``--sut-option KEY=VALUE`` passes them. A bad
+    configuration raises :class:`~agent.errors.BrainConfigError` here, before any run.
+    """
+
+    def __init__(
+        self,
+        db_dir: str | Path | None = None,
+        *,
+        brain: str | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float | str | None = None,
+        seed: int | str | None = None,
+        timeout_s: float | str | None = None,
+        max_retries: int | str | None = None,
+        max_steps: int | str | None = None,
+        contract_timeout_s: float | str | None = None,
+    ) -> None:
         env_dir = os.environ.get(DB_DIR_ENV) or None
         self.db_dir: str | Path | None = db_dir if db_dir is not None else env_dir
         """Where world files go (``None``: in memory)."""
+        given = {
+            "brain": brain,
+            "model": model,
+            "base_url": base_url,
+            "api_key": api_key,
+            "temperature": temperature,
+            "seed": seed,
+            "timeout_s": timeout_s,
+            "max_retries": max_retries,
+            "max_steps": max_steps,
+            "contract_timeout_s": contract_timeout_s,
+        }
+        self.settings: BrainSettings = resolve_settings(given, os.environ)
+        """The brain configuration every run uses."""
 
-    def brains(self) -> dict[str, Brain]:
-        """The brain of every specialist (rule brains)."""
-        return rule_brains()
+    def brains(
+        self, client: openai.AsyncOpenAI | None = None, meter: TokenMeter | None = None
+    ) -> dict[str, Brain]:
+        """The brain of every specialist: rule brains, or model brains on ``client``
+        counting tokens into ``meter``."""
+        if self.settings.brain == "rule":
+            return rule_brains()
+        if client is None:
+            raise BrainConfigError("model brains need a client")
+        return openai_brains(client, self.settings, meter or TokenMeter())
 
     def run(self, case: Case, trial: int) -> Run:
         """Run trial ``trial`` of ``case`` (blocking)."""
         return asyncio.run(self.arun(case, trial))
 
     async def arun(self, case: Case, trial: int) -> Run:
-        """Run trial ``trial`` of ``case``; any crash becomes a ``sut_error`` run."""
+        """Run trial ``trial`` of ``case``.
+
+        A provider failure (after the client's retries) becomes an ``error`` run, excluded
+        from success rates; any other crash a ``sut_error`` run, a failure.
+        """
         started = time.perf_counter()
         store: Store | None = None
+        bus: Bus | None = None
+        meter = TokenMeter()
+        # One client per run: an async client is bound to the event loop that uses it.
+        client = make_client(self.settings) if self.settings.brain == "openai" else None
+        detail: dict[str, object] = {"brain": self.settings.public()}
         try:
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
+            detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = RecordingApprover(world.approve) if world.approver == "human" else None
             gateway = ToolGateway(store, trace_id)
-            brains = self.brains()
-            contracts = default_contracts()
+            brains = self.brains(client, meter)
+            contracts = default_contracts(timeout_s=self.settings.attempt_timeout_s)
             for role, fault in case.faults.items():
                 if role not in brains:
                     raise UnknownRoleError(role)
@@ -81,7 +137,7 @@ class SupportPilotSUT:
             gate = ApprovalGate(store, approver, auto_approve_below=world.auto_approve_below)
             orchestrator = Orchestrator(workers, gateway, gate, bus)
             outcome = await orchestrator.handle(case.input.order_id, case.input.goal)
-            return build_run(
+            run = build_run(
                 case_id=case.id,
                 trial=trial,
                 outcome=outcome,
@@ -89,7 +145,21 @@ class SupportPilotSUT:
                 store=store,
                 approver_answers=approver.answers if approver else [],
                 latency_ms=(time.perf_counter() - started) * 1000,
-                detail={"db_path": str(store.path) if store.path else None},
+                detail=detail,
+            )
+            return run.model_copy(update={"usage": _usage(meter)})
+        except ProviderError as e:
+            # The provider failed, not the agent: recorded apart, never graded.
+            if bus is not None:
+                detail["bus"] = [m.model_dump(mode="json") for m in bus.log]
+            return Run(
+                case_id=case.id,
+                trial=trial,
+                outcome="error",
+                error=str(e),
+                usage=_usage(meter),
+                latency_ms=(time.perf_counter() - started) * 1000,
+                detail={**detail, "provider_failure": e.kind, "role": e.role},
             )
         # The harness must never crash because the system under test did.
         except Exception as e:
@@ -98,8 +168,15 @@ class SupportPilotSUT:
                 trial=trial,
                 outcome="sut_error",
                 error=f"{type(e).__name__}: {e}",
+                usage=_usage(meter),
                 latency_ms=(time.perf_counter() - started) * 1000,
             )
         finally:
             if store is not None:
                 store.close()
+            if client is not None:
+                await client.close()
+
+
+def _usage(meter: TokenMeter) -> Usage:
+    return Usage(prompt_tokens=meter.prompt_tokens, completion_tokens=meter.completion_tokens)

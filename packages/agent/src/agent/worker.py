@@ -7,11 +7,12 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from tools import Evidence, ToolGateway, ToolRefusedError
+from tools import Evidence, ToolGateway, ToolRefusedError, UnknownToolError
 
 from agent.brain import Brain, Task, ToolBox
 from agent.bus import payload_chars
 from agent.contracts import Claim, Contract, WorkerOutput, WorkerStatus
+from agent.errors import ProviderError, UnusableOutputError
 from agent.hygiene import DroppedClaim, screen
 
 
@@ -60,7 +61,11 @@ class Worker:
         return self.contract.role
 
     async def perform(self, task: Task) -> WorkerResult:
-        """Run the brain once under the contract (never longer than its timeout)."""
+        """Run the brain once under the contract (never longer than its timeout).
+
+        Raises :class:`~agent.errors.ProviderError` when the model provider failed: that
+        is not a worker status but the end of the run.
+        """
         box = ToolBox(self.gateway, self.role)
 
         def failed(status: WorkerStatus, error: str) -> WorkerResult:
@@ -72,8 +77,13 @@ class Worker:
             raw = await asyncio.wait_for(self.brain.think(task, box), self.contract.timeout_s)
         except TimeoutError:
             return failed("timeout", f"no answer within {self.contract.timeout_s}s")
-        except ToolRefusedError as e:
+        except (ToolRefusedError, UnknownToolError) as e:
             return failed("refused", str(e))
+        except UnusableOutputError as e:
+            return failed("invalid_output", str(e))
+        except ProviderError:
+            # Not the brain's fault: the run is aborted and recorded as `error` upstream.
+            raise
         # A brain is foreign code: whatever it raises is its crash, reported as `error`.
         except Exception as e:
             return failed("error", f"{type(e).__name__}: {e}")

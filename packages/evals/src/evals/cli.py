@@ -31,7 +31,7 @@ from evals.report import (
     write_reports,
 )
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner, RunnerResults, select_cases
-from evals.sut import load_sut
+from evals.sut import describe, load_sut, parse_option
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -104,6 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"runs in flight (default {DEFAULT_CONCURRENCY})",
         )
         group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
+        group.add_argument(
+            "--sut-option",
+            action="append",
+            default=[],
+            type=_sut_option,
+            metavar="KEY=VALUE",
+            help="keyword argument for the SUT's constructor or factory, passed as a string"
+            " (repeatable; e.g. --sut-option brain=openai --sut-option model=NAME)",
+        )
         group.add_argument(
             "--timeout",
             type=_positive_float,
@@ -324,7 +333,8 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     sut_spec: str | None = args.sut or config.sut
     if not sut_spec:
         raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
-    sut = load_sut(sut_spec)
+    options = dict(args.sut_option)
+    sut = load_sut(sut_spec, options)
     label = _label(args, suites)
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
@@ -339,7 +349,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         split=args.split,
         tags=list(args.tag),
         exclude_tags=sorted(set(exclude_tags)),
-        sut=sut_spec,
+        sut=describe(sut_spec, options),
         trials=args.trials,
         concurrency=args.concurrency,
         timeout_s=args.timeout,
@@ -391,6 +401,13 @@ def _label(args: argparse.Namespace, suites: list[str]) -> str:
     if args.cases or not suites:
         return "run"
     return "-".join(suites) if len(suites) < 4 else "all"
+
+
+def _sut_option(text: str) -> tuple[str, str]:
+    try:
+        return parse_option(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 def _positive_int(text: str) -> int:

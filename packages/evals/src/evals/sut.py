@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from evals.case import Case
@@ -55,14 +56,45 @@ class SutLoadError(EvalsError):
         super().__init__(f"cannot load SUT {spec!r}: {problem}")
 
 
-def load_sut(spec: str) -> AnySUT:
+SECRET_WORDS = ("key", "secret", "token", "password")
+"""Option names containing one of these have their values hidden in reports."""
+
+
+def parse_option(text: str) -> tuple[str, str]:
+    """Split ``KEY=VALUE`` (a ``--sut-option``); the key must be a Python identifier.
+
+    Raises ``ValueError`` with a one-line message otherwise.
+    """
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep:
+        raise ValueError(f"expected KEY=VALUE, got {text!r}")
+    if not key.isidentifier():
+        raise ValueError(f"option name must be an identifier, got {key!r}")
+    return key, value
+
+
+def describe(spec: str, options: Mapping[str, str] | None = None) -> str:
+    """How reports name the SUT: the import path, then its options (secrets hidden)."""
+    if not options:
+        return spec
+    shown = [
+        f"{k}={'***' if any(w in k.lower() for w in SECRET_WORDS) else v}"
+        for k, v in options.items()
+    ]
+    return f"{spec} ({', '.join(shown)})"
+
+
+def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
     """Import ``module:attr`` and return a SUT.
 
-    A class is instantiated with no arguments; a function (a factory) is called with
-    none; anything else is used as it is. The result must have a ``run`` or an
-    ``arun`` method.
+    A class is instantiated, a function (a factory) called, with ``options`` as keyword
+    arguments (values are strings: the SUT converts them); anything else is used as it
+    is, and then takes no options. The result must have a ``run`` or an ``arun`` method.
+    The evals know nothing about what the options mean.
     Raises :class:`SutLoadError` with a one-line message when any step fails.
     """
+    options = dict(options or {})
     module_name, sep, attr_path = spec.partition(":")
     if not sep or not module_name or not attr_path:
         raise SutLoadError(spec, "expected 'package.module:attr'")
@@ -78,9 +110,13 @@ def load_sut(spec: str) -> AnySUT:
             raise SutLoadError(spec, f"{module_name!r} has no attribute {attr_path!r}") from e
     if inspect.isclass(target) or inspect.isfunction(target):
         try:
-            target = target()
+            target = target(**options)
         except Exception as e:  # the SUT's own constructor: report, never crash
-            raise SutLoadError(spec, f"creating it failed: {type(e).__name__}: {e}") from e
+            message = " ".join(str(e).split())  # one line, whatever the SUT raised
+            raise SutLoadError(spec, f"creating it failed: {type(e).__name__}: {message}") from e
+    elif options:
+        names = ", ".join(sorted(options))
+        raise SutLoadError(spec, f"options given ({names}) but it is an instance, not a factory")
     if isinstance(target, SUT | AsyncSUT):
         return target
     raise SutLoadError(spec, f"{type(target).__name__} has no run(case, trial) method")
