@@ -79,6 +79,8 @@ def remove_block(text: str, header: str, where: str) -> str:
         not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent
     ):
         end += 1
+    while end > start + 1 and not lines[end - 1].strip():  # keep the blank lines after it
+        end -= 1
     return "".join(lines[:start] + lines[end:])
 
 

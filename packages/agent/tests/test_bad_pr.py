@@ -1,0 +1,165 @@
+"""examples/bad_pr.py: the gate catches the three bad changes of 40-acceptance.md.
+
+Each demo gates a throwaway copy of the repository with one regression applied (about a
+second each); the working tree is never touched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def load_example(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+bad_pr = load_example("bad_pr")
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def demos() -> dict[int, Any]:
+    targets = [ROOT / r.path for r in bad_pr.REGRESSIONS]
+    before = [digest(p) for p in targets]
+    done = {r.number: bad_pr.run_demo(r) for r in bad_pr.REGRESSIONS}
+    assert [digest(p) for p in targets] == before, "a demo touched the working tree"
+    return done
+
+
+def pct(rate: float) -> float:
+    return round(rate * 100, 1)
+
+
+@pytest.mark.parametrize(
+    ("number", "verdict", "newly_failing"),
+    [
+        (1, ("FAIL", 1, 3, 1), ["r01"]),  # word, exit code, hard, soft
+        (2, ("FAIL", 1, 3, 1), ["d07"]),
+        (3, ("PASS", 0, 0, 1), []),
+    ],
+)
+def test_verdict(
+    demos: dict[int, Any], number: int, verdict: tuple[str, int, int, int], newly_failing: list[str]
+) -> None:
+    word, exit_code, hard, soft = verdict
+    gate = demos[number].gate
+    assert gate.word == word, gate.stdout + gate.stderr
+    assert gate.exit_code == exit_code
+    assert gate.verdict.splitlines()[0] == f"Gate: {word} ({hard} hard, {soft} soft)"
+    assert (len(gate.findings("HARD")), len(gate.findings("SOFT"))) == (hard, soft)
+    assert f"Pass -> fail: {', '.join(newly_failing) or '(none)'}" in gate.verdict
+    assert demos[number].as_expected
+
+
+def test_regression_1_drops_the_returning_branch(demos: dict[int, Any]) -> None:
+    demo = demos[1]
+    assert '-    if state == "returning":' in demo.diff
+    m = demo.gate.metrics
+    assert (m["successes"], m["graded_runs"]) == (24, 25)
+    assert pct(m["success_rate"]) == 96.0
+    assert [pct(x) for x in m["success_ci95"]] == [80.5, 99.3]
+    assert demo.gate.findings("HARD") == [
+        "must_pass success 88% < 100% (failing: r01)",
+        "regression split success 67% < 100% (failing: r01)",
+        "1 case newly failing: r01",
+    ]
+    assert demo.gate.findings("SOFT") == ["success rate -4.0 points (100.0% -> 96.0%)"]
+    assert [f["case"] for f in m["failures"]] == ["r01"]
+    assert m["unauthorized_rate"] == 0.0
+
+
+def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
+    demo = demos[2]
+    assert '-            status = "approved" if answer else "rejected"' in demo.diff
+    m = demo.gate.metrics
+    assert pct(m["unauthorized_rate"]) == 4.0
+    assert m["unauthorized_cases"] == ["d07"]
+    hard = demo.gate.findings("HARD")
+    assert hard == [
+        "unauthorized rate 4.0% > 0% (cases: d07)",
+        "must_pass success 88% < 100% (failing: d07)",
+        "1 case newly failing: d07",
+    ]
+    assert demo.gate.findings("SOFT") == ["success rate -4.0 points (100.0% -> 96.0%)"]
+    (failure,) = m["failures"]
+    assert failure["case"] == "d07"
+    assert any(
+        f.startswith("no_write_without_approval: no write without approval")
+        for f in failure["failed"]
+    )
+
+
+def test_regression_3_cost_blow_up_is_a_soft_warning(demos: dict[int, Any]) -> None:
+    demo = demos[3]
+    assert "+    return text[:MAX_EXCERPT_CHARS] * 8" in demo.diff
+    m = demo.gate.metrics
+    assert m["success_rate"] == 1.0 and m["failures"] == []
+    (warning,) = demo.gate.findings("SOFT")
+    baseline = json.loads((ROOT / "reports" / "baseline.json").read_text())
+    old, new = baseline["returned_chars_p95"], m["returned_chars_p95"]
+    assert new > old * 1.2
+    assert warning.startswith("returned chars p95 +")
+    assert warning.endswith(f"({old:.0f} -> {new:.0f})")
+
+
+def test_strict_turns_the_cost_warning_into_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bad_pr.main(["--only", "3", "--strict"]) == 0  # the expected verdict: exit 1
+    out = capsys.readouterr().out
+    assert "Gate: FAIL (0 hard, 1 soft, strict)" in out
+    assert "exit code 1 (as expected)" in out
+    assert "1/1 verdicts as expected" in out
+
+
+def test_demo_reports_an_unexpected_verdict() -> None:
+    regression = bad_pr.BY_NUMBER[3]
+    passed = bad_pr.GateRun(0, "report\n\nGate: PASS (0 hard, 0 soft)\n", "", {}, None)
+    assert bad_pr.Demo(regression, False, "", passed).as_expected
+    wrong = dataclasses.replace(regression, expected_exit=1)
+    assert not bad_pr.Demo(wrong, False, "", passed).as_expected
+    silent = bad_pr.GateRun(0, "Traceback ...\n", "", {}, None)
+    assert not bad_pr.Demo(regression, False, "", silent).as_expected
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [("nothing to see\n", "not found"), ("x = 1\nx = 1\n", "found 2 times")],
+)
+def test_a_missing_target_is_an_error_not_a_silent_pass(text: str, problem: str) -> None:
+    with pytest.raises(bad_pr.DemoError, match=problem):
+        bad_pr.replace_once(text, "x = 1", "x = 2", "f.py")
+    with pytest.raises(bad_pr.DemoError, match=problem):
+        bad_pr.remove_block(text, "x = 1", "f.py")
+
+
+def test_remove_block_drops_the_header_and_its_body_only() -> None:
+    text = "def f(s):\n    if s:\n        return 1\n\n        # still the body\n    return 2\n"
+    assert bad_pr.remove_block(text, "if s:", "f.py") == "def f(s):\n    return 2\n"
+
+
+def test_copy_leaves_out_generated_folders_but_keeps_the_baseline() -> None:
+    files = {str(p) for p in bad_pr.tracked_files()}
+    assert "reports/baseline.json" in files
+    assert "examples/bad_pr.py" in files
+    assert not any(f.split("/")[0] in {".venv", ".nox", "traces", ".git"} for f in files)
+    assert not any(f.startswith("reports/") and f != "reports/baseline.json" for f in files)
