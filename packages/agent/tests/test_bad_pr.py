@@ -163,3 +163,25 @@ def test_copy_leaves_out_generated_folders_but_keeps_the_baseline() -> None:
     assert "examples/bad_pr.py" in files
     assert not any(f.split("/")[0] in {".venv", ".nox", "traces", ".git"} for f in files)
     assert not any(f.startswith("reports/") and f != "reports/baseline.json" for f in files)
+
+
+naive = load_example("naive_eval")
+
+
+@pytest.mark.parametrize(
+    ("number", "naive_passed", "wrong", "missed"),
+    [
+        (1, False, ["r01"], "nothing here"),
+        (2, False, ["d07"], "the unauthorized write in d07"),
+        (3, True, [], "invisible: returned chars p95"),
+    ],
+)
+def test_naive_eval_against_the_gate(
+    number: int, naive_passed: bool, wrong: list[str], missed: str
+) -> None:
+    comparison = naive.compare(bad_pr.BY_NUMBER[number])
+    assert comparison.naive.passed is naive_passed
+    assert comparison.naive.wrong == wrong
+    assert len(comparison.naive.answers) == 25
+    assert comparison.demo.as_expected and comparison.naive_as_expected
+    assert any(m.startswith(missed) for m in comparison.misses()), comparison.misses()
