@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import openai._base_client
 import pytest
 from agent import Brain, Bus, Orchestrator, Outcome, Worker, default_contracts, rule_brains
+from agent.settings import ENV_VARS
+from agent.sut import SupportPilotSUT
 from domain import ApprovalGate, build_world
 from evals.case import Case
+from fake_openai import FakeOpenAI
 from tools import ToolGateway
 
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
@@ -51,3 +55,32 @@ class Harness:
 @pytest.fixture
 def harness() -> Callable[..., Harness]:
     return Harness
+
+
+@pytest.fixture(autouse=True)
+def _no_brain_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Offline results must not depend on a developer's SUPPORTPILOT_BRAIN or OPENAI_* vars.
+    for variable in ENV_VARS.values():
+        monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    """A fake OpenAI server on 127.0.0.1, with the client's retry backoff made tiny."""
+    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.001)
+    monkeypatch.setattr(openai._base_client, "MAX_RETRY_DELAY", 0.005)
+    with FakeOpenAI() as server:
+        yield server
+
+
+def openai_sut(base_url: str, **options: Any) -> SupportPilotSUT:
+    """The SUT with model brains on ``base_url`` (short timeouts, one client retry)."""
+    settings: dict[str, Any] = {
+        "brain": "openai",
+        "model": "fake-model",
+        "api_key": "test-key",
+        "timeout_s": 2.0,
+        "max_retries": 1,
+        **options,
+    }
+    return SupportPilotSUT(base_url=base_url, **settings)
