@@ -298,3 +298,35 @@ def test_python_dash_m_evals_works() -> None:
     assert proc.returncode == 0
     for command in ("lint", "run", "baseline", "gate", "stability", "report", "judge"):
         assert command in proc.stdout
+
+
+def test_sut_options_reach_the_sut_and_name_it_in_reports(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["run", "--sut", "fake_suts:OptionsSUT", "--label", "opts"]
+    args += ["--sut-option", "flavour=hot", "--sut-option", "api_key=s3cret"]
+    args += ["--sut-option", "tokens=40"]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "SUT: fake_suts:OptionsSUT (flavour=hot, api_key=***, tokens=40)" in out
+    assert "s3cret" not in out
+    assert "tokens mean / p95" in out and "40.0 / 40" in out
+    (folder,) = _trace_folders(project)
+    options = {r.run.detail["options"]["flavour"] for r in read_traces(folder)}
+    assert options == {"hot"}
+    data = json.loads((project / "reports" / "opts.json").read_text(encoding="utf-8"))
+    assert "s3cret" not in json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("option", "fragment"),
+    [
+        ("flavour", "expected KEY=VALUE"),
+        ("colour=red", "unexpected keyword argument 'colour'"),
+    ],
+)
+def test_bad_sut_options_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], option: str, fragment: str
+) -> None:
+    assert main(["run", "--sut", "fake_suts:make_options_sut", "--sut-option", option]) == 2
+    assert fragment in capsys.readouterr().err

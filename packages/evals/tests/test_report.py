@@ -140,3 +140,25 @@ def test_bad_report_file_is_a_report_error(tmp_path: Path, text: str | None) -> 
     with pytest.raises(ReportError) as info:
         load_report(path)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+@pytest.mark.parametrize(("tokens", "shown"), [(0, False), (25, True)])
+def test_tokens_per_run_are_shown_only_when_spent(render, tokens: int, shown: bool) -> None:
+    results = [
+        r.model_copy(update={"prompt_tokens": tokens, "completion_tokens": tokens // 5})
+        for r in _results()
+    ]
+    text = render(compute(results), META)
+    assert ("tokens mean / p95" in text) is shown
+    if shown:
+        assert "30.0 / 30" in text
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_errored_runs_are_reported_apart_from_failures(render) -> None:
+    text = render(compute(_results()), META)
+    assert "1 runs errored" in text or "Errored runs (1)" in text
+    assert "t01#0" in text
+    failures = text.split("Failures")[1].split("Errored")[0]
+    assert "t01" not in failures

@@ -56,8 +56,9 @@ class SutLoadError(EvalsError):
         super().__init__(f"cannot load SUT {spec!r}: {problem}")
 
 
-SECRET_WORDS = ("key", "secret", "token", "password")
-"""Option names containing one of these have their values hidden in reports."""
+SECRET_WORDS = frozenset({"key", "apikey", "secret", "token", "password"})
+"""Option names with one of these among their ``_``-separated words (``api_key``,
+``auth_token``) have their values hidden in reports."""
 
 
 def parse_option(text: str) -> tuple[str, str]:
@@ -79,7 +80,7 @@ def describe(spec: str, options: Mapping[str, str] | None = None) -> str:
     if not options:
         return spec
     shown = [
-        f"{k}={'***' if any(w in k.lower() for w in SECRET_WORDS) else v}"
+        f"{k}={'***' if SECRET_WORDS & set(k.lower().split('_')) else v}"
         for k, v in options.items()
     ]
     return f"{spec} ({', '.join(shown)})"
