@@ -136,3 +136,17 @@ def judge(session: nox.Session) -> None:
     """Print the calibration report of every offline judge."""
     sync(session, "judge", groups=())
     session.run("judge", "--judge", "all-offline", *session.posargs)
+
+
+@nox.session(default=False)
+def bad_pr(session: nox.Session) -> None:
+    """Gate three deliberately bad changes in throwaway copies: the gate must catch them."""
+    sync(session, "agent")
+    session.run("python", "examples/bad_pr.py", *session.posargs)
+
+
+@nox.session(default=False)
+def mutate(session: nox.Session) -> None:
+    """Break the evaluation code in ~25 ways, one copy each: the tests must fail every time."""
+    sync(session, "agent", groups=("test",))
+    session.run("python", "scripts/mutate.py", *session.posargs)

@@ -1,0 +1,452 @@
+"""Mutation check of the evaluation code: break it on purpose, the tests must go red.
+
+Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
+runner, baseline, report). Each is applied to a fresh temporary copy of the repository
+(the working tree is never touched) and the test suite runs there, with ``PYTHONPATH``
+set to the copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant
+the tests do not catch ("survived") means the tests would not notice that bug either.
+
+A mutant names its target as an exact snippet that must occur exactly once in the file;
+when the code moved on and the snippet is gone, the mutant reports "target not found"
+and the check fails (it never passes by mutating nothing).
+
+    uv run python scripts/mutate.py              # every mutant, 2 at a time
+    uv run python scripts/mutate.py --list       # the table of mutants only
+    uv run python scripts/mutate.py wilson_no_correction percentile_off_by_one
+
+Exit status: 0 when every mutant was killed; 1 when one survived or its target was not
+found; 2 when the unmutated copy already fails (nothing can be concluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
+
+from tabulate import tabulate
+
+ROOT = Path(__file__).resolve().parents[1]
+EVALS = "packages/evals/src/evals"
+TESTS = ("packages/evals/tests", "packages/agent/tests/test_evals_acceptance.py")
+"""What runs against every mutant."""
+PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS)
+TIMEOUT_S = 300.0
+"""A test run that takes longer than this counts as killed (the suite did not pass)."""
+
+
+def _load_bad_pr() -> ModuleType:
+    """``examples/bad_pr.py``: the copy machinery (files, environment, exact-once edits)."""
+    if "bad_pr" in sys.modules:
+        return sys.modules["bad_pr"]
+    spec = importlib.util.spec_from_file_location("bad_pr", ROOT / "examples" / "bad_pr.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bad_pr"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+bad_pr = _load_bad_pr()
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate bug: replace the snippet ``old`` (exactly once in ``path``) by ``new``."""
+
+    name: str
+    """Short id."""
+    path: str
+    """The file, relative to the repository root."""
+    old: str
+    """Exact text that must occur exactly once."""
+    new: str
+    """Its replacement."""
+    bug: str
+    """The bug, in words."""
+
+
+M = Mutant
+MUTANTS: tuple[Mutant, ...] = (
+    # --- checks ---------------------------------------------------------------------
+    M(
+        "success_counts_trajectory",
+        f"{EVALS}/result.py",
+        'frozenset({"outcome", "safety"})',
+        'frozenset({"outcome", "safety", "trajectory"})',
+        "success also requires trajectory checks (a detour fails a right answer)",
+    ),
+    M(
+        "unauthorized_counts_blocked",
+        f"{EVALS}/result.py",
+        'if c.kind == "safety" and c.name != BLOCKED_ATTEMPTS)',
+        'if c.kind == "safety")',
+        "the unauthorized rate counts blocked attempts (the defence working) as violations",
+    ),
+    M(
+        "approval_reads_reply",
+        f"{EVALS}/checks/safety.py",
+        "if run.approver_approved is False and run.writes:",
+        'if run.approver_approved is False and "提交补发申请" in (run.reply or ""):',
+        "no-write-without-approval believes the reply instead of the database writes",
+    ),
+    M(
+        "tickets_from_reply",
+        f"{EVALS}/checks/outcome.py",
+        'found = sum(1 for write in run.writes if write.kind == "ticket")',
+        'found = int("提交补发申请" in (run.reply or ""))',
+        "the ticket count is derived from the reply text, not from the database",
+    ),
+    M(
+        "unapproved_write_ignored",
+        f"{EVALS}/checks/safety.py",
+        'problems += [f"{_describe(w)} is not approved" for w in run.writes if not w.approved]',
+        "pass",
+        "a write without an approved approval is not flagged",
+    ),
+    M(
+        "duplicate_write_ignored",
+        f"{EVALS}/checks/safety.py",
+        "for kind, n in by_kind.items() if n > 1",
+        "for kind, n in by_kind.items() if n > 2",
+        "a kind written twice is not a duplicate",
+    ),
+    M(
+        "blocked_attempts_at_least",
+        f"{EVALS}/checks/safety.py",
+        "if made != expected:",
+        "if made < expected:",
+        "more blocked attempts than expected go unnoticed",
+    ),
+    M(
+        "outbox_key_unchecked",
+        f"{EVALS}/checks/safety.py",
+        r'elif not re.fullmatch(rf"\S+:{re.escape(write.kind)}", key):',
+        "elif False:",
+        "an idempotency key of the wrong form passes",
+    ),
+    M(
+        "raising_check_passes",
+        f"{EVALS}/checks/registry.py",
+        "CheckResult(name=check_obj.name, kind=check_obj.kind, passed=False, reason=reason)\n"
+        "            )\n            continue",
+        "CheckResult(name=check_obj.name, kind=check_obj.kind, passed=True, reason=reason)\n"
+        "            )\n            continue",
+        "a check that raises counts as passed",
+    ),
+    # --- metrics ----------------------------------------------------------------------
+    M(
+        "wilson_no_correction",
+        f"{EVALS}/metrics.py",
+        "math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))",
+        "math.sqrt(p * (1 - p) / n)",
+        "the Wilson interval's margin lacks its z^2/4n^2 term",
+    ),
+    M(
+        "pass_pow_k_is_pass_at_k",
+        f"{EVALS}/metrics.py",
+        "verdicts = [all(t) for t in trials.values() if t]",
+        "verdicts = [any(t) for t in trials.values() if t]",
+        "pass^k computed as pass@k (any trial instead of every trial)",
+    ),
+    M(
+        "percentile_off_by_one",
+        f"{EVALS}/metrics.py",
+        "return float(ordered[max(rank, 1) - 1])",
+        "return float(ordered[min(rank, len(ordered) - 1)])",
+        "the nearest-rank percentile picks the next value up",
+    ),
+    M(
+        "step_accuracy_counts_cost",
+        f"{EVALS}/metrics.py",
+        'trajectory = [c for r in graded for c in r.checks if c.kind == "trajectory"]',
+        'trajectory = [c for r in graded for c in r.checks if c.kind in ("trajectory", "cost")]',
+        "step accuracy mixes cost checks in",
+    ),
+    M(
+        "errored_runs_graded",
+        f"{EVALS}/metrics.py",
+        "graded = [r for r in every if not r.errored]",
+        "graded = list(every)",
+        "provider errors count against the success rate",
+    ),
+    # --- gate -------------------------------------------------------------------------
+    M(
+        "gate_ignores_newly_failing",
+        f"{EVALS}/gate.py",
+        "    if newly_failing:\n",
+        "    if newly_failing and False:\n",
+        "a case that passed in the baseline may fail now",
+    ),
+    M(
+        "gate_keeps_flaky",
+        f"{EVALS}/gate.py",
+        "kept = excluding(results, config.exclude_tags)",
+        "kept = list(results)",
+        "flaky cases are not excluded from the gate",
+    ),
+    M(
+        "gate_unauthorized_tolerated",
+        f"{EVALS}/gate.py",
+        "if metrics.unauthorized_rate > 0:",
+        "if metrics.unauthorized_rate > 0.05:",
+        "an unauthorized rate up to 5% passes the gate",
+    ),
+    M(
+        "gate_ignores_must_pass",
+        f"{EVALS}/gate.py",
+        "group = metrics.by_tag.get(tag)\n"
+        "    if group is not None and group.n and group.success < 1.0:",
+        "group = metrics.by_tag.get(tag)\n"
+        "    if group is not None and group.n and group.success < 0.5:",
+        "must_pass cases may fail as long as half of them pass",
+    ),
+    M(
+        "soft_ignores_latency_floor",
+        f"{EVALS}/gate.py",
+        "if new_ms >= soft.latency_p95_floor_ms and _grew(",
+        "if _grew(",
+        "latency growth is judged below the 200 ms floor (noise)",
+    ),
+    M(
+        "soft_drop_at_limit_fires",
+        f"{EVALS}/gate.py",
+        "if drop > limit:",
+        "if drop >= limit:",
+        "a drop of exactly the limit fires (the rule says more than)",
+    ),
+    M(
+        "strict_ignored",
+        f"{EVALS}/gate.py",
+        "passed = not hard and not (strict and soft)",
+        "passed = not hard",
+        "--strict does not turn soft findings into a failure",
+    ),
+    # --- lint -------------------------------------------------------------------------
+    M(
+        "lint_misses_leakage",
+        f"{EVALS}/lint.py",
+        "found += _leakage(items)",
+        "found += []",
+        "lint does not report leakage between splits",
+    ),
+    M(
+        "lint_misses_duplicate_ids",
+        f"{EVALS}/lint.py",
+        "found += _duplicates(items)",
+        "found += []",
+        "lint does not report duplicate ids",
+    ),
+    # --- baseline, report, runner ------------------------------------------------------
+    M(
+        "baseline_without_cases",
+        f"{EVALS}/baseline.py",
+        "case_success=dict(sorted(metrics.case_success.items())),",
+        "case_success={},",
+        "the baseline is written without per-case results",
+    ),
+    M(
+        "junit_drops_failures",
+        f"{EVALS}/report.py",
+        "        elif not r.success:\n",
+        "        elif False:\n",
+        "JUnit XML reports failed runs as passed",
+    ),
+    M(
+        "runner_completion_order",
+        f"{EVALS}/runner.py",
+        "slots[index] = result",
+        "slots[slots.index(None)] = result",
+        "results are stored in completion order, so concurrency reorders them",
+    ),
+)
+
+Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one mutant."""
+
+    mutant: Mutant
+    """The mutant."""
+    status: Status
+    """killed, survived, target not found, or timeout (counts as killed)."""
+    detail: str
+    """The first failing test, or why the mutant could not be applied."""
+    seconds: float
+    """Wall time."""
+
+    @property
+    def ok(self) -> bool:
+        """The tests caught this bug."""
+        return self.status in ("killed", "timeout (killed)")
+
+
+def test_env(copy: Path) -> dict[str, str]:
+    """The environment of a test run in ``copy``: its own sources first."""
+    env = bad_pr.copy_env(copy)
+    env.pop("EVALS_ISOLATED", None)  # the acceptance tests need the SUT installed
+    return env
+
+
+def run_tests(copy: Path, timeout_s: float = TIMEOUT_S) -> tuple[int | None, str]:
+    """Run the suite in ``copy``; (exit code or ``None`` on timeout, output)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, *PYTEST],
+            cwd=copy,
+            env=test_env(copy),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as e:
+        output = e.stdout if isinstance(e.stdout, str) else ""
+        return None, output
+    return done.returncode, done.stdout + done.stderr
+
+
+def first_failure(output: str) -> str:
+    """The first ``FAILED``/``ERROR`` line of pytest's summary, shortened."""
+    for line in output.splitlines():
+        match = re.match(r"^(FAILED|ERROR) (\S+)", line)
+        if match:
+            test = match.group(2).split("/")[-1]
+            return test if len(test) <= 72 else test[:71] + "…"
+    tail = [line for line in output.splitlines() if line.strip()]
+    return tail[-1][:80] if tail else "(no output)"
+
+
+def fresh_copy(parent: Path, snapshot: Path) -> Path:
+    """A copy of ``snapshot`` under ``parent``.
+
+    Every copy comes from one snapshot of the working tree taken at the start, so the
+    sanity run and every mutant see the same code even while someone edits the tree.
+    """
+    copy = Path(tempfile.mkdtemp(dir=parent)) / "repo"
+    shutil.copytree(snapshot, copy)
+    return copy
+
+
+def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
+    """Apply one mutant to a fresh copy of ``snapshot`` and run the tests there."""
+    started = time.monotonic()
+    copy = fresh_copy(parent, snapshot)
+    target = copy / mutant.path
+
+    def done(status: Status, detail: str) -> Outcome:
+        return Outcome(mutant, status, detail, time.monotonic() - started)
+
+    if not target.is_file():
+        return done("target not found", f"{mutant.path} does not exist")
+    try:
+        text = bad_pr.replace_once(
+            target.read_text(encoding="utf-8"), mutant.old, mutant.new, mutant.path
+        )
+    except bad_pr.DemoError as e:
+        return done("target not found", str(e))
+    target.write_text(text, encoding="utf-8")
+    code, output = run_tests(copy)
+    if code is None:
+        return done("timeout (killed)", f"tests ran past {TIMEOUT_S:g}s")
+    if code == 0:
+        return done("survived", "every test passed")
+    return done("killed", first_failure(output))
+
+
+def sanity(parent: Path, snapshot: Path) -> str | None:
+    """``None`` when an unmutated copy imports its own code and passes; else the problem."""
+    copy = fresh_copy(parent, snapshot)
+    try:
+        bad_pr.assert_copy_imported(copy, ("evals", "evals.gate", "agent", "domain", "tools"))
+    except bad_pr.DemoError as e:
+        return str(e)
+    code, output = run_tests(copy)
+    if code != 0:
+        tail = "\n".join(output.splitlines()[-15:])
+        return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
+    return None
+
+
+def target_state(mutant: Mutant, root: Path = ROOT) -> str:
+    """Whether the mutant's snippet occurs exactly once in the working tree."""
+    path = root / mutant.path
+    count = path.read_text(encoding="utf-8").count(mutant.old) if path.is_file() else 0
+    return "found" if count == 1 else f"target not found ({count} occurrences)"
+
+
+def table(outcomes: Sequence[Outcome]) -> str:
+    """mutant -> file, bug, result, the test that caught it."""
+    rows = [
+        [
+            o.mutant.name,
+            o.mutant.path.removeprefix(f"{EVALS}/"),
+            o.status,
+            o.detail,
+            f"{o.seconds:.0f}s",
+        ]
+        for o in outcomes
+    ]
+    return tabulate(
+        rows,
+        headers=["mutant", "file", "result", "caught by / problem", "time"],
+        maxcolwidths=[None, None, None, 72, None],
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the mutants (all, or those named), print the table; see the module docstring."""
+    parser = argparse.ArgumentParser(description="Mutation check of the evaluation code.")
+    parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants in parallel (default 2)")
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    args = parser.parse_args(argv)
+    by_name = {m.name: m for m in MUTANTS}
+    unknown = [n for n in args.names if n not in by_name]
+    if unknown:
+        parser.error(f"unknown mutant {unknown[0]!r}; see --list")
+    chosen = [by_name[n] for n in args.names] or list(MUTANTS)
+    if args.list:
+        rows = [[m.name, m.path.removeprefix(f"{EVALS}/"), m.bug, target_state(m)] for m in chosen]
+        print(tabulate(rows, headers=["mutant", "file", "bug", "target"]))
+        return 0 if all(r[3] == "found" for r in rows) else 1
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
+        parent = Path(tmp)
+        snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
+        print(f"sanity: the unmutated copy imports its own code and passes {' '.join(TESTS)}")
+        problem = sanity(parent, snapshot)
+        if problem is not None:
+            print(f"mutate: error: {problem}", file=sys.stderr)
+            return 2
+        print(f"sanity: ok; {len(chosen)} mutant(s), {args.jobs} at a time", flush=True)
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            outcomes = list(pool.map(lambda m: try_mutant(m, parent, snapshot), chosen))
+    print()
+    print(table(outcomes))
+    killed = sum(o.ok for o in outcomes)
+    elapsed = time.monotonic() - started
+    print(f"\n{killed}/{len(outcomes)} mutants killed in {elapsed:.0f}s")
+    bad = [o for o in outcomes if not o.ok]
+    for o in bad:
+        print(f"  {o.status.upper()}: {o.mutant.name}: {o.mutant.bug}", file=sys.stderr)
+    return 0 if not bad else 1
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    raise SystemExit(main())
