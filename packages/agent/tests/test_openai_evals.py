@@ -119,6 +119,7 @@ def test_errored_runs_are_reported_apart_and_fail_the_gate_unless_allowed(
     assert "HARD  results incomplete: 1 run errored (at most 0 allowed)" in out
     assert "1 runs errored" in out and "d02#0: provider failed" in out
     assert "3/3 = 100.0%" in out  # the success rate is over the other runs
+    assert "In the baseline, not run: d02" in out
     data = report(project, "gate")
     assert (data["runs"], data["graded_runs"], data["errors"]) == (4, 3, 1)
     assert data["error_runs"][0]["case"] == "d02"
