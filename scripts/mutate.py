@@ -295,9 +295,9 @@ class Outcome:
         return self.status in ("killed", "timeout (killed)")
 
 
-def test_env(copy: Path) -> dict[str, str]:
+def suite_env(copy: Path) -> dict[str, str]:
     """The environment of a test run in ``copy``: its own sources first."""
-    env = bad_pr.copy_env(copy)
+    env: dict[str, str] = bad_pr.copy_env(copy)
     env.pop("EVALS_ISOLATED", None)  # the acceptance tests need the SUT installed
     return env
 
@@ -308,7 +308,7 @@ def run_tests(copy: Path, timeout_s: float = TIMEOUT_S) -> tuple[int | None, str
         done = subprocess.run(
             [sys.executable, *PYTEST],
             cwd=copy,
-            env=test_env(copy),
+            env=suite_env(copy),
             capture_output=True,
             text=True,
             timeout=timeout_s,
