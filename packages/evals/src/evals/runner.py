@@ -4,8 +4,9 @@ Runs are independent, so they go concurrently on one asyncio event loop, at most
 ``concurrency`` in flight (an ``asyncio.Semaphore``). A SUT with ``arun`` is awaited
 directly; a plain ``run`` goes to a worker thread. Results are stored by position
 (case order, then trial), never by completion, so any concurrency gives the same
-results. Each finished run is graded at once and its trace appended to disk; only the
-compact :class:`~evals.result.RunResult` stays in memory.
+results. Each finished run is graded at once and its trace appended to disk; only a
+:class:`~evals.metrics.RunSummary` (~200 bytes: what metrics and reports need) stays in
+memory, so memory stays flat however many runs there are.
 
 A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
 ``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C stops
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from evals.case import Case
-from evals.checks import grade, to_result
+from evals.checks import grade
+from evals.metrics import RunSummary, Summaries
 from evals.result import RunResult
 from evals.run import Run
 from evals.sut import SUT, AnySUT, AsyncSUT
@@ -60,8 +62,9 @@ def select_cases(
 class RunnerResults:
     """What a runner returns: the graded runs, in (case order, trial) order."""
 
-    results: list[RunResult]
-    """One result per finished run; unfinished runs of an interrupted evaluation are absent."""
+    results: Sequence[RunResult]
+    """One result per finished run; unfinished runs of an interrupted evaluation are absent.
+    Stored compactly (:class:`~evals.metrics.Summaries`): each item is built when read."""
     planned_runs: int
     """Runs selected (cases x trials)."""
     interrupted: bool
@@ -108,13 +111,22 @@ class Runner:
 
     def run(self, cases: Sequence[Case]) -> RunnerResults:
         """Run every case ``trials`` times on a fresh event loop and return the results."""
-        return asyncio.run(self.arun(cases))
+        done: list[RunnerResults] = []
+
+        async def main() -> None:
+            done.append(await self.arun(cases))
+
+        # The results are handed over through ``done``, not as the main task's result:
+        # asyncio.run (3.11) formats the repr of its main task, result included, while
+        # restoring the SIGINT handler, and that repr grows with every run.
+        asyncio.run(main())
+        return done[0]
 
     async def arun(self, cases: Sequence[Case]) -> RunnerResults:
         """Like :meth:`run`, on the running event loop."""
         loop = asyncio.get_running_loop()
         planned = len(cases) * self.trials
-        slots: list[RunResult | None] = [None] * planned
+        slots: list[RunSummary | None] = [None] * planned
         progress = _Progress(self.progress, planned)
         semaphore = asyncio.Semaphore(self.concurrency)
         in_flight: set[asyncio.Task[None]] = set()
@@ -167,7 +179,7 @@ class Runner:
             progress.close()
         if harness_errors:
             raise harness_errors[0]
-        results = [r for r in slots if r is not None]
+        results = Summaries(r for r in slots if r is not None)
         return RunnerResults(results=results, planned_runs=planned, interrupted=interrupted)
 
     async def _one(
@@ -175,7 +187,7 @@ class Runner:
         case: Case,
         trial: int,
         index: int,
-        slots: list[RunResult | None],
+        slots: list[RunSummary | None],
         progress: _Progress,
     ) -> None:
         started = time.perf_counter()
@@ -186,7 +198,7 @@ class Runner:
         if run.latency_ms <= 0:
             run = run.model_copy(update={"latency_ms": elapsed_ms})
         checks = grade(case, run)
-        result = to_result(case, run, checks)
+        result = RunSummary.graded(case, run, checks)
         slots[index] = result
         if self.traces is not None:
             self.traces.write(run, checks, result.success)

@@ -4,6 +4,10 @@ A trace folder ``<traces_dir>/<run-id>/`` holds ``meta.json`` (what was run, by 
 when, and whether it completed) and ``runs.jsonl`` (one :class:`TraceRecord` a line,
 appended and flushed as each run finishes). An interrupted evaluation therefore loses
 no finished trial, and memory stays flat: full ``Run`` records live here, not in RAM.
+
+Writing is cheap enough for the event loop: each record is serialised by pydantic-core
+straight to bytes (the checks part is reused for runs with the very same verdicts) and
+handed to the OS in one ``write`` call on an unbuffered file, which is the flush.
 """
 
 from __future__ import annotations
@@ -11,12 +15,12 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
 
 from evals.result import CheckResult
 from evals.run import Run
@@ -69,6 +73,11 @@ class RunMeta(BaseModel):
     """True when every planned run finished; False for an interrupted evaluation."""
 
 
+_ID_JSON = TypeAdapter(str)
+_CHECKS_JSON = TypeAdapter(list[CheckResult])
+_CHECKS_CACHE_LIMIT = 1024
+
+
 class TraceRecord(BaseModel):
     """One line of ``runs.jsonl``: a full run record and its checks."""
 
@@ -99,8 +108,9 @@ def new_run_id(label: str) -> str:
 class TraceWriter:
     """Appends trace records to ``<traces_dir>/<run-id>/runs.jsonl``.
 
-    The file is opened once; each :meth:`write` appends one line and flushes it.
-    Use as a context manager, or call :meth:`close` with the final meta.
+    The file is opened once; each :meth:`write` appends one line and flushes it to the
+    OS (one ``write`` call). Use as a context manager, or call :meth:`close` with the
+    final meta.
     """
 
     def __init__(self, traces_dir: Path, meta: RunMeta) -> None:
@@ -108,17 +118,44 @@ class TraceWriter:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.meta = meta
         write_meta(self.folder, meta)
-        self._file: IO[str] | None = (self.folder / RUNS_FILE).open("a", encoding="utf-8")
+        # Unbuffered: every write() below reaches the OS at once, so it is the flush.
+        self._file: IO[bytes] | None = (self.folder / RUNS_FILE).open("ab", buffering=0)
+        # JSON of recently seen check lists, by the identity of their (shared) members;
+        # each entry keeps its checks alive so the ids cannot be reused.
+        self._checks_json: dict[tuple[int, ...], tuple[Sequence[CheckResult], bytes]] = {}
 
-    def write(self, run: Run, checks: list[CheckResult], success: bool) -> None:
-        """Append one finished run and flush it to the OS."""
+    def write(self, run: Run, checks: Sequence[CheckResult], success: bool) -> None:
+        """Append one finished run (a :class:`TraceRecord` line) and flush it to the OS."""
         if self._file is None:
             raise ValueError(f"trace writer for {str(self.folder)!r} is closed")
-        record = TraceRecord(
-            case_id=run.case_id, trial=run.trial, success=success, run=run, checks=checks
+        # The same JSON as TraceRecord(...).model_dump_json(), without validating a
+        # record first: the run and its checks are models already.
+        line = b"".join(
+            (
+                b'{"case_id":',
+                _ID_JSON.dump_json(run.case_id),
+                b',"trial":',
+                str(run.trial).encode(),
+                b',"success":true,"run":' if success else b',"success":false,"run":',
+                run.__pydantic_serializer__.to_json(run),
+                b',"checks":',
+                self._checks(checks),
+                b"}\n",
+            )
         )
-        self._file.write(record.model_dump_json() + "\n")
-        self._file.flush()
+        view = memoryview(line)
+        while view:  # a raw write may take less than all of it
+            view = view[self._file.write(view) or 0 :]
+
+    def _checks(self, checks: Sequence[CheckResult]) -> bytes:
+        key = tuple(map(id, checks))
+        cached = self._checks_json.get(key)
+        if cached is not None:
+            return cached[1]
+        data = _CHECKS_JSON.dump_json(list(checks))
+        if len(self._checks_json) < _CHECKS_CACHE_LIMIT:
+            self._checks_json[key] = (tuple(checks), data)
+        return data
 
     def close(self, meta: RunMeta | None = None) -> None:
         """Close the runs file and rewrite ``meta.json`` with the final meta."""

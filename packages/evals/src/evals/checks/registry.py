@@ -64,6 +64,54 @@ class FunctionCheck:
 
 
 _REGISTRY: dict[str, Check] = {}
+# The registry in grading order, rebuilt only when the registry changes: sorting it for
+# every run cost more than some checks.
+_ORDERED: list[tuple[Check, ...]] = []
+
+INTERN_LIMIT = 4096
+"""How many distinct check verdicts (and verdict lists) are shared at most."""
+# Verdicts repeat: thousands of runs pass the same checks with the same (empty) reason.
+# Equal verdicts are shared (CheckResult is frozen), so a long evaluation keeps one object
+# per distinct verdict, not one per run and check.
+_VERDICTS: dict[tuple[str, str, bool, str], CheckResult] = {}
+_VERDICT_LISTS: dict[tuple[int, ...], tuple[CheckResult, ...]] = {}
+
+
+def _verdict(name: str, kind: CheckKind, passed: bool, reason: str) -> CheckResult:
+    """The shared ``CheckResult`` with these values (made once)."""
+    key = (name, kind, passed, reason)
+    found = _VERDICTS.get(key)
+    if found is None:
+        found = CheckResult(name=name, kind=kind, passed=passed, reason=reason)
+        if len(_VERDICTS) < INTERN_LIMIT:
+            _VERDICTS[key] = found
+    return found
+
+
+def _shared(result: CheckResult) -> CheckResult:
+    """The shared equal of a ready-made result (or the result itself)."""
+    key = (result.name, result.kind, result.passed, result.reason)
+    found = _VERDICTS.get(key)
+    if found is not None:
+        return found
+    if len(_VERDICTS) < INTERN_LIMIT:
+        _VERDICTS[key] = result
+    return result
+
+
+def shared_checks(results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
+    """``results`` as a tuple shared by every run with the very same verdicts.
+
+    Keyed by identity: :func:`grade` returns shared verdicts, so equal lists hold the
+    same objects. The stored tuple keeps its members alive, so their ids stay unique.
+    """
+    key = tuple(map(id, results))
+    found = _VERDICT_LISTS.get(key)
+    if found is None:
+        found = tuple(results)
+        if len(_VERDICT_LISTS) < INTERN_LIMIT:
+            _VERDICT_LISTS[key] = found
+    return found
 
 
 def register(check_obj: Check, *, replace: bool = False) -> Check:
@@ -79,6 +127,7 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
     if check_obj.name in _REGISTRY and not replace:
         raise CheckRegistrationError(f"a check named {check_obj.name!r} is already registered")
     _REGISTRY[check_obj.name] = check_obj
+    _ORDERED.clear()
     return check_obj
 
 
@@ -101,27 +150,36 @@ def check(
 def unregister(name: str) -> None:
     """Remove a check from the registry (a no-op when it is not there)."""
     _REGISTRY.pop(name, None)
+    _ORDERED.clear()
 
 
 def registered(kind: CheckKind | None = None) -> list[Check]:
     """The registered checks, optionally of one kind only: by kind (outcome, safety,
     trajectory, cost), then in registration order."""
-    chosen = [c for c in _REGISTRY.values() if kind is None or c.kind == kind]
-    return sorted(chosen, key=lambda c: CHECK_KINDS.index(c.kind))
+    return [c for c in _ordered() if kind is None or c.kind == kind]
+
+
+def _ordered() -> tuple[Check, ...]:
+    if not _ORDERED:
+        _ORDERED.append(tuple(sorted(_REGISTRY.values(), key=lambda c: CHECK_KINDS.index(c.kind))))
+    return _ORDERED[0]
 
 
 def _normalize(check_obj: Check, output: CheckOutput) -> list[CheckResult]:
     if output is None:
         return []
     if isinstance(output, CheckResult):
-        return [output]
+        return [_shared(output)]
     if isinstance(output, bool):
         reason = "" if output else f"{check_obj.name} failed"
-        return [CheckResult(name=check_obj.name, kind=check_obj.kind, passed=output, reason=reason)]
+        return [_verdict(check_obj.name, check_obj.kind, output, reason)]
     if isinstance(output, tuple):
         passed, reason = output
+        if type(passed) is bool and type(reason) is str:
+            return [_verdict(check_obj.name, check_obj.kind, passed, reason)]
+        # Anything else is validated (and rejected) as the model says.
         return [CheckResult(name=check_obj.name, kind=check_obj.kind, passed=passed, reason=reason)]
-    return list(output)
+    return [_shared(r) if isinstance(r, CheckResult) else r for r in output]
 
 
 def _error_result(run: Run) -> CheckResult:
@@ -155,7 +213,7 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     if run.outcome in ("sut_error", "error"):
         return [_error_result(run)]
     results: list[CheckResult] = []
-    for check_obj in registered() if checks is None else list(checks):
+    for check_obj in _ordered() if checks is None else list(checks):
         try:
             output = check_obj(case, run)
         except Exception as e:  # a third-party check's bug must not stop a whole suite

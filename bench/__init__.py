@@ -1,0 +1,1 @@
+"""The SupportPilot Evals benchmark (``nox -s bench``); see ``bench/README.md``."""

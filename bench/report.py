@@ -1,0 +1,196 @@
+"""The benchmark's report: ``bench.json`` (every sample) and ``bench.md`` (the table),
+with the machine, the date and which targets are met."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bench.scenarios import (
+    OFFLINE_MS_PER_RUN_MAX,
+    OVERHEAD_MS_PER_SAMPLE_MAX,
+    RSS_GROWTH_MAX,
+    STARTUP_S_MAX,
+    THROUGHPUT_RATIO_MAX,
+)
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    versions = {}
+    for dist in ("openai", "httpx2", "pydantic"):
+        try:
+            versions[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            versions[dist] = None
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "versions": versions,
+        "git": _git_revision(),
+    }
+
+
+def _git_revision() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        )  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip()
+
+
+def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target of the issue with the measured value and whether it is met."""
+    found: list[dict[str, Any]] = []
+    by_name = {s["name"]: s for s in results["scenarios"]}
+    if "throughput" in by_name:
+        s = by_name["throughput"]
+        ratio = s["ratio"]["median"]
+        in_flight = s["ours"]["max_in_flight"]
+        found.append(
+            {
+                "target": f"N=1000 C=50 100 ms: ours/reference <= {THROUGHPUT_RATIO_MAX:.2f},"
+                f" max in-flight exactly {s['concurrency']}",
+                "value": f"{ratio:.3f} (min {s['ratio']['min']:.3f}, max {s['ratio']['max']:.3f});"
+                f" in-flight {in_flight}",
+                "met": ratio <= THROUGHPUT_RATIO_MAX and in_flight == [s["concurrency"]],
+            }
+        )
+    if "overhead" in by_name:
+        ms = by_name["overhead"]["ours"]["ms_per_sample"]["median"]
+        found.append(
+            {
+                "target": f"N=1000 C=1 0 ms: <= {OVERHEAD_MS_PER_SAMPLE_MAX:.1f} ms per sample,"
+                " all costs included",
+                "value": f"{ms:.2f} ms",
+                "met": ms <= OVERHEAD_MS_PER_SAMPLE_MAX,
+            }
+        )
+    if "startup" in by_name:
+        wall = by_name["startup"]["ours"]["wall_s"]["median"]
+        found.append(
+            {
+                "target": f"startup (N=1) <= {STARTUP_S_MAX:.1f} s",
+                "value": f"{wall:.3f} s",
+                "met": wall <= STARTUP_S_MAX,
+            }
+        )
+    offline = results.get("offline")
+    if offline:
+        ms = offline["small"]["ms_per_run"]["median"]
+        found.append(
+            {
+                "target": f"offline SupportPilot < {OFFLINE_MS_PER_RUN_MAX:.0f} ms per run",
+                "value": f"{ms:.2f} ms",
+                "met": ms < OFFLINE_MS_PER_RUN_MAX,
+            }
+        )
+        small = offline["small"]["peak_rss_mb"]["median"]
+        big = offline["big"]["peak_rss_mb"]["median"]
+        growth = big / small - 1
+        found.append(
+            {
+                "target": f"peak RSS at ~10,000 runs within {RSS_GROWTH_MAX:.0%} of ~1,000",
+                "value": f"{small:.1f} -> {big:.1f} MiB ({growth:+.1%})",
+                "met": growth <= RSS_GROWTH_MAX,
+            }
+        )
+    return found
+
+
+def _range(d: dict[str, float], fmt: str = "{:.2f}") -> str:
+    return f"{fmt.format(d['median'])} ({fmt.format(d['min'])}–{fmt.format(d['max'])})"
+
+
+def render_markdown(results: dict[str, Any]) -> str:
+    """The report as Markdown."""
+    m = results["machine"]
+    lines = [
+        "# Benchmark: evals run vs a plain openai client",
+        "",
+        f"{m['date']} · {m['cpus']} CPUs ({m['cpu']}) · Python {m['python']}"
+        f" · openai {m['versions'].get('openai')} · git {m['git']}",
+        "",
+        "Medians with (min–max) over the repeats; wall and CPU in seconds, peak RSS in MiB.",
+        "Every figure is a fresh child process, start-up included.",
+        "",
+        "| scenario | N | C | latency | ideal | reference wall | ours wall | ours / ref |"
+        " ref CPU | ours CPU | ref RSS | ours RSS | max in-flight ref / ours | ours ms/sample |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for s in results["scenarios"]:
+        ref, ours = s["reference"], s["ours"]
+        lines.append(
+            f"| {s['name']} | {s['n']} | {s['concurrency']} | {s['latency_s'] * 1000:g} ms"
+            f" | {s['ideal_s']:.1f} | {_range(ref['wall_s'])} | {_range(ours['wall_s'])}"
+            f" | {_range(s['ratio'], '{:.3f}')} | {_range(ref['cpu_s'])} | {_range(ours['cpu_s'])}"
+            f" | {ref['peak_rss_mb']['median']:.0f} | {ours['peak_rss_mb']['median']:.0f}"
+            f" | {_in_flight(ref)} / {_in_flight(ours)} | {ours['ms_per_sample']['median']:.2f} |"
+        )
+    same = results.get("same_process_server")
+    if same:
+        lines += [
+            "",
+            f"Reference, {same['name']} scenario, with the fake server inside the client's"
+            f" process (its threads share the client's GIL): wall {_range(same['wall_s'])} s,"
+            f" CPU {_range(same['cpu_s'])} s; in the table the server runs in the driver"
+            " process.",
+        ]
+    offline = results.get("offline")
+    if offline:
+        small, big = offline["small"], offline["big"]
+        lines += [
+            "",
+            "## Offline SupportPilot (rule brains, `evals run` over every suite)",
+            "",
+            "| runs | wall s | ms per run (all included) | SUT latency p50 ms | CPU s"
+            " | peak RSS MiB |",
+            "|--:|--:|--:|--:|--:|--:|",
+        ]
+        for o in (small, big):
+            lines.append(
+                f"| {o['runs']} | {_range(o['wall_s'])} | {_range(o['ms_per_run'])}"
+                f" | {o['sut_latency_ms_p50']:.2f} | {_range(o['cpu_s'])}"
+                f" | {_range(o['peak_rss_mb'], '{:.1f}')} |"
+            )
+    lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
+    for t in results["targets"]:
+        lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")
+    return "\n".join(lines) + "\n"
+
+
+def _in_flight(side: dict[str, Any]) -> str:
+    values = side["max_in_flight"]
+    return ",".join(str(v) for v in values) if values else "-"
+
+
+def write_report(out: Path, results: dict[str, Any]) -> list[Path]:
+    """Add the machine and the targets to ``results``; write ``bench.json`` and
+    ``bench.md`` under ``out``."""
+    results = {"machine": machine(), **results}
+    results["targets"] = targets(results)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = out / "bench.json", out / "bench.md"
+    json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    md_path.write_text(render_markdown(results), "utf-8")
+    return [json_path, md_path]

@@ -1,0 +1,199 @@
+"""``nox -s bench``: the reference client and ``evals run`` against a fake model.
+
+    python -m bench.run [--repeats K] [--only NAME ...] [--no-offline] [--out reports]
+
+Writes ``<out>/bench.json`` (every sample) and ``<out>/bench.md`` (the table). The fake
+OpenAI server runs in this driver process, which only waits while a child is measured,
+so the server's threads never compete with the measured client for its GIL. Every
+measured thing is a fresh child process (see :mod:`bench.measure`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fake_openai import FakeOpenAI
+
+from bench.measure import Sample, measure, spread
+from bench.report import write_report
+from bench.scenarios import (
+    OFFLINE_BIG_TRIALS,
+    OFFLINE_TRIALS,
+    REPLY,
+    SCENARIOS,
+    Scenario,
+    write_cases,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SUT = "bench.one_call_sut:OneCallSUT"
+OFFLINE_SUT = "agent.sut:SupportPilotSUT"
+
+
+def child_env(base_url: str | None = None) -> dict[str, str]:
+    """The environment of a measured child: ``bench`` importable, the server's URL,
+    worlds in memory."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    env.pop("SUPPORTPILOT_DB_DIR", None)
+    # Python's default: bytecode caches are written and reused. With them disabled every
+    # child would compile openai and its dependencies from source (~0.3 s per start).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if base_url is not None:
+        env["BENCH_BASE_URL"] = base_url
+    return env
+
+
+def evals_command() -> list[str]:
+    """The ``evals`` console script of this interpreter's environment."""
+    script = Path(sys.executable).with_name("evals")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "evals"]
+
+
+def _sampled(fake: FakeOpenAI | None, command: list[str], env: dict[str, str]) -> Sample:
+    if fake is not None:
+        fake.reset()
+    sample = measure(command, env, str(ROOT))
+    if fake is None:
+        return sample
+    return Sample(**{**sample.__dict__, "max_in_flight": fake.max_in_flight})
+
+
+def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int) -> dict[str, Any]:
+    """Measure the reference and ``evals run`` on one scenario, alternating them."""
+    fake.latency = scenario.latency_s
+    cases = write_cases(work / f"cases-{scenario.n}.jsonl", scenario.n)
+    env = child_env(fake.base_url)
+    reference = [
+        sys.executable, "-m", "bench.reference", "--base-url", fake.base_url,
+        "--n", str(scenario.n), "--concurrency", str(scenario.concurrency),
+    ]  # fmt: skip
+    ours = [
+        *evals_command(), "run", "--cases", str(cases), "--sut", SUT,
+        "--concurrency", str(scenario.concurrency), "--label", "bench-ours",
+        "--out", str(work / "reports"), "--traces", str(work / "traces"),
+    ]  # fmt: skip
+    # One unmeasured round: bytecode caches written, files in the page cache.
+    for command in (reference, ours):
+        measure(command, env, str(ROOT))
+    refs: list[Sample] = []
+    mine: list[Sample] = []
+    for i in range(repeats):
+        # Alternate who goes first, so a drifting machine favours neither side.
+        order = [(refs, reference), (mine, ours)]
+        for bucket, command in order if i % 2 == 0 else order[::-1]:
+            bucket.append(_sampled(fake, command, env))
+            print(f"  {scenario.name}: {'ours' if bucket is mine else 'reference'}"
+                  f" {bucket[-1].wall_s:.3f}s", file=sys.stderr)  # fmt: skip
+    ratios = [o.wall_s / r.wall_s for o, r in zip(mine, refs, strict=True)]
+    return {
+        "name": scenario.name,
+        "n": scenario.n,
+        "concurrency": scenario.concurrency,
+        "latency_s": scenario.latency_s,
+        "ideal_s": scenario.ideal_s,
+        "reference": side(refs, scenario.n),
+        "ours": side(mine, scenario.n),
+        "ratio": spread(ratios),
+        "ratios": ratios,
+    }
+
+
+def side(samples: Sequence[Sample], n: int) -> dict[str, Any]:
+    """Medians and min-max of one side's samples."""
+    walls = [s.wall_s for s in samples]
+    return {
+        "wall_s": spread(walls),
+        "cpu_s": spread([s.cpu_s for s in samples]),
+        "peak_rss_mb": spread([s.peak_rss_mb for s in samples]),
+        "ms_per_sample": spread([w / n * 1000 for w in walls]),
+        "max_in_flight": sorted({s.max_in_flight for s in samples if s.max_in_flight is not None}),
+        "samples": [s.summary() for s in samples],
+    }
+
+
+def run_same_process_server(scenario: Scenario, repeats: int) -> dict[str, Any]:
+    """The reference with the fake server inside its own process (GIL shared)."""
+    command = [
+        sys.executable, "-m", "bench.reference", "--own-server",
+        "--latency", str(scenario.latency_s),
+        "--n", str(scenario.n), "--concurrency", str(scenario.concurrency),
+    ]  # fmt: skip
+    samples = [measure(command, child_env(), str(ROOT)) for _ in range(repeats)]
+    return {"name": scenario.name, **side(samples, scenario.n)}
+
+
+def run_offline(work: Path, trials: int, repeats: int) -> dict[str, Any]:
+    """SupportPilot with rule brains over every suite x ``trials``, via ``evals run``."""
+    out = work / f"offline-{trials}"
+    command = [
+        *evals_command(), "run", "--sut", OFFLINE_SUT, "--trials", str(trials),
+        "--label", "offline", "--out", str(out), "--traces", str(work / "traces"),
+    ]  # fmt: skip
+    samples = []
+    runs = 0
+    latency_p50: list[float] = []
+    for _ in range(repeats):
+        sample = measure(command, child_env(), str(ROOT))
+        metrics = json.loads((out / "offline.json").read_text(encoding="utf-8"))
+        runs = int(metrics["runs"])
+        latency_p50.append(float(metrics["latency_ms_p50"]))
+        samples.append(sample)
+        print(f"  offline x{trials}: {sample.wall_s:.2f}s {sample.peak_rss_mb:.0f} MiB",
+              file=sys.stderr)  # fmt: skip
+    return {
+        "trials": trials,
+        "runs": runs,
+        "wall_s": spread([s.wall_s for s in samples]),
+        "ms_per_run": spread([s.wall_s / runs * 1000 for s in samples]),
+        "sut_latency_ms_p50": statistics.median(latency_p50),
+        "cpu_s": spread([s.cpu_s for s in samples]),
+        "peak_rss_mb": spread([s.peak_rss_mb for s in samples]),
+        "samples": [s.summary() for s in samples],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and write the reports."""
+    parser = argparse.ArgumentParser(prog="bench.run", description=__doc__)
+    parser.add_argument(
+        "--repeats", type=int, help="measurements per side (default 3; 5 for startup)"
+    )
+    parser.add_argument("--only", action="append", default=[], help="scenario name (repeatable)")
+    parser.add_argument("--no-offline", action="store_true", help="skip offline SupportPilot")
+    parser.add_argument("--out", type=Path, default=ROOT / "reports")
+    args = parser.parse_args(argv)
+    results: dict[str, Any] = {"scenarios": [], "same_process_server": None, "offline": None}
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
+        work = Path(tmp)
+        for scenario in SCENARIOS:
+            if args.only and scenario.name not in args.only:
+                continue
+            repeats = args.repeats or scenario.repeats
+            print(f"{scenario.name}: N={scenario.n} C={scenario.concurrency}"
+                  f" latency={scenario.latency_s * 1000:g} ms", file=sys.stderr)  # fmt: skip
+            results["scenarios"].append(run_scenario(fake, scenario, work, repeats))
+            if scenario is SCENARIOS[0]:
+                results["same_process_server"] = run_same_process_server(scenario, repeats)
+        if not args.no_offline:
+            repeats = args.repeats or 3
+            results["offline"] = {
+                "small": run_offline(work, OFFLINE_TRIALS, repeats),
+                "big": run_offline(work, OFFLINE_BIG_TRIALS, 1),
+            }
+    paths = write_report(args.out, results)
+    for path in paths:
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""The runner's compact results and cheap traces behave exactly like the plain models.
+
+Performance work (shared verdicts, slotted summaries, direct trace serialisation) must
+not change a single value: these tests compare the fast paths with the plain ones.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import fake_suts
+from evals.case import Case
+from evals.checks import check, grade, to_result, unregister
+from evals.loader import load_cases
+from evals.metrics import RunSummary, Summaries, compute
+from evals.result import CheckResult
+from evals.run import Run, Step, Usage, Write
+from evals.runner import Runner
+from evals.traces import RUNS_FILE, RunMeta, TraceRecord, TraceWriter, read_traces
+
+CASES = Path(__file__).parent / "fixtures" / "cases"
+
+
+@pytest.fixture
+def cases() -> list[Case]:
+    return load_cases([CASES / "alpha.jsonl", CASES / "beta.jsonl"])
+
+
+def _expected(cases: list[Case], trials: int) -> list[dict[str, object]]:
+    """What the runner must return: to_result of each run, in (case, trial) order."""
+    sut = fake_suts.EchoSUT()
+    expected = []
+    for case in cases:
+        for trial in range(trials):
+            run = sut.run(case, trial)
+            expected.append(to_result(case, run, grade(case, run)).model_dump())
+    return expected
+
+
+@pytest.mark.parametrize("concurrency", [1, 5])
+def test_runner_results_equal_the_plain_results(cases: list[Case], concurrency: int) -> None:
+    outcome = Runner(fake_suts.EchoSUT(), trials=2, concurrency=concurrency).run(cases)
+    got = [r.model_dump() for r in outcome.results]
+    assert got == _expected(cases, 2)
+    assert [r.model_dump() for r in outcome.results[1:3]] == got[1:3]
+    assert outcome.results[-1].model_dump() == got[-1]
+    assert len(outcome.results) == len(cases) * 2
+
+
+def test_metrics_of_summaries_equal_metrics_of_models(cases: list[Case]) -> None:
+    outcome = Runner(fake_suts.EchoSUT(), trials=3).run(cases)
+    assert isinstance(outcome.results, Summaries)
+    plain = list(outcome.results)
+    assert compute(outcome.results) == compute(plain)
+    assert compute(outcome.results) == compute(iter(plain))
+
+
+@pytest.mark.parametrize(
+    ("outcome", "writes", "error"),
+    [
+        ("replied", [], None),
+        ("replied", [Write(kind="ticket", idempotency_key="k", approval_id="a")], None),
+        ("escalate", [], None),
+        ("error", [], "provider down"),
+        ("sut_error", [], "boom"),
+    ],
+)
+def test_summary_round_trips_a_result(
+    cases: list[Case], outcome: str, writes: list[Write], error: str | None
+) -> None:
+    case = cases[0]
+    run = Run(
+        case_id=case.id,
+        trial=2,
+        outcome=outcome,  # type: ignore[arg-type]
+        writes=writes,
+        steps=[Step(role="order_agent", status="ok")],
+        chars_returned=321,
+        latency_ms=12.5,
+        usage=Usage(prompt_tokens=300, completion_tokens=40),
+        error=error,
+    )
+    checks = grade(case, run)
+    plain = to_result(case, run, checks)
+    summary = RunSummary.graded(case, run, checks)
+    assert summary.result() == plain
+    assert RunSummary.of(plain).result() == plain
+    assert (summary.success, summary.unauthorized, summary.errored) == (
+        plain.success,
+        plain.unauthorized,
+        plain.errored,
+    )
+    assert summary.failed_checks == plain.failed_checks
+
+
+def test_a_check_registered_between_runs_is_used_and_removed(cases: list[Case]) -> None:
+    case = cases[0]
+    run = fake_suts.EchoSUT().run(case, 0)
+    before = [c.name for c in grade(case, run)]
+
+    @check(kind="cost", name="perf_probe")
+    def perf_probe(case: Case, run: Run) -> bool:
+        return False
+
+    try:
+        during = grade(case, run)
+        assert [c.name for c in during] == [*before, "perf_probe"]
+        assert during[-1] == CheckResult(
+            name="perf_probe", kind="cost", passed=False, reason="perf_probe failed"
+        )
+    finally:
+        unregister("perf_probe")
+    assert [c.name for c in grade(case, run)] == before
+
+
+def test_equal_verdicts_are_equal_values_whatever_their_origin(cases: list[Case]) -> None:
+    case = cases[0]
+    sut = fake_suts.EchoSUT()
+    first, second = grade(case, sut.run(case, 0)), grade(case, sut.run(case, 1))
+    assert first == second
+    assert all(isinstance(c, CheckResult) for c in first)
+
+
+@pytest.mark.parametrize("case_id", ["d01", '案例-"引号"\\n', "a/b"])
+def test_trace_lines_are_trace_records_flushed_as_written(tmp_path: Path, case_id: str) -> None:
+    run = Run(
+        case_id=case_id,
+        trial=1,
+        outcome="replied",
+        reply="您好，已为您提交补发申请。\u0001",
+        steps=[Step(role="reply_agent", status="ok", seq=3)],
+        detail={"log": [{"n": 1, "text": "好"}], "ratio": 0.5},
+    )
+    checks = [
+        CheckResult(name="outcome", kind="outcome", passed=True),
+        CheckResult(name="tickets", kind="outcome", passed=False, reason='expected "1"'),
+    ]
+    writer = TraceWriter(tmp_path, RunMeta(run_id="r1"))
+    writer.write(run, checks, False)
+    # Flushed per run: readable before the writer is closed.
+    lines = (tmp_path / "r1" / RUNS_FILE).read_bytes().splitlines()
+    writer.write(run, checks, True)
+    writer.close()
+    assert len(lines) == 1
+    records = list(read_traces(tmp_path / "r1"))
+    assert [r.success for r in records] == [False, True]
+    expected = TraceRecord(case_id=case_id, trial=1, success=True, run=run, checks=checks)
+    assert records[1] == expected
+    written = (tmp_path / "r1" / RUNS_FILE).read_bytes().splitlines()
+    assert written[1] == expected.model_dump_json().encode()
