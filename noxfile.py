@@ -150,3 +150,13 @@ def mutate(session: nox.Session) -> None:
     """Break the evaluation code in ~25 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Benchmark evals run against a plain openai client on a fake model (reports/bench.*)."""
+    # Compiled at install, as a user's environment would be: the benchmark times start-up,
+    # not compiling openai from source on every start.
+    session.env["UV_COMPILE_BYTECODE"] = "1"
+    sync(session, "agent", "fake-openai")
+    session.run("python", "-m", "bench.run", *session.posargs)

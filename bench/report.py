@@ -161,7 +161,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         small, big = offline["small"], offline["big"]
         lines += [
             "",
-            "## Offline SupportPilot (rule brains, `evals run` over every suite)",
+            "## Offline SupportPilot (rule brains, `evals run` over every suite,"
+            f" --concurrency {small.get('concurrency', '-')})",
             "",
             "| runs | wall s | ms per run (all included) | SUT latency p50 ms | CPU s"
             " | peak RSS MiB |",

@@ -36,6 +36,8 @@ from bench.scenarios import (
 ROOT = Path(__file__).resolve().parent.parent
 SUT = "bench.one_call_sut:OneCallSUT"
 OFFLINE_SUT = "agent.sut:SupportPilotSUT"
+OFFLINE_CONCURRENCY = 8
+"""Runs in flight offline: the rule brains do not block, but fault cases wait on timeouts."""
 
 
 def child_env(base_url: str | None = None) -> dict[str, str]:
@@ -91,6 +93,8 @@ def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int)
         order = [(refs, reference), (mine, ours)]
         for bucket, command in order if i % 2 == 0 else order[::-1]:
             bucket.append(_sampled(fake, command, env))
+            if bucket is mine:
+                _check_all_passed(work / "reports" / "bench-ours.json", scenario.n)
             print(f"  {scenario.name}: {'ours' if bucket is mine else 'reference'}"
                   f" {bucket[-1].wall_s:.3f}s", file=sys.stderr)  # fmt: skip
     ratios = [o.wall_s / r.wall_s for o, r in zip(mine, refs, strict=True)]
@@ -105,6 +109,16 @@ def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int)
         "ratio": spread(ratios),
         "ratios": ratios,
     }
+
+
+def _check_all_passed(report: Path, n: int) -> None:
+    """A fast run that failed is no result: every run must have passed its checks."""
+    metrics = json.loads(report.read_text(encoding="utf-8"))
+    if metrics["runs"] != n or metrics["successes"] != n:
+        raise RuntimeError(
+            f"evals run did not pass all {n} runs ({metrics['successes']}/{metrics['runs']});"
+            f" failures: {metrics['failures'][:3]}"
+        )
 
 
 def side(samples: Sequence[Sample], n: int) -> dict[str, Any]:
@@ -136,6 +150,7 @@ def run_offline(work: Path, trials: int, repeats: int) -> dict[str, Any]:
     out = work / f"offline-{trials}"
     command = [
         *evals_command(), "run", "--sut", OFFLINE_SUT, "--trials", str(trials),
+        "--concurrency", str(OFFLINE_CONCURRENCY),
         "--label", "offline", "--out", str(out), "--traces", str(work / "traces"),
     ]  # fmt: skip
     samples = []
@@ -151,6 +166,7 @@ def run_offline(work: Path, trials: int, repeats: int) -> dict[str, Any]:
               file=sys.stderr)  # fmt: skip
     return {
         "trials": trials,
+        "concurrency": OFFLINE_CONCURRENCY,
         "runs": runs,
         "wall_s": spread([s.wall_s for s in samples]),
         "ms_per_run": spread([s.wall_s / runs * 1000 for s in samples]),
