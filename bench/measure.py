@@ -33,6 +33,8 @@ class Sample:
     """What the child printed on stdout."""
     max_in_flight: int | None = None
     """The most requests the fake server answered at once during this sample."""
+    server_cpu_s: float | None = None
+    """CPU seconds the driver process (the fake server's threads) used meanwhile."""
 
     def summary(self) -> dict[str, Any]:
         """The sample without its output, for ``bench.json``."""

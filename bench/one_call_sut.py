@@ -13,6 +13,7 @@ import os
 import openai
 from evals.case import Case
 from evals.run import Run, Step, Usage
+from openai.types.chat import ChatCompletionUserMessageParam
 
 BASE_URL_ENV = "BENCH_BASE_URL"
 """Environment variable holding the fake server's ``/v1`` URL."""
@@ -20,7 +21,7 @@ MODEL = "fake-model"
 """The model name sent (the fake answers any)."""
 
 
-def request_messages(case: Case) -> list[dict[str, str]]:
+def request_messages(case: Case) -> list[ChatCompletionUserMessageParam]:
     """The chat messages for a case: its goal as the user's message."""
     return [{"role": "user", "content": case.input.goal}]
 

@@ -31,7 +31,7 @@ def machine() -> dict[str, Any]:
                 break
     except OSError:
         pass
-    versions = {}
+    versions: dict[str, str | None] = {}
     for dist in ("openai", "httpx2", "pydantic"):
         try:
             versions[dist] = metadata.version(dist)
@@ -135,8 +135,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         "Every figure is a fresh child process, start-up included.",
         "",
         "| scenario | N | C | latency | ideal | reference wall | ours wall | ours / ref |"
-        " ref CPU | ours CPU | ref RSS | ours RSS | max in-flight ref / ours | ours ms/sample |",
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        " ref CPU | ours CPU | ref RSS | ours RSS | max in-flight ref / ours | ours ms/sample"
+        " | server CPU |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for s in results["scenarios"]:
         ref, ours = s["reference"], s["ours"]
@@ -145,7 +146,8 @@ def render_markdown(results: dict[str, Any]) -> str:
             f" | {s['ideal_s']:.1f} | {_range(ref['wall_s'])} | {_range(ours['wall_s'])}"
             f" | {_range(s['ratio'], '{:.3f}')} | {_range(ref['cpu_s'])} | {_range(ours['cpu_s'])}"
             f" | {ref['peak_rss_mb']['median']:.0f} | {ours['peak_rss_mb']['median']:.0f}"
-            f" | {_in_flight(ref)} / {_in_flight(ours)} | {ours['ms_per_sample']['median']:.2f} |"
+            f" | {_in_flight(ref)} / {_in_flight(ours)} | {ours['ms_per_sample']['median']:.2f}"
+            f" | {ours['server_cpu_s']['median']:.2f} |"
         )
     same = results.get("same_process_server")
     if same:

@@ -11,11 +11,13 @@ measured thing is a fresh child process (see :mod:`bench.measure`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -60,13 +62,13 @@ def evals_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "evals"]
 
 
-def _sampled(fake: FakeOpenAI | None, command: list[str], env: dict[str, str]) -> Sample:
-    if fake is not None:
-        fake.reset()
+def _sampled(fake: FakeOpenAI, command: list[str], env: dict[str, str]) -> Sample:
+    fake.reset()
+    # The driver only waits while a child runs: its CPU time is the server's.
+    cpu = time.process_time()
     sample = measure(command, env, str(ROOT))
-    if fake is None:
-        return sample
-    return Sample(**{**sample.__dict__, "max_in_flight": fake.max_in_flight})
+    server_cpu = time.process_time() - cpu
+    return dataclasses.replace(sample, max_in_flight=fake.max_in_flight, server_cpu_s=server_cpu)
 
 
 def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int) -> dict[str, Any]:
@@ -130,6 +132,7 @@ def side(samples: Sequence[Sample], n: int) -> dict[str, Any]:
         "peak_rss_mb": spread([s.peak_rss_mb for s in samples]),
         "ms_per_sample": spread([w / n * 1000 for w in walls]),
         "max_in_flight": sorted({s.max_in_flight for s in samples if s.max_in_flight is not None}),
+        "server_cpu_s": spread([s.server_cpu_s or 0.0 for s in samples]),
         "samples": [s.summary() for s in samples],
     }
 
