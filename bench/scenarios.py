@@ -30,7 +30,7 @@ class Scenario:
 
 
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("throughput", n=1000, concurrency=50, latency_s=0.1),
+    Scenario("throughput", n=1000, concurrency=50, latency_s=0.1, repeats=5),
     Scenario("slow model", n=200, concurrency=20, latency_s=0.2),
     Scenario("overhead", n=1000, concurrency=1, latency_s=0.0),
     Scenario("startup", n=1, concurrency=1, latency_s=0.0, repeats=5),
