@@ -38,6 +38,16 @@ def test_reference_cases_validate_against_the_schema(suite_files: list[Path]) ->
         assert errors == [], text
 
 
+def _base(**changes: object) -> dict[str, object]:
+    case: dict[str, object] = {
+        "id": "x",
+        "split": "dev",
+        "input": {"goal": "g"},
+        "expect": {"outcome": "replied"},
+    }
+    return {**case, **changes}
+
+
 @pytest.mark.parametrize(
     ("data", "valid"),
     [
@@ -91,3 +101,32 @@ def test_main_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.Mon
     assert schema.main([]) == 0
     assert stale.read_text(encoding="utf-8") == schema.render_schema()
     assert schema.main(["--check"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        (_base(expect={"outcome": "replied", "tickets": "1"}), False),
+        (_base(expect={"outcome": "replied", "tickets": 1.5}), False),
+        (_base(expect={"outcome": "replied", "tickets": -1}), False),
+        (_base(tags="happy"), False),
+        (_base(colour="red"), False),
+        (_base(input={"goal": "g", "order_id": 1001}), False),
+        (_base(input={"goal": "g", "order_id": None, "channel": "chat"}), True),
+        (_base(expect={"outcome": "replied", "custom_key": [1]}), True),
+        (_base(world={"orders": {"A1": {"paid": 59.0}}}), True),
+    ],
+)
+def test_strict_model_accepts_exactly_what_the_schema_accepts(
+    data: dict[str, object], valid: bool
+) -> None:
+    """The loader's fast path validates with the strict model and consults the schema only
+    on failure, so the strict model must never accept a case the schema refuses."""
+    validator = jsonschema.Draft202012Validator(schema.load_schema())
+    assert validator.is_valid(data) is valid
+    try:
+        Case.model_validate(data, strict=True)
+        strict_valid = True
+    except ValueError:
+        strict_valid = False
+    assert strict_valid is valid

@@ -158,33 +158,14 @@ def render_markdown(metrics: Metrics, meta: RunMeta) -> str:
 def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     """JUnit XML: one test case per case-trial; a failure lists the failed checks, a
     provider error is an ``<error>``."""
-    failures = sum(1 for r in results if not r.errored and not r.success)
-    errors = sum(1 for r in results if r.errored)
-    total_s = sum(r.latency_ms for r in results) / 1000.0
-    counts = {
-        "tests": str(len(results)),
-        "failures": str(failures),
-        "errors": str(errors),
-        "skipped": "0",
-        "time": f"{total_s:.3f}",
-    }
-    root = ET.Element("testsuites", {"name": "evals", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": meta.label or "evals", **counts})
-    if meta.started:
-        suite.set("timestamp", meta.started)
-    properties = ET.SubElement(suite, "properties")
-    for name, value in (
-        ("suites", ", ".join(meta.suites)),
-        ("case_files", ", ".join(meta.case_files)),
-        ("sut", meta.sut),
-        ("trials", str(meta.trials)),
-        ("git_revision", meta.git_revision),
-        ("complete", str(meta.complete).lower()),
-    ):
-        ET.SubElement(properties, "property", {"name": name, "value": value})
+    failures = errors = 0
+    total_ms = 0.0
+    cases: list[str] = []
     for r in results:
-        case = ET.SubElement(
-            suite,
+        failures += not r.errored and not r.success
+        errors += r.errored
+        total_ms += r.latency_ms
+        case = ET.Element(
             "testcase",
             {
                 "classname": f"evals.{r.split}",
@@ -201,8 +182,38 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
                 case, "failure", {"message": "; ".join(failed), "type": "checks"}
             )
             failure.text = "\n".join(failed)
+        ET.indent(case, space="  ", level=2)
+        case.tail = "\n    "
+        cases.append(ET.tostring(case, encoding="unicode"))
+    counts = {
+        "tests": str(len(cases)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": "0",
+        "time": f"{total_ms / 1000.0:.3f}",
+    }
+    root = ET.Element("testsuites", {"name": "evals", **counts})
+    suite = ET.SubElement(root, "testsuite", {"name": meta.label or "evals", **counts})
+    if meta.started:
+        suite.set("timestamp", meta.started)
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("suites", ", ".join(meta.suites)),
+        ("case_files", ", ".join(meta.case_files)),
+        ("sut", meta.sut),
+        ("trials", str(meta.trials)),
+        ("git_revision", meta.git_revision),
+        ("complete", str(meta.complete).lower()),
+    ):
+        ET.SubElement(properties, "property", {"name": name, "value": value})
+    ET.SubElement(suite, "cases-here")
     ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    head, tail = ET.tostring(root, encoding="unicode", xml_declaration=True).split("<cases-here />")
+    if cases:
+        cases[-1] = cases[-1][: -len("\n    ")]
+    else:
+        head = head.rstrip(" ").removesuffix("\n")
+    return head + "".join(cases) + tail + "\n"
 
 
 def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
