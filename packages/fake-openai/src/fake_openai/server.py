@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -368,6 +369,13 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], fake: FakeOpenAI) -> None:
         super().__init__(address, _RequestHandler)
         self.fake = fake
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that cancels a request mid-read (a timed-out or cancelled call) resets
+        # its connection: routine for this server, not worth a traceback on stderr.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def get_request(self) -> tuple[socket.socket, Any]:
         sock, address = super().get_request()
