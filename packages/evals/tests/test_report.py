@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from evals.metrics import compute
 from evals.report import (
     ReportError,
+    headline,
     load_report,
     render_console,
     render_junit,
@@ -162,3 +163,21 @@ def test_errored_runs_are_reported_apart_from_failures(render) -> None:
     assert "t01#0" in text
     failures = text.split("Failures")[1].split("Errored")[0]
     assert "t01" not in failures
+
+
+@pytest.mark.parametrize(
+    ("suites", "files", "expected"),
+    [
+        (["read", "write"], [], "suites: read, write | SUT: x:Y"),
+        ([], ["my.jsonl"], "case files: my.jsonl | SUT: x:Y"),
+        (["read"], ["my.jsonl"], "suites: read | case files: my.jsonl | SUT: x:Y"),
+        ([], [], "suites: - | SUT: x:Y"),
+    ],
+)
+def test_headline_names_what_was_evaluated(
+    suites: list[str], files: list[str], expected: str
+) -> None:
+    # Bug found by hand: `--cases` alone printed "suites: - + files my.jsonl".
+    meta = RunMeta(suites=suites, case_files=files, sut="x:Y", trials=3, git_revision="abc")
+    assert headline(meta).startswith(expected)
+    assert "trials: 3" in headline(meta) and "git: abc" in headline(meta)

@@ -42,11 +42,13 @@ def _num(value: float) -> str:
 
 def headline(meta: RunMeta) -> str:
     """One line naming what was evaluated: suites, SUT, trials, git revision."""
-    suites = ", ".join(meta.suites) or "-"
+    parts = []
+    if meta.suites or not meta.case_files:
+        parts.append(f"suites: {', '.join(meta.suites) or '-'}")
     if meta.case_files:
-        suites += f" + files {', '.join(meta.case_files)}"
+        parts.append(f"case files: {', '.join(meta.case_files)}")
     return (
-        f"suites: {suites} | SUT: {meta.sut or '-'} | trials: {meta.trials}"
+        f"{' | '.join(parts)} | SUT: {meta.sut or '-'} | trials: {meta.trials}"
         f" | git: {meta.git_revision} | run: {meta.run_id or '-'}"
     )
 
