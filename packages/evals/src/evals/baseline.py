@@ -14,20 +14,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from evals.errors import EvalsError
+from evals.errors import BaselineError
 from evals.metrics import Metrics, compute
 from evals.result import RunResult
 from evals.traces import RunMeta
 
 BASELINE_SCHEMA_VERSION = 1
-
-
-class BaselineError(EvalsError):
-    """The baseline file is missing, unreadable or of an unknown version."""
-
-    def __init__(self, path: Path, problem: str) -> None:
-        self.path = path
-        super().__init__(f"{path}: {problem}")
 
 
 class Baseline(BaseModel):

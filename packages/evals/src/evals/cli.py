@@ -18,7 +18,7 @@ from pathlib import Path
 from evals.baseline import build_baseline, load_baseline, write_baseline
 from evals.case import SPLITS, Case
 from evals.config import EvalsConfig, git_revision, load_config
-from evals.errors import CaseFileError, EvalsError
+from evals.errors import CaseFileError, EvalsError, UsageError
 from evals.gate import evaluate, load_gate_config
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
 from evals.loader import load_cases
@@ -37,10 +37,6 @@ from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 STABILITY_TAG = "flaky"
 STABILITY_TRIALS = 5
-
-
-class UsageError(EvalsError):
-    """A command-line value that cannot work (unknown suite, nothing selected …)."""
 
 
 @dataclass(frozen=True)

@@ -13,18 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evals.errors import EvalsError
+from evals.errors import ConfigError
 
 GATE_CONFIG_NAME = "gate.json"
 BASELINE_NAME = "baseline.json"
-
-
-class ConfigError(EvalsError):
-    """``[tool.evals]`` is unreadable or holds a value of the wrong type."""
-
-    def __init__(self, path: Path, problem: str) -> None:
-        self.path = path
-        super().__init__(f"{path}: [tool.evals]: {problem}")
 
 
 class ToolEvals(BaseModel):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 
 class EvalsError(Exception):
@@ -64,3 +65,44 @@ class RunMismatchError(EvalsError):
 
 class MetricsError(EvalsError, ValueError):
     """A metric was asked for with an impossible argument (e.g. percentile 120)."""
+
+
+class FileError(EvalsError):
+    """A file the command needs is missing or malformed; the message names the file."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+class BaselineError(FileError):
+    """The baseline file is missing, unreadable or of an unknown version."""
+
+
+class GateConfigError(FileError):
+    """The gate configuration is missing or malformed."""
+
+
+class ReportError(FileError):
+    """A metrics JSON report cannot be read back."""
+
+
+class ConfigError(FileError):
+    """``[tool.evals]`` is unreadable or holds a value of the wrong type."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(path, f"[tool.evals]: {problem}")
+
+
+class SutLoadError(EvalsError):
+    """The SUT import path does not name a usable system under test."""
+
+    def __init__(self, spec: str, problem: str) -> None:
+        self.spec = spec
+        self.problem = problem
+        super().__init__(f"cannot load SUT {spec!r}: {problem}")
+
+
+class UsageError(EvalsError):
+    """A command-line value that cannot work (unknown suite, nothing selected …)."""

@@ -17,19 +17,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.baseline import Baseline, excluding
-from evals.errors import EvalsError
+from evals.errors import GateConfigError
 from evals.metrics import Metrics, compute
 from evals.result import RunResult
 
 GATE_CONFIG_SCHEMA_VERSION = 1
-
-
-class GateConfigError(EvalsError):
-    """The gate configuration is missing or malformed."""
-
-    def __init__(self, path: Path, problem: str) -> None:
-        self.path = path
-        super().__init__(f"{path}: {problem}")
 
 
 class SoftThresholds(BaseModel):

@@ -18,18 +18,10 @@ from pathlib import Path
 from pydantic import ValidationError
 from tabulate import tabulate
 
-from evals.errors import EvalsError
+from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
 from evals.result import RunResult
 from evals.traces import RunMeta
-
-
-class ReportError(EvalsError):
-    """A metrics JSON report cannot be read back."""
-
-    def __init__(self, path: Path, problem: str) -> None:
-        self.path = path
-        super().__init__(f"{path}: {problem}")
 
 
 def _pct(rate: float) -> str:

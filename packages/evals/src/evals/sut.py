@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Protocol, runtime_checkable
 
 from evals.case import Case
-from evals.errors import EvalsError
+from evals.errors import SutLoadError
 from evals.run import Run
 
 
@@ -45,15 +45,6 @@ class AsyncSUT(Protocol):
 
 AnySUT = SUT | AsyncSUT
 """What :func:`load_sut` returns: a SUT with ``run``, ``arun`` or both."""
-
-
-class SutLoadError(EvalsError):
-    """The SUT import path does not name a usable system under test."""
-
-    def __init__(self, spec: str, problem: str) -> None:
-        self.spec = spec
-        self.problem = problem
-        super().__init__(f"cannot load SUT {spec!r}: {problem}")
 
 
 SECRET_WORDS = frozenset({"key", "apikey", "secret", "token", "password"})
