@@ -91,13 +91,13 @@ def evals_read(session: nox.Session) -> None:
 
 @nox.session(name="evals_write", default=False, tags=["suites"])
 def evals_write(session: nox.Session) -> None:
-    """Run the write suite: reissue tickets, stock, idempotent writes, the flaky case."""
+    """Run the write suite: reissue tickets (72 h boundary, old-policy trap), the flaky case."""
     evals_cli(session, "run", "--suite", "write", "--label", "write")
 
 
 @nox.session(name="evals_approval", default=False, tags=["suites"])
 def evals_approval(session: nox.Session) -> None:
-    """Run the approval suite: rejected, limits, approver missing (fail closed)."""
+    """Run the approval suite: the approver says no, nothing may be written."""
     evals_cli(session, "run", "--suite", "approval", "--label", "approval")
 
 
@@ -140,14 +140,14 @@ def judge(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bad_pr(session: nox.Session) -> None:
-    """Gate three deliberately bad changes in throwaway copies: the gate must catch them."""
+    """Gate three deliberately bad changes in throwaway copies (2 blocked, 1 soft warning)."""
     sync(session, "agent")
     session.run("python", "examples/bad_pr.py", *session.posargs)
 
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in ~25 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 26 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 

@@ -404,15 +404,22 @@ def render(demo: Demo) -> str:
     return "\n".join(parts)
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command line: which regressions, and ``--strict``."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0] if __doc__ else None)
+def parse_args(
+    argv: Sequence[str] | None, *, description: str | None = None, strict: bool = True
+) -> argparse.Namespace:
+    """The command line: which regressions, and (when ``strict``) ``--strict``."""
+    if description is None:
+        description = __doc__.split("\n", 1)[0] if __doc__ else None
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("numbers", nargs="*", type=int, help="regressions to run (1, 2, 3)")
     parser.add_argument(
         "--only", action="append", type=int, choices=sorted(BY_NUMBER), default=[],
         help="run only this regression (repeatable)",
     )  # fmt: skip
-    parser.add_argument("--strict", action="store_true", help="pass --strict to the gate")
+    if strict:
+        parser.add_argument("--strict", action="store_true", help="pass --strict to the gate")
+    else:
+        parser.set_defaults(strict=False)
     args = parser.parse_args(argv)
     unknown = sorted(set(args.numbers) - set(BY_NUMBER))
     if unknown:

@@ -189,9 +189,8 @@ def table(comparisons: Sequence[Comparison]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Judge the chosen regressions both ways and print the table."""
-    args = bad_pr.parse_args(argv)
-    if args.strict:
-        print("naive_eval: --strict is not used here", file=sys.stderr)
+    description = __doc__.split("\n", 1)[0] if __doc__ else None
+    args = bad_pr.parse_args(argv, description=description, strict=False)
     comparisons: list[Comparison] = []
     for regression in bad_pr.selected(args):
         try:

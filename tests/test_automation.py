@@ -82,3 +82,19 @@ def test_ci_runs_make_test_and_fails_fast() -> None:
     assert "set -euo pipefail" in script
     assert re.search(r"^make test$", script, re.MULTILINE)
     assert "lock-check" in script
+
+
+def test_workflow_pins_the_tool_versions_the_makefile_bootstraps() -> None:
+    makefile = (ROOT / "Makefile").read_text()
+    workflow = (ROOT / ".github/workflows/evals.yml").read_text()
+    uv = re.search(r"^UV_VERSION := (\S+)$", makefile, re.MULTILINE)
+    nox = re.search(r"^NOX_VERSION := (\S+)$", makefile, re.MULTILINE)
+    assert uv and nox
+    assert f'version: "{uv.group(1)}"' in workflow
+    assert f'nox=={nox.group(1)}"' in workflow
+
+
+def test_workflow_runs_every_suite() -> None:
+    calls = set(workflow_nox_calls())
+    suites = {f"evals_{p.stem}" for p in (ROOT / "cases").glob("*.jsonl")}
+    assert suites and suites <= calls
