@@ -52,7 +52,8 @@ def tests(session: nox.Session, package: str) -> None:
         )
         session.run("pytest", "tests", "-q", *session.posargs)
         return
-    sync(session, package, groups=("test",))
+    groups = ("test", "openai-client") if package == "fake-openai" else ("test",)
+    sync(session, package, groups=groups)
     env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
 
