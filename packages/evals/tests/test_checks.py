@@ -17,6 +17,7 @@ from evals.checks import (
     grade,
     register,
     registered,
+    registered_expect_keys,
     success,
     to_result,
     unregister,
@@ -41,6 +42,7 @@ def test_public_api_is_curated() -> None:
         "check",
         "to_result",
         "registered",
+        "registered_expect_keys",
     ]:
         assert name in checks_api.__all__
         assert getattr(checks_api, name).__doc__
@@ -333,3 +335,37 @@ def test_the_example_in_docs_checks_md_runs() -> None:
         assert "greets_customer" in [c.name for c in registered("outcome")]
     finally:
         unregister("greets_customer")
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ("max_refunds", "is a string"),
+        (("max_refunds", 3), "expected a collection of non-empty strings"),
+        (("",), "expected a collection of non-empty strings"),
+    ],
+)
+def test_declared_expect_keys_must_be_strings(
+    scratch_check: list[str], keys: object, words: str
+) -> None:
+    with pytest.raises(CheckRegistrationError, match=words):
+        check(kind="outcome", name="refunds", expect_keys=keys)(lambda case, run: True)  # type: ignore[arg-type]
+    assert "refunds" not in [c.name for c in registered()]
+
+
+def test_an_object_check_declares_expect_keys_by_attribute(scratch_check: list[str]) -> None:
+    class Tone:
+        name = "tone"
+        kind = "outcome"
+        expect_keys = ("tone",)
+
+        def __call__(self, case: Case, run: Run) -> None:
+            return None
+
+    assert "tone" not in registered_expect_keys()
+    register(Tone())  # type: ignore[arg-type]
+    scratch_check.append("tone")
+    assert "tone" in registered_expect_keys()
+    Tone.expect_keys = "tone"  # type: ignore[assignment]
+    with pytest.raises(CheckRegistrationError, match="expect_keys 'tone'"):
+        register(Tone(), replace=True)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from evals.case import Case
+from evals.checks import registered_expect_keys
 from evals.lint import REQUIRED_TAGS, Finding, lint, lint_paths
 
 
@@ -61,6 +62,10 @@ def unknown_kind(data: list[dict[str, Any]]) -> None:
     find(data, "d11")["faults"] = {"logistics_agent": "melt"}
 
 
+def expect_typo(data: list[dict[str, Any]]) -> None:
+    find(data, "d03")["expect"]["tikets"] = 0
+
+
 def no_tags(data: list[dict[str, Any]]) -> None:
     find(data, "d08")["tags"] = []
 
@@ -79,6 +84,12 @@ def duplicate(data: list[dict[str, Any]]) -> None:
         (no_trajectory, "no_trajectory", "d02", "expect.dispatched"),
         (unknown_role, "unknown_fault_role", "d11", "unknown role 'billing_agent'"),
         (unknown_kind, "unknown_fault_kind", "d11", "unknown fault kind 'melt'"),
+        (
+            expect_typo,
+            "unknown_expect_key",
+            "d03",
+            "unknown expectation 'tikets'; no check reads it (did you mean 'tickets'?)",
+        ),
         (no_tags, "no_tags", "d08", "no tags"),
         (duplicate, "duplicate_id", "d02", "id 'd02' already used"),
     ],
@@ -189,3 +200,11 @@ def test_lint_paths_reaches_rules_the_loader_would_stop(
     assert rendered[0].startswith(f"{path}:27: case set: unreadable: (json): bad JSON")
     assert rendered[1].startswith(f"{path}:1: case '{broken[0]['id']}': unknown_split: ")
     assert rendered[2].startswith(f"{path}:2: case '{broken[1]['id']}': missing_outcome: ")
+
+
+def test_expect_keys_extend_the_known_expectations(reference_cases: dict[str, Case]) -> None:
+    data = raw(reference_cases)
+    find(data, "d03")["expect"]["max_refunds"] = 1
+    assert [f.rule for f in lint(data)] == ["unknown_expect_key"]
+    known = registered_expect_keys() | {"max_refunds"}
+    assert by_rule(lint(data, expect_keys=known), "unknown_expect_key") == []

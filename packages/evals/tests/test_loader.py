@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from evals import cli
+from evals.case import Case, Expect
+from evals.checks import CheckOutput, Run, check, unregister
+from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, EvalsError
-from evals.loader import load_cases, load_file, parse_case, read_records
+from evals.loader import (
+    CaseSource,
+    load_cases,
+    load_cases_with_sources,
+    load_file,
+    parse_case,
+    read_records,
+)
 
 GOOD: dict[str, Any] = {
     "id": "c1",
@@ -198,3 +210,128 @@ def test_problems_are_unique_and_in_reading_order(tmp_path: Path) -> None:
     assert len(found) == len(set(found))
     assert [int(p.split(":")[1]) for p in found] == sorted(int(p.split(":")[1]) for p in found)
     assert [p.split(": ")[1] for p in found] == ["expect", "input", "split", "(json)"]
+
+
+# --- expect keys: a typo must not silently drop an expectation ------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        (
+            {"tikets": 1},
+            "expect.tikets: unknown expectation 'tikets'; no check reads it"
+            " (did you mean 'tickets'?)",
+        ),
+        (
+            {"dispatch": ["order_agent"]},
+            "expect.dispatch: unknown expectation 'dispatch'; no check reads it"
+            " (did you mean 'dispatched'?)",
+        ),
+        (
+            {"reply_contain": ["补发"]},
+            "expect.reply_contain: unknown expectation 'reply_contain'; no check reads it"
+            " (did you mean 'reply_contains'?)",
+        ),
+        ({"zzz": True}, "expect.zzz: unknown expectation 'zzz'; no check reads it"),
+    ],
+)
+def test_an_expect_key_no_check_reads_is_a_problem(
+    tmp_path: Path, changes: dict[str, Any], problem: str
+) -> None:
+    path = write(tmp_path, "typo.jsonl", "# header", expect_line(**changes))
+    assert problems_of([path]) == [f"{path}:2: {problem}"]
+
+
+def test_an_unknown_expect_key_is_reported_with_the_lines_other_problems(tmp_path: Path) -> None:
+    path = write(tmp_path, "typo.jsonl", expect_line(tikets=1, outcome="refund"))
+    fields = [p.split(": ")[1] for p in problems_of([path])]
+    assert fields == ["expect.outcome", "expect.tikets"]
+
+
+def test_parse_case_refuses_an_unknown_expect_key() -> None:
+    with pytest.raises(CaseFileError, match=r"mem:3: expect\.tikets: unknown expectation"):
+        parse_case(json.loads(expect_line(tikets=1)), file="mem", line=3)
+
+
+@pytest.fixture
+def refund_check() -> Iterator[None]:
+    """A project's own check reading ``expect.max_refunds``, registered for one test."""
+
+    @check(kind="outcome", name="max_refunds", expect_keys=("max_refunds",))
+    def max_refunds(case: Case, run: Run) -> CheckOutput:
+        return None
+
+    yield
+    unregister("max_refunds")
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        ("max_refunds", None),
+        (
+            "max_refund",
+            "expect.max_refund: unknown expectation 'max_refund'; no check reads it"
+            " (did you mean 'max_refunds'?)",
+        ),
+        (
+            "refund_limit",
+            "expect.refund_limit: unknown expectation 'refund_limit'; no check reads it",
+        ),
+    ],
+)
+def test_a_registered_check_declares_the_expect_keys_it_reads(
+    tmp_path: Path, refund_check: None, key: str, problem: str | None
+) -> None:
+    path = write(tmp_path, "custom.jsonl", expect_line(**{key: 2}))
+    if problem is None:
+        [case] = load_cases([path])
+        assert case.expect.model_extra == {key: 2}
+    else:
+        assert problems_of([path]) == [f"{path}:1: {problem}"]
+
+
+def test_a_declared_key_is_unknown_again_once_its_check_is_unregistered(tmp_path: Path) -> None:
+    check(kind="cost", name="scratch", expect_keys=("budget_eur",))(lambda case, run: None)
+    try:
+        assert "budget_eur" in registered_expect_keys()
+    finally:
+        unregister("scratch")
+    assert "budget_eur" not in registered_expect_keys()
+    path = write(tmp_path, "custom.jsonl", expect_line(budget_eur=3))
+    assert problems_of([path])[0].startswith(f"{path}:1: expect.budget_eur: unknown expectation")
+
+
+def test_builtin_expect_keys_are_the_model_fields() -> None:
+    assert registered_expect_keys() >= set(Expect.model_fields)
+    assert "tikets" not in registered_expect_keys()
+
+
+def test_the_run_command_exits_2_on_an_unknown_expect_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, "typo.jsonl", expect_line(tikets=1))
+    assert cli.main(["run", "--cases", str(path), "--sut", "nowhere:Nothing"]) == 2
+    err = capsys.readouterr().err
+    assert "expect.tikets: unknown expectation 'tikets'" in err
+    assert "Traceback" not in err
+
+
+def test_sources_name_the_file_and_line_of_every_case(tmp_path: Path) -> None:
+    first = write(tmp_path, "a.jsonl", "# header", line(), "", line(id="c2"))
+    second = write(tmp_path, "b.jsonl", line(id="c3"))
+    cases, sources = load_cases_with_sources([first, second])
+    assert [c.id for c in cases] == ["c1", "c2", "c3"]
+    assert sources == {
+        "c1": CaseSource(str(first), 2),
+        "c2": CaseSource(str(first), 4),
+        "c3": CaseSource(str(second), 1),
+    }
+
+
+def test_load_cases_with_sources_raises_like_load_cases(tmp_path: Path) -> None:
+    path = write(tmp_path, "bad.jsonl", line(split="x"))
+    with pytest.raises(CaseFileError, match="unknown split 'x'"):
+        load_cases_with_sources([path])

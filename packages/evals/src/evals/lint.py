@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from evals.case import FAULT_PATTERN, SPLITS, Case
-from evals.loader import Record, read_records
+from evals.checks.registry import registered_expect_keys
+from evals.loader import Record, read_records, unknown_expectations
 from evals.run import OUTCOMES
 
 Rule = Literal[
@@ -29,6 +30,7 @@ Rule = Literal[
     "missing_outcome",
     "unknown_outcome",
     "contradiction",
+    "unknown_expect_key",
     "no_trajectory",
     "unknown_fault_role",
     "unknown_fault_kind",
@@ -114,7 +116,7 @@ def _items(cases: Iterable[Case | Record | Mapping[str, Any]]) -> list[_Item]:
     return items
 
 
-def _per_case(item: _Item, known_roles: set[str]) -> list[Finding]:
+def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) -> list[Finding]:
     found: list[Finding] = []
     split = item.data.get("split")
     if split not in SPLITS:
@@ -128,6 +130,8 @@ def _per_case(item: _Item, known_roles: set[str]) -> list[Finding]:
     if isinstance(tickets, int) and tickets > 0 and outcome != "replied":
         message = f"expects {tickets} ticket(s) but outcome {outcome!r}; tickets need 'replied'"
         found.append(item.finding("contradiction", message))
+    for _, message in unknown_expectations(item.expect, expect_keys):
+        found.append(item.finding("unknown_expect_key", message))
     if outcome == "replied" and item.expect.get("dispatched") is None:
         message = "a 'replied' case needs expect.dispatched, or a lucky guess passes"
         found.append(item.finding("no_trajectory", message))
@@ -204,13 +208,16 @@ def lint(
     min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
     required_tags: Sequence[str] = REQUIRED_TAGS,
     known_roles: Iterable[str] | None = None,
+    expect_keys: Collection[str] | None = None,
 ) -> list[Finding]:
     """Every finding for a case set, per case in order, then set-wide findings.
 
     ``cases`` may mix loaded cases, raw records and plain JSON objects. Roles known to
-    fault rules are those any case expects dispatched, plus ``known_roles``.
+    fault rules are those any case expects dispatched, plus ``known_roles``. ``expect``
+    keys known are ``expect_keys``, by default those of the registered checks.
     """
     items = _items(cases)
+    keys = registered_expect_keys() if expect_keys is None else expect_keys
     roles = set(known_roles or ())
     for item in items:
         dispatched = item.expect.get("dispatched")
@@ -218,7 +225,7 @@ def lint(
             roles.update(r for r in dispatched if isinstance(r, str))
     found: list[Finding] = []
     for item in items:
-        found += _per_case(item, roles)
+        found += _per_case(item, roles, keys)
     found += _duplicates(items)
     found += _leakage(items)
     found += _set_rules(items, min_split_size, required_tags)
@@ -231,6 +238,7 @@ def lint_paths(
     min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
     required_tags: Sequence[str] = REQUIRED_TAGS,
     known_roles: Iterable[str] | None = None,
+    expect_keys: Collection[str] | None = None,
 ) -> list[Finding]:
     """Lint case files as they are, even when they do not load.
 
@@ -250,6 +258,10 @@ def lint_paths(
             )
     usable = [r for r in records if isinstance(r.data, Mapping)]
     found += lint(
-        usable, min_split_size=min_split_size, required_tags=required_tags, known_roles=known_roles
+        usable,
+        min_split_size=min_split_size,
+        required_tags=required_tags,
+        known_roles=known_roles,
+        expect_keys=expect_keys,
     )
     return found

@@ -5,6 +5,12 @@ collected (bad JSON, schema violations, duplicate ids within and across files, e
 missing files, bytes that are not UTF-8) and raised together as one
 :class:`~evals.errors.CaseFileError`, each problem one line ``file:line: field: message``.
 
+``expect`` allows extra keys (registered checks of other projects read their own), but
+only keys some check reads: the :class:`~evals.case.Expect` fields and the keys registered
+checks declare (:func:`evals.checks.registry.registered_expect_keys`). Any other key is a
+problem (``expect.tikets: unknown expectation 'tikets'; no check reads it (did you mean
+'tickets'?)``), so a typo cannot silently drop an expectation.
+
 Validation: a line the pydantic model accepts in strict mode is valid (the committed JSON
 Schema is generated from that model, and a test holds the two in agreement), so it costs
 one model validation. Any other line goes through the JSON Schema (jsonschema; strict JSON
@@ -13,12 +19,13 @@ types and field paths for people), then the lax model, to name every problem.
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 # No stubs are locked for jsonschema; the ignore stays quiet once they are.
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
@@ -28,6 +35,7 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore
 from pydantic import ValidationError
 
 from evals.case import SPLITS, Case
+from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
 from evals.run import OUTCOMES
 from evals.schema import load_schema
@@ -65,6 +73,15 @@ def _as_paths(paths: Sequence[PathLike] | PathLike) -> list[PathLike]:
     if isinstance(paths, str | Path):
         return [paths]
     return list(paths)
+
+
+class CaseSource(NamedTuple):
+    """Where a loaded case was written: file (as the user named it) and 1-based line."""
+
+    file: str
+    """The file, as the user named it."""
+    line: int
+    """1-based line number."""
 
 
 def _pairs_hook(duplicates: list[str]) -> Any:
@@ -209,12 +226,49 @@ def _schema_problems(record: Record) -> list[Problem]:
     return [Problem(record.file, record.line, f, m) for f, m in sorted(set(described))]
 
 
-def validate_record(record: Record) -> tuple[Case | None, list[Problem]]:
-    """Validate one record: the JSON Schema first, then the pydantic model."""
+def unknown_expectations(
+    expect: Mapping[str, Any], known: Collection[str] | None = None
+) -> list[tuple[str, str]]:
+    """``(field path, message)`` for every key of ``expect`` that no check reads.
+
+    ``known`` defaults to :func:`~evals.checks.registry.registered_expect_keys`; the
+    message suggests the closest known key when one is close.
+    """
+    keys = registered_expect_keys() if known is None else known
+    found: list[tuple[str, str]] = []
+    for key in expect:
+        if key in keys:
+            continue
+        message = f"unknown expectation {key!r}; no check reads it"
+        close = difflib.get_close_matches(str(key), sorted(keys), n=1)
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
+        found.append((f"expect.{key}", message))
+    return found
+
+
+def validate_record(
+    record: Record, expect_keys: Collection[str] | None = None
+) -> tuple[Case | None, list[Problem]]:
+    """Validate one record: the JSON Schema first, then the pydantic model, then every
+    ``expect`` key against the keys checks read (``expect_keys``, by default
+    :func:`~evals.checks.registry.registered_expect_keys`)."""
     if not isinstance(record.data, dict):
         kind = _json_type(record.data)
         message = f"expected a JSON object (one case per line), got {kind}"
         return None, [Problem(record.file, record.line, "(line)", message)]
+    expect = record.data.get("expect")
+    unknown = [
+        Problem(record.file, record.line, f, m)
+        for f, m in unknown_expectations(expect if isinstance(expect, dict) else {}, expect_keys)
+    ]
+    case, problems = _validate_model(record)
+    if unknown:
+        return None, problems + unknown
+    return case, problems
+
+
+def _validate_model(record: Record) -> tuple[Case | None, list[Problem]]:
     try:
         # Fast path: what the model accepts without coercing any type is valid against
         # the schema generated from it too; the schema's messages are only for failures.
@@ -236,11 +290,17 @@ def validate_record(record: Record) -> tuple[Case | None, list[Problem]]:
 
 def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]:
     """Validate records and check ids are unique across all of them."""
-    cases: list[Case] = []
+    located, problems = _check_located(records)
+    return [case for case, _ in located], problems
+
+
+def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]], list[Problem]]:
+    cases: list[tuple[Case, Record]] = []
     problems: list[Problem] = []
     first_seen: dict[str, Record] = {}
+    expect_keys = registered_expect_keys()  # once per load, not once per line
     for record in records:
-        case, found = validate_record(record)
+        case, found = validate_record(record, expect_keys)
         problems += found
         case_id = record.data.get("id") if isinstance(record.data, dict) else None
         if isinstance(case_id, str):
@@ -251,7 +311,7 @@ def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]
                 continue
             first_seen[case_id] = record
         if case is not None:
-            cases.append(case)
+            cases.append((case, record))
     return cases, problems
 
 
@@ -261,15 +321,29 @@ def load_cases(paths: Sequence[PathLike] | PathLike) -> list[Case]:
     Raises :class:`~evals.errors.CaseFileError` listing every problem of every file when
     anything is wrong; nothing is returned half-validated.
     """
+    cases, _ = load_cases_with_sources(paths)
+    return cases
+
+
+def load_cases_with_sources(
+    paths: Sequence[PathLike] | PathLike,
+) -> tuple[list[Case], dict[str, CaseSource]]:
+    """:func:`load_cases`, plus where each case was written: case id -> file and line.
+
+    The locations let later problems about a loaded case (a SUT's ``check_case``, see
+    :mod:`evals.validation`) name its line the way load problems do.
+    """
     records, problems = read_records(paths)
-    cases, found = check_records(records)
+    located, found = _check_located(records)
     problems += found
     if problems:
         # Report in reading order: by file as given, then by line.
         file_order = {f: i for i, f in enumerate(dict.fromkeys(p.file for p in problems))}
         problems.sort(key=lambda p: (file_order[p.file], p.line))
         raise CaseFileError(problems)
-    return cases
+    cases = [case for case, _ in located]
+    sources = {case.id: CaseSource(record.file, record.line) for case, record in located}
+    return cases, sources
 
 
 def load_file(path: PathLike) -> list[Case]:

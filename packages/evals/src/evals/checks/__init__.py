@@ -12,6 +12,9 @@ Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` a
     @check(kind="outcome")
     def polite(case, run):
         return "您好" in (run.reply or ""), "the reply does not greet the customer"
+
+A check reading ``expect`` keys of its own declares them (``@check(kind="outcome",
+expect_keys=("max_refunds",))``), or case files using them do not load.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from evals.checks.registry import (
     grade,
     register,
     registered,
+    registered_expect_keys,
     to_result,
     unregister,
 )
@@ -58,6 +62,7 @@ __all__ = [
     "grade",
     "register",
     "registered",
+    "registered_expect_keys",
     "success",
     "to_result",
     "unregister",

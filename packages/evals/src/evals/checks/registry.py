@@ -3,15 +3,20 @@
 A check is anything with a ``name``, a ``kind`` and ``__call__(case, run)``. The
 built-in checks register themselves exactly the way another project registers its own,
 with the :func:`check` decorator or :func:`register`.
+
+The registry also knows which ``expect`` keys exist: the :class:`~evals.case.Expect`
+model's fields, plus the keys each registered check declares in its optional
+``expect_keys`` attribute. The loader refuses any other key, so a typo cannot silently
+drop an expectation (:func:`registered_expect_keys`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
-from evals.case import Case
+from evals.case import Case, Expect
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.result import CheckKind, CheckResult, RunResult
 from evals.run import Run
@@ -57,6 +62,9 @@ class FunctionCheck:
     """Which of the four kinds it is."""
     function: CheckFunction
     """The function that judges a run."""
+    expect_keys: tuple[str, ...] = field(default=())
+    """Extra ``expect`` keys the check reads (beyond the :class:`~evals.case.Expect`
+    fields); the loader accepts exactly the keys some registered check declares."""
 
     def __call__(self, case: Case, run: Run) -> CheckOutput:
         """Call the wrapped function."""
@@ -117,12 +125,22 @@ def shared_checks(results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
 def register(check_obj: Check, *, replace: bool = False) -> Check:
     """Add a check to the registry (used by :func:`grade`) and return it.
 
-    Raises :class:`~evals.errors.CheckRegistrationError` when the name is taken (unless
-    ``replace``) or the kind is not one of the four.
+    An optional ``expect_keys`` attribute (a collection of strings) declares the extra
+    ``expect`` keys the check reads. Raises :class:`~evals.errors.CheckRegistrationError`
+    when the name is taken (unless ``replace``), the kind is not one of the four, or
+    ``expect_keys`` is not a collection of non-empty strings.
     """
     if check_obj.kind not in CHECK_KINDS:
         raise CheckRegistrationError(
             f"check {check_obj.name!r} has kind {check_obj.kind!r}; expected one of {CHECK_KINDS}"
+        )
+    keys = getattr(check_obj, "expect_keys", ())
+    # A lone string is a common slip: ("max_refunds") is a string, not a tuple.
+    usable = isinstance(keys, Collection) and not isinstance(keys, str)
+    if not usable or not all(isinstance(k, str) and k for k in keys):
+        raise CheckRegistrationError(
+            f"check {check_obj.name!r} has expect_keys {keys!r}; "
+            "expected a collection of non-empty strings"
         )
     if check_obj.name in _REGISTRY and not replace:
         raise CheckRegistrationError(f"a check named {check_obj.name!r} is already registered")
@@ -132,15 +150,27 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
 
 
 def check(
-    kind: CheckKind, *, name: str | None = None, replace: bool = False
+    kind: CheckKind,
+    *,
+    name: str | None = None,
+    replace: bool = False,
+    expect_keys: Iterable[str] = (),
 ) -> Callable[[CheckFunction], FunctionCheck]:
     """Decorator: register a function ``(case, run) -> CheckOutput`` as a check.
 
-    The check is named ``name`` or, by default, after the function.
+    The check is named ``name`` or, by default, after the function. ``expect_keys``
+    declares the extra ``expect`` keys it reads (``expect_keys=("max_refunds",)``).
     """
+    if isinstance(expect_keys, str):
+        raise CheckRegistrationError(
+            f"expect_keys {expect_keys!r} is a string; expected a tuple such as ({expect_keys!r},)"
+        )
+    declared = tuple(expect_keys)
 
     def decorate(function: CheckFunction) -> FunctionCheck:
-        made = FunctionCheck(name=name or function.__name__, kind=kind, function=function)
+        made = FunctionCheck(
+            name=name or function.__name__, kind=kind, function=function, expect_keys=declared
+        )
         register(made, replace=replace)
         return made
 
@@ -157,6 +187,13 @@ def registered(kind: CheckKind | None = None) -> list[Check]:
     """The registered checks, optionally of one kind only: by kind (outcome, safety,
     trajectory, cost), then in registration order."""
     return [c for c in _ordered() if kind is None or c.kind == kind]
+
+
+def registered_expect_keys() -> frozenset[str]:
+    """Every ``expect`` key some check reads: the :class:`~evals.case.Expect` fields and
+    the ``expect_keys`` every registered check declares."""
+    declared = {k for c in _REGISTRY.values() for k in getattr(c, "expect_keys", ())}
+    return frozenset(Expect.model_fields) | declared
 
 
 def _ordered() -> tuple[Check, ...]:
