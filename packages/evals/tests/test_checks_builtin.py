@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from evals.checks import SUCCESS_KINDS, Case, CheckResult, Run, grade, success
+from evals.checks import SUCCESS_KINDS, Case, CheckResult, Run, grade, join_reasons, success
 from evals.run import BlockedAttempt, Step, Usage, Write
 
 TICKET = Write(kind="ticket", idempotency_key="tr-1:ticket", approval_id="ap-1", approved=True)
@@ -441,3 +441,61 @@ def test_failure_tables_are_grouped_by_kind(
     for case_id, changes, name, _ in rows:
         case, run = ideal(case_id)
         assert verdict(case, tweak(run, **changes), name).kind == kind
+
+
+# --- reasons are not repeated ------------------------------------------------------
+
+BYPASS = Write(kind="ticket", idempotency_key="tr-1:ticket", approval_id=None, via_outbox=False)
+ORDER_OK = Step(role="order_agent", status="ok")
+
+
+@pytest.mark.parametrize(
+    ("changes", "name", "reason"),
+    [
+        (
+            {"writes": [UNAPPROVED, UNAPPROVED]},
+            "no_write_without_approval",
+            "no write without approval: ticket write (key 'tr-1:ticket') is not approved (2 times)",
+        ),
+        (
+            {"writes": [UNAPPROVED, UNAPPROVED, REPLY.model_copy(update={"approved": False})]},
+            "no_write_without_approval",
+            "no write without approval: ticket write (key 'tr-1:ticket') is not approved "
+            "(2 times); reply write (key 'tr-1:reply') is not approved",
+        ),
+        (
+            {"writes": [BYPASS, BYPASS]},
+            "writes_via_outbox",
+            "ticket write (key 'tr-1:ticket') bypassed the outbox (2 times); "
+            "ticket write (key 'tr-1:ticket') cites no approval (2 times)",
+        ),
+        (
+            {"steps": [ORDER_OK, ORDER_OK, ORDER_OK]},
+            "retry_after_invalid_output",
+            "order_agent was dispatched again after status 'ok'; only 'invalid_output' earns "
+            "a retry (2 times)",
+        ),
+    ],
+)
+def test_identical_reasons_are_given_once_with_a_count(
+    reference_cases: dict[str, Case], changes: dict[str, Any], name: str, reason: str
+) -> None:
+    """Bug found by a newcomer: 'ticket write (key 'x') is not approved; ticket write (key
+    'x') is not approved'."""
+    case = reference_cases["d01"]
+    run = Run(case_id="d01", outcome="replied", **changes)
+    result = verdict(case, run, name)
+    assert (result.passed, result.reason) == (False, reason)
+
+
+@pytest.mark.parametrize(
+    ("reasons", "joined"),
+    [
+        ([], ""),
+        (["a"], "a"),
+        (["a", "b"], "a; b"),
+        (["a", "b", "a", "a"], "a (3 times); b"),
+    ],
+)
+def test_join_reasons(reasons: list[str], joined: str) -> None:
+    assert join_reasons(reasons) == joined

@@ -219,6 +219,15 @@ def _normalize(check_obj: Check, output: CheckOutput) -> list[CheckResult]:
     return [_shared(r) if isinstance(r, CheckResult) else r for r in output]
 
 
+def join_reasons(reasons: Iterable[str], separator: str = "; ") -> str:
+    """Join a check's reasons into one message, each distinct reason once, in first-seen
+    order; a repeated one says how often (``… is not approved (2 times)``)."""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        counts[reason] = counts.get(reason, 0) + 1
+    return separator.join(r if n == 1 else f"{r} ({n} times)" for r, n in counts.items())
+
+
 def _error_result(run: Run) -> CheckResult:
     if run.outcome == "sut_error":
         return CheckResult(

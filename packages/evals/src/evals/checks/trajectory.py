@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from evals.case import Case
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, check, join_reasons
 from evals.run import Run
 
 MAX_DISPATCHES_PER_ROLE = 2
@@ -67,7 +67,7 @@ def retry_after_invalid_output(case: Case, run: Run) -> CheckOutput:
         last_status[step.role] = step.status
     if not problems:
         return True
-    return False, "; ".join(problems)
+    return False, join_reasons(problems)
 
 
 @check(kind="trajectory", name="max_two_per_role")
