@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from domain import (
     DEFAULT_SKU,
+    WORLD_KEYS,
     InvalidWorldError,
     OrderNotFoundError,
     ShipmentNotFoundError,
     build_world,
     parcel_state,
+    parse_world,
 )
 
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
@@ -164,3 +166,60 @@ def test_world_in_a_directory_is_a_new_file(tmp_path: Path) -> None:
     assert one.path != two.path
     assert one.path.parent == tmp_path and one.path.exists()
     assert two.get_order("A1003").status == "已签收"
+
+
+KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
+
+
+@pytest.mark.parametrize(
+    ("world", "problems"),
+    [
+        ({"stok": {}}, [f"world.stok: unknown key 'stok' (known: {KNOWN})"]),
+        ({"kb": "full"}, ["world.kb: expected 'default' or 'empty', got 'full'"]),
+        (
+            {"orders": {"A1": {"paid": "lots"}}},
+            ["world.orders.A1.paid: expected a number, got 'lots'"],
+        ),
+        (
+            {"orders": {"A1": {"colour": "red"}}},
+            ["world.orders.A1.colour: unknown key 'colour' (known: customer, sku, status, paid)"],
+        ),
+        (
+            {"logistics": {"A1": {"stale_hours": -3}}},
+            ["world.logistics.A1.stale_hours: must be >= 0, got -3"],
+        ),
+        ({"stock": {"SKU-X": -1}}, ["world.stock.SKU-X: must be >= 0, got -1"]),
+        ({"approve": "maybe"}, ["world.approve: expected true or false, got 'maybe'"]),
+        ({"approver": "robot"}, ["world.approver: expected 'human' or 'missing', got 'robot'"]),
+        ({"orders": {"A1": "x"}}, ["world.orders.A1: expected an object, got 'x'"]),
+        (
+            {"kb": "full", "planet": "mars"},
+            [
+                "world.kb: expected 'default' or 'empty', got 'full'",
+                f"world.planet: unknown key 'planet' (known: {KNOWN})",
+            ],
+        ),
+    ],
+)
+def test_a_bad_override_names_each_mistake_on_one_line(
+    world: dict[str, object], problems: list[str]
+) -> None:
+    """Bug found by a newcomer: the error was pydantic's multi-line text with its URL."""
+    with pytest.raises(InvalidWorldError) as info:
+        parse_world(world)
+    assert info.value.problems == problems
+    assert str(info.value) == "invalid world override: " + "; ".join(problems)
+    assert "pydantic.dev" not in str(info.value) and "\n" not in str(info.value)
+
+
+def test_world_keys_are_the_documented_ones() -> None:
+    assert ", ".join(WORLD_KEYS) == KNOWN
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "cases.md").read_text("utf-8")
+    for key in WORLD_KEYS:
+        assert f"| `{key}` |" in doc, key
+
+
+def test_a_negative_stock_is_refused_before_the_database() -> None:
+    with pytest.raises(InvalidWorldError) as info:
+        build_world({"stock": {"SKU-TEE-01": -1}})
+    assert info.value.problems == ["world.stock.SKU-TEE-01: must be >= 0, got -1"]

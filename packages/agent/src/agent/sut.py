@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from pathlib import Path
 
 import openai
-from domain import ApprovalGate, Proposal, Store, build_world, parse_world
+from domain import (
+    ApprovalGate,
+    InvalidWorldError,
+    Proposal,
+    Store,
+    build_world,
+    parse_world,
+)
 from evals.case import Case
 from evals.run import Run, Usage
 from tools import ToolGateway
@@ -17,8 +25,8 @@ from tools import ToolGateway
 from agent.brain import Brain
 from agent.bus import Bus
 from agent.contracts import ROLES, default_contracts
-from agent.errors import BrainConfigError, ProviderError, UnknownRoleError
-from agent.faults import apply_fault, fault_contract
+from agent.errors import BrainConfigError, ProviderError, UnknownFaultError, UnknownRoleError
+from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
 from agent.record import build_run
@@ -29,6 +37,8 @@ from agent.worker import Worker
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
+
+_PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev/\S*")
 
 
 class RecordingApprover:
@@ -99,6 +109,31 @@ class SupportPilotSUT:
             raise BrainConfigError("model brains need a client")
         return openai_brains(client, self.settings, meter or TokenMeter())
 
+    def check_case(self, case: Case) -> list[str]:
+        """What would make every run of ``case`` fail before the agent starts: one line
+        per problem (``world.stok: unknown key 'stok' (known: …)``, ``faults.ordr_agent:
+        unknown role …``); empty when the case can run.
+
+        The evals call this before any run (see :mod:`evals.validation`). It builds the
+        case's world in memory (cheap: worlds are copied from cached templates) and
+        checks each fault's role and kind.
+        """
+        problems: list[str] = []
+        try:
+            build_world(case.world).close()
+        except InvalidWorldError as e:
+            problems += e.problems or [f"world: {e.detail}"]
+        for role, fault in case.faults.items():
+            if role not in ROLES:
+                known = ", ".join(ROLES)
+                problems.append(f"faults.{role}: unknown role {role!r} (known: {known})")
+                continue
+            try:
+                parse_fault(fault)
+            except UnknownFaultError as e:
+                problems.append(f"faults.{role}: {e}")
+        return problems
+
     def run(self, case: Case, trial: int) -> Run:
         """Run trial ``trial`` of ``case`` (blocking)."""
         return asyncio.run(self.arun(case, trial))
@@ -167,7 +202,7 @@ class SupportPilotSUT:
                 case_id=case.id,
                 trial=trial,
                 outcome="sut_error",
-                error=f"{type(e).__name__}: {e}",
+                error=_one_line(f"{type(e).__name__}: {e}"),
                 usage=_usage(meter),
                 latency_ms=(time.perf_counter() - started) * 1000,
             )
@@ -176,6 +211,13 @@ class SupportPilotSUT:
                 store.close()
             if client is not None:
                 await client.close()
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line, without pydantic's documentation URLs: a sut_error reason
+    is read in a table, where only the field and the mistake help."""
+    lines = (line.strip() for line in _PYDANTIC_URL.sub("", text).splitlines())
+    return "; ".join(line for line in lines if line)
 
 
 def _usage(meter: TokenMeter) -> Usage:

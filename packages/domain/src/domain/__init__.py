@@ -23,10 +23,11 @@ from domain.models import (
 )
 from domain.parcel import ParcelState, parcel_state
 from domain.store import Store
-from domain.world import DEFAULT_SKU, World, build_world, parse_world
+from domain.world import DEFAULT_SKU, WORLD_KEYS, World, build_world, parse_world
 
 __all__ = [
     "DEFAULT_SKU",
+    "WORLD_KEYS",
     "Approval",
     "ApprovalGate",
     "ApprovalRequiredError",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class DomainError(Exception):
     """Base class of every error the domain raises."""
@@ -42,8 +44,10 @@ class ApprovalRequiredError(DomainError):
 
 
 class InvalidWorldError(DomainError):
-    """A world override could not be applied."""
+    """A world override could not be applied; ``problems`` lists each mistake as one
+    line ``world.field.path: message`` (empty when the database refused the world)."""
 
-    def __init__(self, detail: str) -> None:
+    def __init__(self, detail: str, problems: Sequence[str] = ()) -> None:
         super().__init__(f"invalid world override: {detail}")
         self.detail = detail
+        self.problems: list[str] = list(problems)

@@ -12,12 +12,13 @@ import threading
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import sqlite_utils
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from domain.errors import InvalidWorldError
+from domain.problems import describe_validation_error
 from domain.schema import FTS_COLUMNS, create_schema
 from domain.store import Store
 
@@ -139,8 +140,8 @@ class World(BaseModel):
     """Order id -> shipment fields, merged over the default shipments."""
     kb: Literal["default", "empty"] = "default"
     """``empty``: the knowledge base holds no policy documents at all."""
-    stock: dict[str, int] = Field(default_factory=dict)
-    """SKU -> units in stock, merged over the default stock."""
+    stock: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    """SKU -> units in stock (>= 0), merged over the default stock."""
     approve: bool = True
     """What the human approver answers."""
     approver: Literal["human", "missing"] = "human"
@@ -153,14 +154,23 @@ class World(BaseModel):
         return self.model_dump_json(include={"orders", "logistics", "kb", "stock"})
 
 
+WORLD_KEYS: tuple[str, ...] = tuple(World.model_fields)
+"""Every key a case's ``world`` may hold."""
+
+
 def parse_world(raw: World | Mapping[str, Any] | None) -> World:
-    """Validate a case's ``world`` mapping (``None`` or ``{}``: the default world)."""
+    """Validate a case's ``world`` mapping (``None`` or ``{}``: the default world).
+
+    Raises :class:`InvalidWorldError` whose ``problems`` are one line each
+    (``world.orders.A1.paid: expected a number, got 'lots'``).
+    """
     if isinstance(raw, World):
         return raw
     try:
         return World.model_validate(dict(raw or {}))
     except ValidationError as e:
-        raise InvalidWorldError(str(e).replace("\n", "; ")) from e
+        problems = describe_validation_error(e, World, "world")
+        raise InvalidWorldError("; ".join(problems), problems) from e
 
 
 def _merged(

@@ -1,0 +1,127 @@
+"""``SupportPilotSUT.check_case``: world and fault mistakes found before any run, in one
+line each; and run-time errors recorded without pydantic's URL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent.sut import SupportPilotSUT
+from evals.case import Case
+from evals.loader import load_cases_with_sources
+from evals.validation import check_cases
+from pydantic import BaseModel, ValidationError
+
+from .conftest import load_cases
+
+WORLD_KEYS = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
+ROLES = "order_agent, logistics_agent, policy_agent, reply_agent"
+
+
+def _case(world: dict[str, Any] | None = None, faults: dict[str, str] | None = None) -> Case:
+    return Case.model_validate(
+        {
+            "id": "x1",
+            "split": "dev",
+            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001"},
+            "world": world or {},
+            "faults": faults or {},
+            "expect": {"outcome": "replied"},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("world", "faults", "problems"),
+    [
+        ({}, {}, []),
+        ({"approve": False, "auto_approve_below": 50, "kb": "empty"}, {"order_agent": "crash"}, []),
+        (
+            {"stok": {"SKU-TEE-01": 0}},
+            {},
+            [f"world.stok: unknown key 'stok' (known: {WORLD_KEYS})"],
+        ),
+        ({"kb": "full"}, {}, ["world.kb: expected 'default' or 'empty', got 'full'"]),
+        (
+            {"orders": {"A1": {"paid": "lots"}}},
+            {},
+            ["world.orders.A1.paid: expected a number, got 'lots'"],
+        ),
+        ({"stock": {"SKU-TEE-01": -2}}, {}, ["world.stock.SKU-TEE-01: must be >= 0, got -2"]),
+        (
+            {},
+            {"ordr_agent": "crash"},
+            [f"faults.ordr_agent: unknown role 'ordr_agent' (known: {ROLES})"],
+        ),
+        (
+            {"kb": "full"},
+            {"billing_agent": "timeout", "policy_agent": "inject"},
+            [
+                "world.kb: expected 'default' or 'empty', got 'full'",
+                f"faults.billing_agent: unknown role 'billing_agent' (known: {ROLES})",
+            ],
+        ),
+    ],
+)
+def test_check_case_names_each_mistake_on_one_line(
+    world: dict[str, Any], faults: dict[str, str], problems: list[str]
+) -> None:
+    assert SupportPilotSUT().check_case(_case(world, faults)) == problems
+
+
+def test_every_reference_case_can_run() -> None:
+    sut = SupportPilotSUT()
+    assert {case.id: sut.check_case(case) for case in load_cases()} == {
+        case.id: [] for case in load_cases()
+    }
+
+
+def test_check_case_writes_no_database_file(tmp_path: Path) -> None:
+    SupportPilotSUT(db_dir=tmp_path).check_case(_case({"kb": "empty"}))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_evals_hook_locates_problems_at_the_case_line(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    good, bad = _case(), _case({"stok": 1}, {"ordr_agent": "crash"})
+    bad = bad.model_copy(update={"id": "x2"})
+    path.write_text(
+        "\n".join(json.dumps(c.model_dump(mode="json"), ensure_ascii=False) for c in (good, bad)),
+        encoding="utf-8",
+    )
+    cases, sources = load_cases_with_sources([path])
+    assert [p.render() for p in check_cases(SupportPilotSUT(), cases, sources)] == [
+        f"{path}:2: world.stok: unknown key 'stok' (known: {WORLD_KEYS})",
+        f"{path}:2: faults.ordr_agent: unknown role 'ordr_agent' (known: {ROLES})",
+    ]
+
+
+def test_a_bad_world_at_run_time_is_one_short_line() -> None:
+    """Bug found by a newcomer: the sut_error ended in pydantic's URL, over many lines."""
+    run = SupportPilotSUT().run(_case({"orders": {"A1": {"paid": "lots"}}}), 0)
+    assert run.outcome == "sut_error"
+    assert run.error == (
+        "InvalidWorldError: invalid world override: "
+        "world.orders.A1.paid: expected a number, got 'lots'"
+    )
+
+
+def test_any_pydantic_error_at_run_time_loses_its_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.orchestrator import Orchestrator
+
+    class Claim(BaseModel):
+        confidence: float
+
+    async def invalid(self: Orchestrator, order_id: str | None, goal: str) -> None:
+        Claim.model_validate({"confidence": "high"})
+
+    monkeypatch.setattr(Orchestrator, "handle", invalid)
+    with pytest.raises(ValidationError) as raised:
+        Claim.model_validate({"confidence": "high"})
+    assert "errors.pydantic.dev" in str(raised.value)  # what would have leaked
+    run = SupportPilotSUT().run(_case(), 0)
+    assert run.outcome == "sut_error" and run.error is not None
+    assert run.error.startswith("ValidationError: 1 validation error for Claim; confidence; ")
+    assert "pydantic.dev" not in run.error and "\n" not in run.error

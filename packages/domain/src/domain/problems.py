@@ -1,0 +1,92 @@
+"""Pydantic validation errors as short one-line problems a case author can act on.
+
+Pydantic's own text spans several lines and ends in a documentation URL; a case author
+needs the field path, what was expected and what was given:
+``world.orders.A1.paid: expected a number, got 'lots'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+_EXPECTED: dict[str, str] = {
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "true or false",
+    "bool_parsing": "true or false",
+    "string_type": "a string",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "list_type": "an array",
+}
+"""Pydantic error type -> what the field wanted, in words."""
+
+
+def _unwrap(annotation: Any) -> Any:
+    """``X | None`` -> ``X``; anything else unchanged."""
+    if get_origin(annotation) in (Union, type(int | None)):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def _model_at(root: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel] | None:
+    """The model holding the value at ``loc`` below ``root`` (``None`` if not a model)."""
+    current: Any = root
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            if field is None:
+                return None
+            current = field.annotation
+        elif get_origin(current) is dict:
+            current = get_args(current)[1]
+        else:
+            return None
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return current
+    return None
+
+
+def _message(root: type[BaseModel], error: ErrorDetails) -> str:
+    kind = error["type"]
+    loc = error["loc"]
+    given = error.get("input")
+    ctx = error.get("ctx") or {}
+    if kind == "extra_forbidden":
+        model = _model_at(root, loc[:-1])
+        known = f" (known: {', '.join(model.model_fields)})" if model is not None else ""
+        return f"unknown key {str(loc[-1])!r}{known}"
+    if kind == "missing":
+        return "missing required field"
+    if kind == "literal_error":
+        return f"expected {ctx.get('expected')}, got {given!r}"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx.get('ge')}, got {given!r}"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, got {given!r}"
+    return f"{error['msg']}, got {given!r}"
+
+
+def describe_validation_error(
+    error: ValidationError, root: type[BaseModel], prefix: str
+) -> list[str]:
+    """One line per error of ``error`` (raised validating ``root``), each
+    ``<prefix>.<field path>: <message>``, never pydantic's URL."""
+    lines: list[str] = []
+    for details in error.errors(include_url=False):
+        path = ".".join([prefix, *(str(part) for part in details["loc"])])
+        lines.append(f"{path}: {_message(root, details)}")
+    return list(dict.fromkeys(lines))  # one mistake can be reported twice by unions

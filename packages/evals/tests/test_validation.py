@@ -1,0 +1,112 @@
+"""The optional SUT hook ``check_case``: problems located at the case's line, never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from evals.case import Case
+from evals.errors import CaseFileError
+from evals.loader import load_cases_with_sources
+from evals.run import Run
+from evals.validation import CaseChecker, check_cases, require_runnable
+
+
+def case(case_id: str, **world: object) -> Case:
+    return Case.model_validate(
+        {
+            "id": case_id,
+            "split": "dev",
+            "input": {"goal": "g"},
+            "world": world,
+            "expect": {"outcome": "ask_user"},
+        }
+    )
+
+
+class WorldKeysSUT:
+    """Accepts only the world key ``orders``."""
+
+    def run(self, case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="ask_user")
+
+    def check_case(self, case: Case) -> list[str]:
+        return [f"world.{k}: unknown key {k!r}" for k in case.world if k != "orders"]
+
+
+class PlainSUT:
+    def run(self, case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="ask_user")
+
+
+class OddSUT:
+    """A hook that says things in every wrong way."""
+
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def check_case(self, case: Case) -> object:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_problems_name_the_file_and_line_of_their_case(tmp_path: Path) -> None:
+    path = tmp_path / "cases.jsonl"
+    lines = [case("a"), case("b", stok=1, orders={}), case("c", kb="full")]
+    body = ["# header"] + [json.dumps(c.model_dump(mode="json")) for c in lines]
+    path.write_text("\n".join(body) + "\n", encoding="utf-8")
+    cases, sources = load_cases_with_sources([path])
+    found = [p.render() for p in check_cases(WorldKeysSUT(), cases, sources)]
+    assert found == [
+        f"{path}:3: world.stok: unknown key 'stok'",
+        f"{path}:4: world.kb: unknown key 'kb'",
+    ]
+
+
+def test_a_sut_without_the_hook_finds_nothing() -> None:
+    assert not isinstance(PlainSUT(), CaseChecker)
+    assert check_cases(PlainSUT(), [case("a", stok=1)]) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "rendered"),
+    [
+        ([], []),
+        (["world.stok: unknown key 'stok'"], ["f.jsonl:7: world.stok: unknown key 'stok'"]),
+        (["the world is too big"], ["f.jsonl:7: (case): the world is too big"]),
+        (["a b: c"], ["f.jsonl:7: (case): a b: c"]),
+        (["world.x: two\nlines"], ["f.jsonl:7: world.x: two lines"]),
+        (
+            ValueError("bad\nthing"),
+            ["f.jsonl:7: (sut): check_case raised ValueError: bad thing"],
+        ),
+        (
+            "world.x: oops",
+            ["f.jsonl:7: (sut): check_case returned 'world.x: oops'; expected a list of strings"],
+        ),
+        ([3], ["f.jsonl:7: (sut): check_case returned [3]; expected a list of strings"]),
+    ],
+)
+def test_every_answer_of_the_hook_becomes_one_line_problems(
+    answer: object, rendered: list[str]
+) -> None:
+    found = check_cases(OddSUT(answer), [case("a")], {"a": ("f.jsonl", 7)})
+    assert [p.render() for p in found] == rendered
+
+
+def test_a_case_without_a_source_is_named_by_its_id() -> None:
+    [problem] = check_cases(WorldKeysSUT(), [case("x9", stok=1)])
+    assert problem.render() == "<case x9>:0: world.stok: unknown key 'stok'"
+
+
+def test_require_runnable_raises_every_problem_at_once() -> None:
+    cases = [case("a", stok=1), case("b"), case("c", kb="x")]
+    with pytest.raises(CaseFileError) as info:
+        require_runnable(WorldKeysSUT(), cases, {"a": ("f", 1), "c": ("f", 3)})
+    assert info.value.lines() == [
+        "f:1: world.stok: unknown key 'stok'",
+        "f:3: world.kb: unknown key 'kb'",
+    ]
+    require_runnable(WorldKeysSUT(), [case("b", orders={})])  # nothing wrong: no error
