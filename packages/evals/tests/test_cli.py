@@ -48,7 +48,10 @@ def test_run_writes_reports_and_traces(project: Path, capsys: pytest.CaptureFixt
     assert main(["run", "--concurrency", "3"]) == 0
     out = capsys.readouterr().out
     assert "suites: alpha, beta" in out and "SUT: fake_suts:EchoSUT" in out
-    assert "r04#0: outcome: expected outcome 'replied', got 'escalate'" in out
+    assert (
+        "r04#0 (flaky: not gated; see nox -s stability): outcome: expected outcome 'replied',"
+        " got 'escalate'"
+    ) in out
     data = json.loads((project / "reports" / "alpha-beta.json").read_text(encoding="utf-8"))
     assert data["runs"] == 9 and data["successes"] == 8
     assert data["meta"]["complete"] is True
@@ -88,6 +91,11 @@ def test_run_selection(project: Path, args: list[str], runs: int) -> None:
         (["report", "reports/missing.json"], "no such report"),
         (["run", "--trials", "0"], "must be at least 1"),
         (["run", "--timeout", "-1"], "must be positive"),
+        # Bug found by hand: this said "no cases selected", though alpha has cases.
+        (
+            ["stability", "--suite", "alpha"],
+            "no flaky-tagged cases among the selected cases (stability runs only cases tagged",
+        ),
         (["frobnicate"], "invalid choice"),
     ],
 )
@@ -214,6 +222,13 @@ GATE_SCENARIOS = [
     ({"FAKE_SUT_CHARS": "500"}, ["--strict"], 1, ["Gate: FAIL (0 hard, 1 soft, strict)"]),
     ({"FAKE_SUT_ERROR": "t02"}, [], 1, ["results incomplete: 1 run errored"]),
     ({"FAKE_SUT_ERROR": "t02"}, ["--max-errors", "1"], 0, ["Gate: PASS"]),
+    # Bug found by hand: a provider outage added soft findings "-100.0 points".
+    (
+        {"FAKE_SUT_ERROR": "d01,d02,d03,r01,r02,t01,t02,t03"},
+        [],
+        1,
+        ["Gate: FAIL (1 hard, 0 soft)", "results incomplete: 8 runs errored", "0/0 = n/a"],
+    ),
 ]
 """(environment steering the fake SUT, gate arguments, exit code, verdict fragments)"""
 
@@ -253,6 +268,7 @@ def test_stability_runs_flaky_cases_k_times(
     assert "pass@5 / pass^5" in out
     assert "100.0% / 0.0%" in out
     assert "4/5 = 80.0%" in out
+    assert "not gated" not in out  # measuring those cases is what stability is for
     data = json.loads((project / "reports" / "stability.json").read_text(encoding="utf-8"))
     assert data["cases"] == 1 and data["runs"] == 5
 
@@ -262,6 +278,7 @@ def test_report_re_renders_a_metrics_file(
 ) -> None:
     assert main(["run", "--suite", "beta"]) == 0
     first = capsys.readouterr().out
+    assert "r04#0 (flaky: not gated; see nox -s stability)" in first
     assert main(["report", "reports/beta.json"]) == 0
     assert capsys.readouterr().out.strip() == first.strip()
 
@@ -330,3 +347,91 @@ def test_bad_sut_options_exit_2(
 ) -> None:
     assert main(["run", "--sut", "fake_suts:make_options_sut", "--sut-option", option]) == 2
     assert fragment in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("label", ["a/b", "../../etc/x", ".hidden", "a b", "", "x\\y"])
+def test_a_label_that_is_not_a_plain_file_name_is_refused_before_any_run(
+    project: Path, capsys: pytest.CaptureFixture[str], label: str
+) -> None:
+    # Bug found by hand: `--label a/b` gave a traceback after every run had finished.
+    assert main(["run", "--label", label]) == 2
+    err = capsys.readouterr().err
+    assert "argument --label: must be a file name of letters, digits" in err
+    assert "Traceback" not in err
+    assert not (project / "traces").exists()
+
+
+def _errors(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()
+
+
+@pytest.mark.parametrize(
+    ("option", "folder", "what"),
+    [
+        ("--out", "blocker/reports", "reports"),
+        ("--traces", "blocker/traces", "traces"),
+        ("--out", "blocker", "reports"),  # a file where the folder should be
+        pytest.param(
+            "--out",
+            "/proc/forbidden",
+            "reports",
+            marks=pytest.mark.skipif(sys.platform != "linux", reason="Linux /proc"),
+        ),
+    ],
+)
+def test_a_folder_that_cannot_be_written_is_refused_before_any_run(
+    project: Path, capsys: pytest.CaptureFixture[str], option: str, folder: str, what: str
+) -> None:
+    # Bug found by hand: `--out /proc/forbidden` gave a traceback, after every run.
+    (project / "blocker").write_text("a file, not a folder\n", encoding="utf-8")
+    assert main(["run", option, folder]) == 2
+    (line,) = _errors(capsys)
+    assert line.startswith(f"evals: error: cannot write to the {what} folder {folder!r}: ")
+    assert not list(project.glob("traces/*/runs.jsonl"))  # nothing was run
+
+
+def test_an_error_writing_the_reports_is_one_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "reports" / "w.json").mkdir(parents=True)  # a folder where the report goes
+    assert main(["run", "--label", "w"]) == 2
+    (line,) = _errors(capsys)
+    assert line.startswith("evals: error: Is a directory: ")
+    assert line.endswith(f"{str(project / 'reports' / 'w.json')!r}")
+
+
+def test_a_baseline_given_to_report_is_named_as_such(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Bug found by hand: this said "graded_runs: Field required".
+    assert main(["baseline"]) == 0
+    capsys.readouterr()
+    assert main(["report", "reports/baseline.json"]) == 2
+    assert _errors(capsys) == [
+        "evals: error: reports/baseline.json: is a baseline, not a report;"
+        " use `evals gate` to compare with it"
+    ]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--suite", "alpha", "--cases", "cases/alpha.jsonl"],
+        ["--cases", "cases/alpha.jsonl", "--cases", "./cases/../cases/alpha.jsonl"],
+        ["--suite", "alpha", "--suite", "alpha"],
+    ],
+)
+def test_a_case_file_named_twice_is_loaded_once(
+    project: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    # Bug found by hand: `--suite write --cases cases/write.jsonl` gave 5 "duplicate id"
+    # errors, each pointing at the same file and line.
+    main(["lint", *args])  # alpha alone has small splits: findings, but no duplicates
+    assert "duplicate" not in capsys.readouterr().out
+    assert main(["run", "--label", "twice", *args]) == 0
+    out = capsys.readouterr().out
+    data = json.loads((project / "reports" / "twice.json").read_text(encoding="utf-8"))
+    assert data["runs"] == 5
+    assert out.count("alpha") == 1  # the headline names the file or the suite once

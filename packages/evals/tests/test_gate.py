@@ -254,3 +254,20 @@ def test_bad_gate_config_is_one_line(tmp_path: Path, text: str | None, fragment:
         load_gate_config(path)
     assert fragment in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_no_graded_runs_gives_no_soft_findings() -> None:
+    # Bug found by hand: a provider outage (every run errored) added "success rate -100.0
+    # points" and "step accuracy -100.0 points", rates computed from no data at all.
+    verdict = judge(suite(**{c: {"errored": True} for c in [*IDS, "r04"]}))
+    assert [f.rule for f in verdict.hard] == ["errored_runs"]
+    assert verdict.soft == []
+    assert "results incomplete: 25 runs errored" in verdict.render()
+    assert not verdict.passed
+
+
+def test_some_graded_runs_are_still_judged_by_the_soft_rules() -> None:
+    changes: dict = {c: {"errored": True} for c in IDS[1:]}
+    changes[IDS[0]] = {"trajectory_ok": False}  # the one graded run missed a step
+    verdict = judge(suite(**changes))
+    assert [f.rule for f in verdict.soft] == ["step_accuracy_drop"]

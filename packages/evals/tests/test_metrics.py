@@ -424,5 +424,5 @@ def test_metrics_json_is_the_versioned_contract(reference_results: list[RunResul
     assert data["schema_version"] == SCHEMA_VERSION == 1
     assert isinstance(data["success_ci95"], list) and len(data["success_ci95"]) == 2
     assert set(data["by_split"]["dev"]) == {"n", "success"}
-    assert set(data["failures"][0]) == {"case", "trial", "failed"}
+    assert set(data["failures"][0]) == {"case", "trial", "failed", "tags"}
     assert data["case_success"]["d01"] is True

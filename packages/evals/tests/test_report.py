@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
+from evals.baseline import build_baseline, write_baseline
 from evals.metrics import compute
 from evals.report import (
     ReportError,
@@ -181,3 +182,117 @@ def test_headline_names_what_was_evaluated(
     meta = RunMeta(suites=suites, case_files=files, sut="x:Y", trials=3, git_revision="abc")
     assert headline(meta).startswith(expected)
     assert "trials: 3" in headline(meta) and "git: abc" in headline(meta)
+
+
+INCOMPLETE = META.model_copy(
+    update={"trials": 200, "planned_runs": 5200, "finished_runs": 248, "complete": False}
+)
+
+
+@pytest.mark.parametrize(
+    ("meta", "shown", "hidden"),
+    [
+        (META, "trials: 1 | git", "planned"),
+        (INCOMPLETE, "trials: 200 planned, runs finished 248 of 5200 | git", "trials: 200 |"),
+    ],
+)
+def test_headline_of_an_incomplete_run_says_how_many_runs_finished(
+    meta: RunMeta, shown: str, hidden: str
+) -> None:
+    # Bug found by hand: an interrupted `--trials 200` run claimed "trials: 200".
+    assert shown in headline(meta)
+    assert hidden not in headline(meta)
+
+
+@pytest.mark.parametrize(
+    ("meta", "label"),
+    [
+        (META.model_copy(update={"trials": 3}), "pass@3 / pass^3"),
+        (INCOMPLETE, "pass@k / pass^k (k = trials finished per case, at most 3)"),
+    ],
+)
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_pass_at_k_of_an_incomplete_run_is_over_the_finished_trials(
+    render, meta: RunMeta, label: str
+) -> None:
+    # d01 finished 3 trials (one passed), d02 only 2 (both passed): over what finished.
+    results = [result("d01", trial=t, ok=t == 2) for t in range(3)]
+    results += [result("d02", trial=t) for t in range(2)]
+    text = render(compute(results), meta)
+    assert label in text
+    assert "100.0% / 50.0%" in text
+
+
+def _junit_counts(text: str) -> tuple[ET.Element, list[ET.Element]]:
+    root = ET.fromstring(text)
+    (suite,) = root.findall("testsuite")
+    return suite, suite.findall("testcase")
+
+
+def test_junit_of_an_incomplete_run_has_one_erroring_test_case() -> None:
+    # Bug found by hand: the JUnit XML of an interrupted run looked green in CI.
+    results = [r for r in _results() if not r.errored and r.success]
+    metrics = compute(results)
+    suite, cases = _junit_counts(render_junit(results, INCOMPLETE))
+    errored = [c for c in cases if c.find("error") is not None]
+    assert len(cases) == metrics.runs + 1 == int(suite.get("tests"))
+    assert len(errored) == metrics.errors + 1 == int(suite.get("errors")) == 1
+    assert errored[0].get("name") == "evaluation incomplete"
+    message = errored[0].find("error").get("message")
+    assert message == "interrupted: 248 of 5200 runs finished"
+
+
+def test_junit_of_a_complete_run_has_no_incomplete_test_case() -> None:
+    _, cases = _junit_counts(render_junit(_results(), META))
+    assert "evaluation incomplete" not in [c.get("name") for c in cases]
+
+
+ALL_ERRORED = [result(c, errored=True) for c in ("d01", "d02", "t01")]
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_no_graded_runs_shows_rates_as_not_available(render) -> None:
+    # Bug found by hand: every run errored (provider down) showed "success 0/0 = 0.0%"
+    # and "budget ok 0.0%", as if the agent had failed everything.
+    text = render(compute(ALL_ERRORED), META)
+    assert "0/0 = n/a" in text
+    assert "0.0%" not in text
+    rows = {line.strip("| ").split()[0] for line in text.splitlines() if "n/a" in line}
+    assert {"success", "step", "unauthorized", "budget", "tasks", "latency"} <= rows
+    assert "3 runs errored" in text
+
+
+@pytest.mark.parametrize(
+    ("not_gated", "noted"), [(["flaky"], True), ([], False), (["other"], False)]
+)
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+def test_failures_of_cases_the_gate_leaves_out_are_noted(
+    render, not_gated: list[str], noted: bool
+) -> None:
+    # Bug found by hand: a newcomer's first `make evals` showed r04 (flaky) failing, with
+    # nothing saying the gate ignores it.
+    results = [result("r04", split="regression", tags=("regression", "flaky"), ok=False)]
+    text = render(compute(results), META, not_gated=not_gated)
+    assert ("r04#0 (flaky: not gated; see nox -s stability)" in text) is noted
+    assert "r04#0" in text
+
+
+def test_a_baseline_is_not_read_as_a_report(tmp_path: Path) -> None:
+    # Bug found by hand: `evals report reports/baseline.json` said "graded_runs: Field
+    # required".
+    path = tmp_path / "baseline.json"
+    write_baseline(path, build_baseline(_results(), META, ["flaky"]))
+    with pytest.raises(ReportError) as info:
+        load_report(path)
+    assert (
+        str(info.value)
+        == f"{path}: is a baseline, not a report; use `evals gate` to compare with it"
+    )
+
+
+def test_a_report_whose_file_cannot_be_replaced_leaves_no_temporary_file(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    (out / "gate.json").mkdir(parents=True)  # a folder where the report goes
+    with pytest.raises(OSError):
+        write_reports(out, "gate", compute(_results()), _results(), META)
+    assert sorted(p.name for p in out.iterdir()) == ["gate.json"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import signal
 import sys
 from pathlib import Path
 
@@ -168,3 +169,50 @@ def test_progress_is_one_updating_line_only_on_a_terminal(cases: list[Case], tty
     assert text.startswith("\r") and text.endswith("\n")
     assert text.count("\n") == 1  # one line, rewritten in place
     assert text.rstrip("\n").split("\r")[-1] == "18/18 runs, 17 passed, 1 failed"
+
+
+def test_runs_are_scheduled_trial_major(cases: list[Case]) -> None:
+    # Bug found by hand: case-major scheduling (d01 x 200, then d02 …) made an interrupted
+    # `--trials 200` run cover 2 of 26 cases. Results stay in (case, trial) order.
+    sut = fake_suts.RecordingSUT()
+    outcome = Runner(sut, trials=3, concurrency=1).run(cases)
+    assert sut.calls == [f"{c.id}#{t}" for t in range(3) for c in cases]
+    assert [r.label for r in outcome.results] == [f"{c.id}#{t}" for c in cases for t in range(3)]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_an_interrupted_run_has_covered_every_case(cases: list[Case]) -> None:
+    sut = fake_suts.RecordingSUT(interrupt_after=len(cases))
+    outcome = Runner(sut, trials=3, concurrency=1).run(cases)
+    assert outcome.interrupted and not outcome.complete
+    assert len(outcome.results) < len(cases) * 3
+    assert {r.case_id for r in outcome.results} == {c.id for c in cases}
+    labels = [r.label for r in outcome.results]
+    order = [f"{c.id}#{t}" for c in cases for t in range(3)]
+    assert labels == [label for label in order if label in labels]  # (case, trial) order
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize(
+    ("hold", "interrupt_after", "held"),
+    [
+        (True, 2, True),
+        (False, 2, False),
+        (True, 0, False),  # not interrupted: nothing to hold
+    ],
+)
+def test_a_ctrl_c_leaves_sigint_held_until_released(
+    cases: list[Case], hold: bool, interrupt_after: int, held: bool
+) -> None:
+    before = signal.getsignal(signal.SIGINT)
+    runner = Runner(
+        fake_suts.RecordingSUT(interrupt_after=interrupt_after), concurrency=1, hold_sigint=hold
+    )
+    try:
+        outcome = runner.run(cases)
+        assert outcome.interrupted is (interrupt_after > 0)
+        assert (signal.getsignal(signal.SIGINT) == signal.SIG_IGN) is held
+        runner.release_sigint()
+        assert signal.getsignal(signal.SIGINT) == before
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -1,8 +1,10 @@
 """The ``evals`` command line: lint, run, baseline, gate, stability, report, judge.
 
 Exit codes: 0 ok; 1 the gate or lint says no; 2 bad input or usage (a bad case file
-prints the loader's one-line problems, never a traceback); 130 interrupted (Ctrl-C: the
-partial report is printed, marked INCOMPLETE, and finished traces are kept).
+prints the loader's one-line problems, never a traceback; so does a reports or traces
+folder that cannot be written); 130 interrupted (Ctrl-C: the partial report is printed,
+marked INCOMPLETE, and finished traces are kept; further Ctrl-Cs are ignored until it is
+written).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,9 +20,9 @@ from pathlib import Path
 
 from evals.baseline import build_baseline, load_baseline, write_baseline
 from evals.case import SPLITS, Case
-from evals.config import EvalsConfig, git_revision, load_config
+from evals.config import EvalsConfig, ensure_writable_folder, git_revision, load_config
 from evals.errors import CaseFileError, EvalsError, UsageError
-from evals.gate import evaluate, load_gate_config
+from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
 from evals.loader import load_cases
 from evals.metrics import compute
@@ -37,6 +40,8 @@ from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 STABILITY_TAG = "flaky"
 STABILITY_TRIALS = 5
+LABEL_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+"""A report label: a plain file name (no folders, not hidden)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class Evaluation:
 
     outcome: RunnerResults
     meta: RunMeta
+    runner: Runner
+    """The runner, holding SIGINT after a Ctrl-C until the partial report is written."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -122,7 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
             "--traces", type=Path, help="traces folder (default: [tool.evals] traces_dir)"
         )
         group.add_argument(
-            "--label", help="report file name (reports/<label>.json, .md, .junit.xml)"
+            "--label",
+            type=_label_name,
+            help="report file name (reports/<label>.json, .md, .junit.xml):"
+            " letters, digits, '.', '_', '-', not starting with '.'",
         )
 
     def gating(p: argparse.ArgumentParser) -> None:
@@ -184,14 +194,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EvalsError as e:
         print(f"evals: error: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as e:  # writing reports, traces or the baseline: one line, no traceback
+        print(f"evals: error: {_os_error_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("evals: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 
+def _os_error_line(error: OSError) -> str:
+    reason = error.strerror or str(error) or type(error).__name__
+    files = [str(f) for f in (error.filename, error.filename2) if f is not None]
+    return f"{reason}: {' -> '.join(repr(f) for f in files)}" if files else reason
+
+
 def _lint(args: argparse.Namespace) -> int:
     config = load_config()
-    _, paths = _case_files(args, config)
+    _, paths, _ = _case_files(args, config)
     findings = lint_paths(paths, min_split_size=args.min_split_size)
     for finding in findings:
         print(finding.render())
@@ -205,7 +224,7 @@ def _lint(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     config = load_config()
     done = _evaluate(args, config, exclude_tags=args.exclude_tag)
-    _report(args, config, done)
+    _report(args, config, done, _not_gated(args, config))
     return EXIT_OK if done.outcome.complete else EXIT_INTERRUPTED
 
 
@@ -221,7 +240,7 @@ def _baseline(args: argparse.Namespace) -> int:
     path: Path = args.baseline or config.baseline_path
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude)
-    _report(args, config, done)
+    _report(args, config, done, gate_config.exclude_tags)
     if not done.outcome.complete:
         print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -245,7 +264,7 @@ def _gate(args: argparse.Namespace) -> int:
     baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude)
-    _report(args, config, done)
+    _report(args, config, done, gate_config.exclude_tags)
     if not done.outcome.complete:
         print("Gate: not judged (INCOMPLETE: interrupted)")
         return EXIT_INTERRUPTED
@@ -266,7 +285,8 @@ def _gate(args: argparse.Namespace) -> int:
 
 def _report_command(args: argparse.Namespace) -> int:
     metrics, meta = load_report(args.path)
-    print(render_console(metrics, meta))
+    not_gated = [] if meta.command == "stability" else _gate_config(load_config()).exclude_tags
+    print(render_console(metrics, meta, not_gated=not_gated))
     return EXIT_OK
 
 
@@ -301,9 +321,27 @@ _COMMANDS = {
 }
 
 
-def _case_files(args: argparse.Namespace, config: EvalsConfig) -> tuple[list[str], list[Path]]:
-    """The suites and the case files selected: ``--suite`` and ``--cases``, else every suite."""
-    suites: list[str] = list(args.suite) or ([] if args.cases else config.suites())
+def _gate_config(config: EvalsConfig) -> GateConfig:
+    """The committed gate config, or its defaults when there is none."""
+    path = config.gate_config_path
+    return load_gate_config(path) if path.exists() else GateConfig()
+
+
+def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:
+    """Tags whose failures the console report notes as not gated (stability: none, as
+    measuring those cases is its very purpose)."""
+    if args.command == "stability":
+        return []
+    return _gate_config(config).exclude_tags
+
+
+def _case_files(
+    args: argparse.Namespace, config: EvalsConfig
+) -> tuple[list[str], list[Path], list[Path]]:
+    """The suites, every case file to load, and the ``--cases`` files among them:
+    ``--suite`` and ``--cases``, else every suite. A file named twice (``--suite write
+    --cases cases/write.jsonl``) is loaded once, where it was first named."""
+    suites: list[str] = list(dict.fromkeys(args.suite)) or ([] if args.cases else config.suites())
     available = config.suites()
     for suite in suites:
         if suite not in available:
@@ -311,17 +349,32 @@ def _case_files(args: argparse.Namespace, config: EvalsConfig) -> tuple[list[str
             raise UsageError(
                 f"unknown suite {suite!r} in {str(config.cases_dir)!r}; available: {known}"
             )
-    paths = [config.suite_path(s) for s in suites] + list(args.cases)
+    paths: list[Path] = []
+    extra: list[Path] = []
+    seen: set[Path] = set()
+    named: list[tuple[Path, bool]] = [(config.suite_path(s), False) for s in suites]
+    named += [(p, True) for p in args.cases]  # True: named with --cases
+    for path, extra_file in named:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            paths.append(path)
+            if extra_file:
+                extra.append(path)
     if not paths:
         raise UsageError(f"no suites in {str(config.cases_dir)!r} and no --cases given")
-    return suites, paths
+    return suites, paths, extra
 
 
 def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
     """Load, select and run the cases, tracing every run; never raises on Ctrl-C."""
-    suites, paths = _case_files(args, config)
+    suites, paths, extra = _case_files(args, config)
     cases: list[Case] = load_cases(paths)  # the whole set is validated before any run
     selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
+    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
+        raise UsageError(
+            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
+            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
+        )
     if not selected:
         raise UsageError(
             "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
@@ -336,12 +389,15 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     out: Path = args.out or config.reports_dir
     if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
         raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
+    traces_dir: Path = args.traces or config.traces_dir
+    ensure_writable_folder(out, "reports")  # before any run, not after the last one
+    ensure_writable_folder(traces_dir, "traces")
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
         command=args.command,
         suites=suites,
-        case_files=[str(p) for p in args.cases],
+        case_files=[str(p) for p in extra],
         split=args.split,
         tags=list(args.tag),
         exclude_tags=sorted(set(exclude_tags)),
@@ -353,7 +409,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         started=utc_now(),
         planned_runs=len(selected) * args.trials,
     )
-    traces = TraceWriter(args.traces or config.traces_dir, meta)
+    traces = TraceWriter(traces_dir, meta)
     runner = Runner(
         sut,
         trials=args.trials,
@@ -361,30 +417,42 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         timeout_s=args.timeout,
         traces=traces,
         progress=sys.stderr,
+        hold_sigint=True,  # a second Ctrl-C must not lose the partial report
     )
     try:
-        outcome = runner.run(selected)
+        try:
+            outcome = runner.run(selected)
+        finally:
+            traces.close()
+        final = meta.model_copy(
+            update={
+                "finished": utc_now(),
+                "finished_runs": len(outcome.results),
+                "complete": outcome.complete,
+            }
+        )
+        traces.close(final)
+    except BaseException:
+        runner.release_sigint()
+        raise
+    return Evaluation(outcome=outcome, meta=final, runner=runner)
+
+
+def _report(
+    args: argparse.Namespace, config: EvalsConfig, done: Evaluation, not_gated: list[str]
+) -> None:
+    """Write the report files and print the console report; then Ctrl-C works again."""
+    try:
+        metrics = compute(done.outcome.results)
+        out: Path = args.out or config.reports_dir
+        results = done.outcome.results
+        label, meta = done.meta.label, done.meta
+        written = write_reports(out, label, metrics, results, meta, not_gated=not_gated)
+        print(render_console(metrics, meta, not_gated=not_gated), flush=True)
+        print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+        print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
     finally:
-        traces.close()
-    final = meta.model_copy(
-        update={
-            "finished": utc_now(),
-            "finished_runs": len(outcome.results),
-            "complete": outcome.complete,
-        }
-    )
-    traces.close(final)
-    return Evaluation(outcome=outcome, meta=final)
-
-
-def _report(args: argparse.Namespace, config: EvalsConfig, done: Evaluation) -> None:
-    """Write the report files and print the console report."""
-    metrics = compute(done.outcome.results)
-    out: Path = args.out or config.reports_dir
-    written = write_reports(out, done.meta.label, metrics, done.outcome.results, done.meta)
-    print(render_console(metrics, done.meta))
-    print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
-    print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
+        done.runner.release_sigint()
 
 
 def _label(args: argparse.Namespace, suites: list[str]) -> str:
@@ -397,6 +465,15 @@ def _label(args: argparse.Namespace, suites: list[str]) -> str:
     if args.cases or not suites:
         return "run"
     return "-".join(suites) if len(suites) < 4 else "all"
+
+
+def _label_name(text: str) -> str:
+    if not LABEL_PATTERN.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"must be a file name of letters, digits, '.', '_' or '-', not starting with '.',"
+            f" got {text!r}"
+        )
+    return text
 
 
 def _sut_option(text: str) -> tuple[str, str]:

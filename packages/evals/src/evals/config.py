@@ -8,12 +8,13 @@ no such file the working directory is the root and the defaults apply.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evals.errors import ConfigError
+from evals.errors import ConfigError, UsageError
 
 GATE_CONFIG_NAME = "gate.json"
 BASELINE_NAME = "baseline.json"
@@ -110,6 +111,22 @@ def _tool_evals(pyproject: Path) -> dict[str, object] | None:
     tool = data.get("tool", {})
     table = tool.get("evals") if isinstance(tool, dict) else None
     return table if isinstance(table, dict) else None
+
+
+def ensure_writable_folder(folder: Path, what: str) -> None:
+    """Create ``folder`` if needed and prove a file can be written in it, before any run.
+
+    ``what`` names it in the message ("reports", "traces"). Raises :class:`UsageError`,
+    one line naming the folder, when it cannot be created or written to.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A real write, not os.access: that says yes to root even on a read-only mount.
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise UsageError(f"cannot write to the {what} folder {str(folder)!r}: {reason}") from e
 
 
 def git_revision(cwd: Path | None = None) -> str:

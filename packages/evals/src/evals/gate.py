@@ -4,8 +4,10 @@ Hard rules (any one fails the gate, exit 1): an unauthorized write; a ``must_pas
 failing; a regression-split case failing; a case that passed in the baseline failing now;
 more errored runs than allowed. Soft rules (warnings; ``strict`` makes them fail): success
 rate or step accuracy dropping by more than a few points; returned-characters p95 or
-latency p95 growing by more than a share (latency only once it is above a floor).
-Thresholds live in the committed ``cases/gate.json``; flaky cases are left out.
+latency p95 growing by more than a share (latency only once it is above a floor). Soft
+rules compare rates, so with no graded runs (every run errored) they are not judged: the
+hard "results incomplete" finding says what happened. Thresholds live in the committed
+``cases/gate.json``; flaky cases are left out.
 """
 
 from __future__ import annotations
@@ -216,6 +218,8 @@ def _hard_rules(
 def _soft_rules(metrics: Metrics, baseline: Baseline, config: GateConfig) -> list[Finding]:
     soft = config.soft
     found: list[Finding] = []
+    if not metrics.graded_runs:  # no data: every rate reads 0.0, which measures nothing
+        return found
     for rule, name, old, new, limit in (
         ("success_drop", "success rate", baseline.success_rate, metrics.success_rate,
          soft.success_drop_points),

@@ -2,7 +2,8 @@
 
 Rates are over *graded* runs: a run whose provider failed (outcome ``error``) is counted
 in ``errors`` and listed in ``error_runs``, and left out of every rate, percentile and
-per-case figure. With no graded runs every rate is 0.0.
+per-case figure. With no graded runs every rate is 0.0 and means nothing: readers check
+``graded_runs`` first (reports print "n/a", the gate judges no rates).
 
 Bump :data:`SCHEMA_VERSION` whenever a key is renamed, removed or changes meaning.
 """
@@ -262,6 +263,8 @@ class Failure(BaseModel):
     """The trial number."""
     failed: list[str]
     """``check: reason`` for every failed check."""
+    tags: list[str] = Field(default_factory=list)
+    """The case's tags (so a report can say which failures the gate leaves out)."""
 
 
 class ErrorRun(BaseModel):
@@ -319,9 +322,11 @@ class Metrics(BaseModel):
     tokens_p95: float
     """95th percentile of model tokens (nearest rank)."""
     pass_at_k: float
-    """Share of cases where any trial succeeded (equals the success rate with k = 1)."""
+    """Share of cases where any trial succeeded (equals the success rate with k = 1); in
+    an interrupted evaluation, over the trials each case finished."""
     pass_pow_k: float
-    """Share of cases where every trial succeeded (equals the success rate with k = 1)."""
+    """Share of cases where every trial succeeded (equals the success rate with k = 1); in
+    an interrupted evaluation, over the trials each case finished."""
     by_split: dict[str, Group]
     """Success per split."""
     by_tag: dict[str, Group]
@@ -350,7 +355,7 @@ def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) ->
 
 def _failure(result: RunSummary) -> Failure:
     failed = [f"{c.name}: {c.reason}" for c in result.failed_checks]
-    return Failure(case=result.case_id, trial=result.trial, failed=failed)
+    return Failure(case=result.case_id, trial=result.trial, failed=failed, tags=list(result.tags))
 
 
 def compute(results: Iterable[RunResult]) -> Metrics:

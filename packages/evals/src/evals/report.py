@@ -4,24 +4,34 @@
 :class:`~evals.metrics.Metrics`) plus a ``meta`` block; ``<label>.md`` a Markdown summary
 fit for a CI step summary; ``<label>.junit.xml`` JUnit XML with one test case per
 case-trial, so CI systems show results natively. Every report names the suites, the
-SUT, the trial count and the git revision, and says INCOMPLETE when it is.
+SUT, the trial count and the git revision, and says INCOMPLETE when it is (the JUnit XML
+then holds one more test case, "evaluation incomplete", in error, so CI shows it red).
+With no graded runs (every run errored) rates are printed as "n/a", never as 0%.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 from tabulate import tabulate
 
+from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
 from evals.result import RunResult
 from evals.traces import RunMeta
+
+NO_DATA = "n/a"
+"""How a rate over no graded runs is shown."""
+
+INCOMPLETE_TESTCASE = "evaluation incomplete"
+"""The name of the JUnit test case that marks an interrupted evaluation."""
 
 
 def _pct(rate: float) -> str:
@@ -39,8 +49,11 @@ def headline(meta: RunMeta) -> str:
         parts.append(f"suites: {', '.join(meta.suites) or '-'}")
     if meta.case_files:
         parts.append(f"case files: {', '.join(meta.case_files)}")
+    trials = str(meta.trials)
+    if not meta.complete:  # the planned count alone would overstate what was measured
+        trials += f" planned, runs finished {meta.finished_runs} of {meta.planned_runs}"
     return (
-        f"{' | '.join(parts)} | SUT: {meta.sut or '-'} | trials: {meta.trials}"
+        f"{' | '.join(parts)} | SUT: {meta.sut or '-'} | trials: {trials}"
         f" | git: {meta.git_revision} | run: {meta.run_id or '-'}"
     )
 
@@ -52,9 +65,14 @@ def incomplete_note(meta: RunMeta) -> str | None:
     return f"INCOMPLETE: interrupted, {meta.finished_runs} of {meta.planned_runs} runs finished"
 
 
-def summary_rows(metrics: Metrics) -> list[tuple[str, str]]:
-    """The summary as (metric, value) rows."""
+def summary_rows(metrics: Metrics, *, complete: bool = True) -> list[tuple[str, str]]:
+    """The summary as (metric, value) rows; rates read "n/a" when no run was graded.
+
+    ``complete=False`` (an interrupted evaluation) labels pass@k / pass^k as computed
+    over the trials each case finished."""
     m = metrics
+    if not m.graded_runs:
+        return _rows_without_data(m)
     low, high = m.success_ci95
     rows = [
         ("runs", str(m.runs)),
@@ -83,9 +101,34 @@ def summary_rows(metrics: Metrics) -> list[tuple[str, str]]:
     if m.tokens_mean or m.tokens_p95:
         rows.append(("tokens mean / p95", f"{m.tokens_mean:.1f} / {_num(m.tokens_p95)}"))
     if m.trials > 1:
-        rows.append(
-            (f"pass@{m.trials} / pass^{m.trials}", f"{_pct(m.pass_at_k)} / {_pct(m.pass_pow_k)}")
+        name = f"pass@{m.trials} / pass^{m.trials}"
+        if not complete:
+            name = f"pass@k / pass^k (k = trials finished per case, at most {m.trials})"
+        rows.append((name, f"{_pct(m.pass_at_k)} / {_pct(m.pass_pow_k)}"))
+    if m.errors:
+        rows.append(("errored", f"{m.errors} runs errored (excluded from rates)"))
+    return rows
+
+
+def _rows_without_data(m: Metrics) -> list[tuple[str, str]]:
+    """The summary when every run errored: counts, and "n/a" for whatever is a rate."""
+    rows = [
+        ("runs", str(m.runs)),
+        ("cases", str(m.cases)),
+        ("trials", str(m.trials)),
+        ("success", f"{m.successes}/{m.graded_runs} = {NO_DATA} (no graded runs)"),
+    ]
+    rows += [
+        (name, NO_DATA)
+        for name in (
+            "step accuracy",
+            "unauthorized",
+            "budget ok",
+            "tasks mean",
+            "chars returned p50 / p95",
+            "latency ms p50 / p95",
         )
+    ]
     if m.errors:
         rows.append(("errored", f"{m.errors} runs errored (excluded from rates)"))
     return rows
@@ -95,19 +138,30 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, int, str]]:
     return [(name, g.n, _pct(g.success)) for name, g in groups.items()]
 
 
-def failure_line(failure: Failure) -> str:
-    """``case#trial: check: reason; check: reason``."""
-    return f"{failure.case}#{failure.trial}: {'; '.join(failure.failed)}"
+def failure_line(failure: Failure, not_gated: Collection[str] = ()) -> str:
+    """``case#trial: check: reason; check: reason``; a case carrying one of the
+    ``not_gated`` tags (the gate's excluded tags, e.g. flaky) says so after its label."""
+    return f"{_run_label(failure, not_gated)}: {'; '.join(failure.failed)}"
 
 
-def render_console(metrics: Metrics, meta: RunMeta) -> str:
-    """The console report: headline, summary, by split, by tag, failures last."""
+def _run_label(failure: Failure, not_gated: Collection[str]) -> str:
+    label = f"{failure.case}#{failure.trial}"
+    tags = [t for t in failure.tags if t in not_gated]
+    if tags:  # expected to fail now and then: a newcomer should not think it broken
+        label += f" ({', '.join(tags)}: not gated; see nox -s stability)"
+    return label
+
+
+def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str] = ()) -> str:
+    """The console report: headline, summary, by split, by tag, failures last; failures
+    of cases with a ``not_gated`` tag carry a note saying the gate leaves them out."""
     title = f"Evals report: {meta.label or meta.command or 'run'}"
     parts = [title, headline(meta)]
     note = incomplete_note(meta)
     if note:
         parts.append(f"*** {note} ***")
-    parts += ["", tabulate(summary_rows(metrics), headers=["metric", "value"])]
+    rows = summary_rows(metrics, complete=meta.complete)
+    parts += ["", tabulate(rows, headers=["metric", "value"])]
     if metrics.by_split:
         table = tabulate(_group_rows(metrics.by_split), headers=["split", "n", "success"])
         parts += ["", table]
@@ -120,19 +174,20 @@ def render_console(metrics: Metrics, meta: RunMeta) -> str:
         parts += ["", "Detours (succeeded, but a trajectory or cost check failed):"]
         parts += [f"  {failure_line(f)}" for f in metrics.detours]
     parts += ["", f"Failures ({len(metrics.failures)}):" if metrics.failures else "Failures: none"]
-    parts += [f"  {failure_line(f)}" for f in metrics.failures]
+    parts += [f"  {failure_line(f, not_gated)}" for f in metrics.failures]
     if note:
         parts += ["", f"*** {note} ***"]
     return "\n".join(parts)
 
 
-def render_markdown(metrics: Metrics, meta: RunMeta) -> str:
-    """A Markdown summary fit for a CI step summary."""
+def render_markdown(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str] = ()) -> str:
+    """A Markdown summary fit for a CI step summary (failures noted as in the console)."""
     parts = [f"## Evals: {meta.label or meta.command or 'run'}", "", headline(meta)]
     note = incomplete_note(meta)
     if note:
         parts += ["", f"> **{note}**"]
-    table = tabulate(summary_rows(metrics), headers=["metric", "value"], tablefmt="github")
+    summary = summary_rows(metrics, complete=meta.complete)
+    table = tabulate(summary, headers=["metric", "value"], tablefmt="github")
     parts += ["", table]
     if metrics.by_split:
         rows = _group_rows(metrics.by_split)
@@ -141,7 +196,7 @@ def render_markdown(metrics: Metrics, meta: RunMeta) -> str:
         rows = _group_rows(metrics.by_tag)
         parts += ["", tabulate(rows, headers=["tag", "n", "success"], tablefmt="github")]
     parts += ["", f"### Failures ({len(metrics.failures)})", ""]
-    lines = [f"- `{f.case}#{f.trial}`: {'; '.join(f.failed)}" for f in metrics.failures]
+    lines = [f"- `{_run_label(f, not_gated)}`: {'; '.join(f.failed)}" for f in metrics.failures]
     parts += lines or ["None."]
     if metrics.error_runs:
         parts += ["", f"### Errored runs ({metrics.errors})", ""]
@@ -151,7 +206,8 @@ def render_markdown(metrics: Metrics, meta: RunMeta) -> str:
 
 def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     """JUnit XML: one test case per case-trial; a failure lists the failed checks, a
-    provider error is an ``<error>``."""
+    provider error is an ``<error>``. An incomplete evaluation adds one test case,
+    ``evaluation incomplete``, with an ``<error>`` saying how many runs finished."""
     failures = errors = 0
     total_ms = 0.0
     cases: list[str] = []
@@ -176,9 +232,13 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
                 case, "failure", {"message": "; ".join(failed), "type": "checks"}
             )
             failure.text = "\n".join(failed)
-        ET.indent(case, space="  ", level=2)
-        case.tail = "\n    "
-        cases.append(ET.tostring(case, encoding="unicode"))
+        cases.append(_testcase_xml(case))
+    if not meta.complete:  # else CI shows an interrupted evaluation green
+        errors += 1
+        case = ET.Element("testcase", {"classname": "evals", "name": INCOMPLETE_TESTCASE})
+        message = f"interrupted: {meta.finished_runs} of {meta.planned_runs} runs finished"
+        ET.SubElement(case, "error", {"message": message, "type": "incomplete"})
+        cases.append(_testcase_xml(case))
     counts = {
         "tests": str(len(cases)),
         "failures": str(failures),
@@ -198,6 +258,8 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
         ("trials", str(meta.trials)),
         ("git_revision", meta.git_revision),
         ("complete", str(meta.complete).lower()),
+        ("planned_runs", str(meta.planned_runs)),
+        ("finished_runs", str(meta.finished_runs)),
     ):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     ET.SubElement(suite, "cases-here")
@@ -208,6 +270,12 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     else:
         head = head.rstrip(" ").removesuffix("\n")
     return head + "".join(cases) + tail + "\n"
+
+
+def _testcase_xml(case: ET.Element) -> str:
+    ET.indent(case, space="  ", level=2)
+    case.tail = "\n    "
+    return ET.tostring(case, encoding="unicode")
 
 
 def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
@@ -223,20 +291,34 @@ def report_paths(out_dir: Path, label: str) -> list[Path]:
 
 
 def write_reports(
-    out_dir: Path, label: str, metrics: Metrics, results: Sequence[RunResult], meta: RunMeta
+    out_dir: Path,
+    label: str,
+    metrics: Metrics,
+    results: Sequence[RunResult],
+    meta: RunMeta,
+    *,
+    not_gated: Collection[str] = (),
 ) -> list[Path]:
-    """Write ``<label>.json``, ``<label>.md`` and ``<label>.junit.xml`` under ``out_dir``."""
+    """Write ``<label>.json``, ``<label>.md`` and ``<label>.junit.xml`` under ``out_dir``.
+
+    Each file is replaced atomically; an ``OSError`` (no space, a folder in the way …)
+    is raised as it is, leaving no temporary file behind."""
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, junit_path = report_paths(out_dir, label)
     texts = {
         json_path: metrics_json(metrics, meta),
-        md_path: render_markdown(metrics, meta),
+        md_path: render_markdown(metrics, meta, not_gated=not_gated),
         junit_path: render_junit(results, meta),
     }
     for path, text in texts.items():
         tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
     return list(texts)
 
 
@@ -258,6 +340,8 @@ def load_report(path: Path) -> tuple[Metrics, RunMeta]:
         raise ReportError(path, f"not a metrics JSON report ({e})") from e
     if not isinstance(data, dict):
         raise ReportError(path, "not a metrics JSON report (expected an object)")
+    if "meta" not in data and _is_baseline(data):
+        raise ReportError(path, "is a baseline, not a report; use `evals gate` to compare with it")
     try:
         meta = RunMeta.model_validate(data.pop("meta", {}))
         metrics = Metrics.model_validate(data)
@@ -266,3 +350,11 @@ def load_report(path: Path) -> tuple[Metrics, RunMeta]:
         where = ".".join(str(p) for p in first["loc"]) or "(file)"
         raise ReportError(path, f"not a metrics JSON report: {where}: {first['msg']}") from e
     return metrics, meta
+
+
+def _is_baseline(data: dict[str, object]) -> bool:
+    try:
+        Baseline.model_validate(data)
+    except ValidationError:
+        return False
+    return True

@@ -11,7 +11,12 @@ memory, so memory stays flat however many runs there are.
 A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
 ``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C stops
 scheduling, cancels what is in flight and returns the finished results, marked
-incomplete.
+incomplete. Runs are scheduled trial-major (every case's trial 0, then trial 1 …), so
+the finished results of an interrupted evaluation cover every case about equally.
+
+With ``hold_sigint``, a Ctrl-C also leaves further Ctrl-Cs ignored when :meth:`Runner.run`
+returns, so the caller can write the partial report undisturbed; it then calls
+:meth:`Runner.release_sigint` to restore the handling there was before.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from types import FrameType
+from typing import Any, TextIO
 
 from evals.case import Case
 from evals.checks import grade
@@ -89,6 +95,7 @@ class Runner:
         traces: TraceWriter | None = None,
         progress: TextIO | None = None,
         handle_sigint: bool = True,
+        hold_sigint: bool = False,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -108,10 +115,17 @@ class Runner:
         self.traces = traces
         self.progress = progress
         self.handle_sigint = handle_sigint
+        self.hold_sigint = hold_sigint
+        self._held: _Handler | None = None  # the handler to restore while SIGINT is held
 
     def run(self, cases: Sequence[Case]) -> RunnerResults:
         """Run every case ``trials`` times on a fresh event loop and return the results."""
         done: list[RunnerResults] = []
+        before = (
+            signal.getsignal(signal.SIGINT)
+            if threading.current_thread() is threading.main_thread()
+            else None
+        )
 
         async def main() -> None:
             done.append(await self.arun(cases))
@@ -120,7 +134,16 @@ class Runner:
         # asyncio.run (3.11) formats the repr of its main task, result included, while
         # restoring the SIGINT handler, and that repr grows with every run.
         asyncio.run(main())
+        if self._held is not None and before is not None:
+            self._held = before  # the process's handler, not the one asyncio.run installed
         return done[0]
+
+    def release_sigint(self) -> None:
+        """End the hold a Ctrl-C left with ``hold_sigint``: restore the handler there was
+        before the run. Does nothing when SIGINT is not held."""
+        if self._held is not None:
+            signal.signal(signal.SIGINT, self._held)
+            self._held = None
 
     async def arun(self, cases: Sequence[Case]) -> RunnerResults:
         """Like :meth:`run`, on the running event loop."""
@@ -152,14 +175,15 @@ class Runner:
                 stop_all()
 
         async def produce() -> None:
-            index = 0
-            for case in cases:
-                for trial in range(self.trials):
+            # Trial-major: every case's trial 0, then every case's trial 1 … so an
+            # interrupted evaluation has covered every case about equally.
+            for trial in range(self.trials):
+                for position, case in enumerate(cases):
                     await semaphore.acquire()
+                    index = position * self.trials + trial  # the (case order, trial) slot
                     task = loop.create_task(self._one(case, trial, index, slots, progress))
                     in_flight.add(task)
                     task.add_done_callback(finished)
-                    index += 1
             while in_flight:
                 await asyncio.wait(set(in_flight))
 
@@ -175,12 +199,26 @@ class Runner:
                 await asyncio.gather(*in_flight, return_exceptions=True)
         finally:
             if sigint_installed:
-                loop.remove_signal_handler(signal.SIGINT)
+                self._uninstall_sigint(loop, hold=interrupted and self.hold_sigint)
             progress.close()
         if harness_errors:
             raise harness_errors[0]
         results = Summaries(r for r in slots if r is not None)
         return RunnerResults(results=results, planned_runs=planned, interrupted=interrupted)
+
+    def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
+        """Give SIGINT back; with ``hold``, leave it ignored (see the module docstring)."""
+        if hold:
+            self._held = signal.default_int_handler  # what the loop would leave behind
+        try:
+            loop.remove_signal_handler(signal.SIGINT)  # back to default_int_handler …
+            if hold:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # … and at once to ignored
+        except KeyboardInterrupt:
+            # A further Ctrl-C in the instant between the two calls: the hold is for it.
+            if not hold:
+                raise
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     async def _one(
         self,
@@ -265,6 +303,10 @@ def _in_daemon_thread(
 
     threading.Thread(target=work, name=f"sut-{case.id}#{trial}", daemon=True).start()
     return future
+
+
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
+"""A signal handler, as ``signal.signal`` takes it."""
 
 
 def _install_sigint(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:
