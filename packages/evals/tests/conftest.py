@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -9,6 +10,9 @@ import pytest
 from evals.case import Case
 from evals.loader import load_cases
 from evals.run import BlockedAttempt, Run, Step, Write
+
+# Fake SUT modules and helpers the tests name by import path (``--sut fake_suts:EchoSUT``).
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SUITE_FILES = sorted((REPO_ROOT / "cases").glob("*.jsonl"))

@@ -292,16 +292,17 @@ def test_judge_without_the_judge_package_exits_2(
 
 
 def test_judge_delegates_its_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[list[str]] = []
+    seen: list[tuple[list[str], str]] = []
     package = types.ModuleType("judge")
     package.__spec__ = importlib.machinery.ModuleSpec("judge", None, is_package=True)
     package.__path__ = []
     cli = types.ModuleType("judge.cli")
-    cli.main = lambda args: seen.append(list(args)) or 7  # type: ignore[attr-defined]
+    cli.main = lambda args, prog: seen.append((list(args), prog)) or 7  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "judge", package)
     monkeypatch.setitem(sys.modules, "judge.cli", cli)
     assert main(["judge", "--judge", "rule", "--split", "tune"]) == 7
-    assert seen == [["--judge", "rule", "--split", "tune"]]
+    # usage lines then read "evals judge", not "judge"
+    assert seen == [(["--judge", "rule", "--split", "tune"], "evals judge")]
 
 
 def test_python_dash_m_evals_works() -> None:

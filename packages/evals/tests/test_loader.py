@@ -313,7 +313,8 @@ def test_the_run_command_exits_2_on_an_unknown_expect_key(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     path = write(tmp_path, "typo.jsonl", expect_line(tikets=1))
-    assert cli.main(["run", "--cases", str(path), "--sut", "nowhere:Nothing"]) == 2
+    # The CLI loads the SUT before the cases (a project's checks may register on import).
+    assert cli.main(["run", "--cases", str(path), "--sut", "fake_suts:EchoSUT"]) == 2
     err = capsys.readouterr().err
     assert "expect.tikets: unknown expectation 'tikets'" in err
     assert "Traceback" not in err
@@ -335,3 +336,17 @@ def test_load_cases_with_sources_raises_like_load_cases(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.jsonl", line(split="x"))
     with pytest.raises(CaseFileError, match="unknown split 'x'"):
         load_cases_with_sources([path])
+
+
+def test_the_run_command_asks_the_sut_to_check_every_case_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import fake_suts
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(fake_suts.CheckingSUT, "runs", 0)
+    path = write(tmp_path, "worlds.jsonl", line(world={"ok": 1}), line(id="c2", world={"stok": 0}))
+    assert cli.main(["run", "--cases", str(path), "--sut", "fake_suts:CheckingSUT"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{path}:2: world.stok: unknown key 'stok'"]
+    assert fake_suts.CheckingSUT.runs == 0

@@ -91,6 +91,25 @@ def test_a_missing_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert "none.jsonl" in err
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [["--min-kappa", "2"], ["--min-fail-recall", "-0.1"], ["--max-inconsistent", "x"]],
+)
+def test_a_threshold_outside_0_to_1_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert argv[0] in capsys.readouterr().err
+
+
+def test_usage_names_the_program_it_was_called_as(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"], prog="evals judge")
+    assert capsys.readouterr().out.startswith("usage: evals judge")
+
+
 def test_an_unknown_judge_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as caught:
         main(["--judge", "oracle"])

@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals.baseline import build_baseline, load_baseline, write_baseline
-from evals.case import SPLITS, Case
+from evals.case import SPLITS
 from evals.config import EvalsConfig, ensure_writable_folder, git_revision, load_config
 from evals.errors import CaseFileError, EvalsError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
-from evals.loader import load_cases
+from evals.loader import load_cases_with_sources
 from evals.metrics import compute
 from evals.report import (
     append_markdown,
@@ -36,6 +36,7 @@ from evals.report import (
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner, RunnerResults, select_cases
 from evals.sut import describe, load_sut, parse_option
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
+from evals.validation import require_runnable
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 STABILITY_TAG = "flaky"
@@ -308,7 +309,7 @@ def _judge(args: list[str]) -> int:
             "evals: error: the judge is not installed; install supportpilot-judge", file=sys.stderr
         )
         return EXIT_USAGE
-    return int(module.main(args) or 0)
+    return int(module.main(args, prog="evals judge") or 0)
 
 
 _COMMANDS = {
@@ -368,7 +369,14 @@ def _case_files(
 def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
     """Load, select and run the cases, tracing every run; never raises on Ctrl-C."""
     suites, paths, extra = _case_files(args, config)
-    cases: list[Case] = load_cases(paths)  # the whole set is validated before any run
+    sut_spec: str | None = args.sut or config.sut
+    if not sut_spec:
+        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
+    options = dict(args.sut_option)
+    # The SUT first: a project's checks may register (and declare expect keys) on import.
+    sut = load_sut(sut_spec, options)
+    # The whole set is validated before any run.
+    cases, sources = load_cases_with_sources(paths)
     selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
     if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
         raise UsageError(
@@ -379,11 +387,8 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         raise UsageError(
             "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
         )
-    sut_spec: str | None = args.sut or config.sut
-    if not sut_spec:
-        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
-    options = dict(args.sut_option)
-    sut = load_sut(sut_spec, options)
+    # The SUT's own view of each case (world overrides, fault roles), still before any run.
+    require_runnable(sut, selected, sources)
     label = _label(args, suites)
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir

@@ -23,10 +23,20 @@ DEFAULT_LABELS = Path("cases/judge/labels.jsonl")
 DEFAULT_PAIRS = Path("cases/judge/pairs.jsonl")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text!r}")
+    return value
+
+
+def _parser(prog: str) -> argparse.ArgumentParser:
     defaults = Thresholds()
     parser = argparse.ArgumentParser(
-        prog="judge", description="Calibrate judges against human labels (tune and holdout)."
+        prog=prog, description="Calibrate judges against human labels (tune and holdout)."
     )
     parser.add_argument(
         "--judge",
@@ -41,17 +51,32 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request")
     parser.add_argument("--max-retries", type=int, default=2, help="client retries")
     parser.add_argument("--concurrency", type=int, default=4, help="parallel judge calls")
-    parser.add_argument("--min-kappa", type=float, default=defaults.min_kappa)
-    parser.add_argument("--min-fail-recall", type=float, default=defaults.min_fail_recall)
-    parser.add_argument("--min-n", type=int, default=defaults.min_n)
-    parser.add_argument("--max-inconsistent", type=float, default=defaults.max_inconsistent)
+    parser.add_argument(
+        "--min-kappa", type=_unit_interval, default=defaults.min_kappa,
+        help=f"usable only at this Cohen's kappa or above (default: {defaults.min_kappa})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-fail-recall", type=_unit_interval, default=defaults.min_fail_recall,
+        help="usable only if it catches this share of bad replies"
+        f" (default: {defaults.min_fail_recall})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-n", type=int, default=defaults.min_n,
+        help=f"usable only on at least this many labelled replies (default: {defaults.min_n})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-inconsistent", type=_unit_interval, default=defaults.max_inconsistent,
+        help="flag position bias above this share of inconsistent swapped pairs"
+        f" (default: {defaults.max_inconsistent})",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``judge`` command with ``argv`` (default: ``sys.argv[1:]``)."""
-    args = _parser().parse_args(list(argv) if argv is not None else None)
+def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
+    """Run the ``judge`` command with ``argv`` (default: ``sys.argv[1:]``); ``prog`` names
+    the command in usage lines (``evals judge`` when evals delegates here)."""
+    args = _parser(prog).parse_args(list(argv) if argv is not None else None)
     thresholds = Thresholds(
         min_kappa=args.min_kappa,
         min_fail_recall=args.min_fail_recall,
