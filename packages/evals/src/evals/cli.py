@@ -12,18 +12,17 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals._cli_parser import build_parser
 from evals.baseline import build_baseline, load_baseline, write_baseline
-from evals.case import SPLITS
 from evals.config import EvalsConfig, ensure_writable_folder, git_revision, load_config
 from evals.errors import CaseFileError, EvalsError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
-from evals.lint import DEFAULT_MIN_SPLIT_SIZE, lint_paths
+from evals.lint import lint_paths
 from evals.loader import load_cases_with_sources
 from evals.metrics import compute
 from evals.report import (
@@ -33,16 +32,13 @@ from evals.report import (
     report_paths,
     write_reports,
 )
-from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner, RunnerResults, select_cases
-from evals.sut import describe, load_sut, parse_option
+from evals.runner import Runner, RunnerResults, select_cases
+from evals.sut import describe, load_sut
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 STABILITY_TAG = "flaky"
-STABILITY_TRIALS = 5
-LABEL_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
-"""A report label: a plain file name (no folders, not hidden)."""
 
 
 @dataclass(frozen=True)
@@ -53,128 +49,6 @@ class Evaluation:
     meta: RunMeta
     runner: Runner
     """The runner, holding SIGINT after a Ctrl-C until the partial report is written."""
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of every sub-command."""
-    parser = argparse.ArgumentParser(
-        prog="evals",
-        description="Evaluate an agent: lint, run, baseline, gate, stability, report, judge.",
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def selection(p: argparse.ArgumentParser) -> None:
-        group = p.add_argument_group("selection")
-        group.add_argument(
-            "--suite",
-            action="append",
-            default=[],
-            help="suite name (repeatable; default: every suite)",
-        )
-        group.add_argument(
-            "--cases",
-            action="append",
-            default=[],
-            type=Path,
-            metavar="PATH",
-            help="any case file (repeatable)",
-        )
-        group.add_argument("--split", choices=SPLITS, help="only this split")
-        group.add_argument(
-            "--tag",
-            action="append",
-            default=[],
-            help="only cases with this tag (repeatable: any of them)",
-        )
-        group.add_argument(
-            "--exclude-tag",
-            action="append",
-            default=[],
-            help="leave out cases with this tag (repeatable)",
-        )
-
-    def running(p: argparse.ArgumentParser, trials: int) -> None:
-        group = p.add_argument_group("running")
-        group.add_argument(
-            "--trials",
-            type=_positive_int,
-            default=trials,
-            help=f"trials per case (default {trials})",
-        )
-        group.add_argument(
-            "--concurrency",
-            type=_positive_int,
-            default=DEFAULT_CONCURRENCY,
-            help=f"runs in flight (default {DEFAULT_CONCURRENCY})",
-        )
-        group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
-        group.add_argument(
-            "--sut-option",
-            action="append",
-            default=[],
-            type=_sut_option,
-            metavar="KEY=VALUE",
-            help="keyword argument for the SUT's constructor or factory, passed as a string"
-            " (repeatable; e.g. --sut-option brain=openai --sut-option model=NAME)",
-        )
-        group.add_argument(
-            "--timeout",
-            type=_positive_float,
-            default=DEFAULT_TIMEOUT_S,
-            help=f"per-run limit in seconds (default {DEFAULT_TIMEOUT_S:g})",
-        )
-        group.add_argument(
-            "--out", type=Path, help="reports folder (default: [tool.evals] reports_dir)"
-        )
-        group.add_argument(
-            "--traces", type=Path, help="traces folder (default: [tool.evals] traces_dir)"
-        )
-        group.add_argument(
-            "--label",
-            type=_label_name,
-            help="report file name (reports/<label>.json, .md, .junit.xml):"
-            " letters, digits, '.', '_', '-', not starting with '.'",
-        )
-
-    def gating(p: argparse.ArgumentParser) -> None:
-        group = p.add_argument_group("gate")
-        group.add_argument(
-            "--baseline", type=Path, help="baseline file (default: reports/baseline.json)"
-        )
-        group.add_argument(
-            "--gate-config", type=Path, help="gate config (default: cases/gate.json)"
-        )
-        group.add_argument(
-            "--max-errors",
-            type=_non_negative_int,
-            default=0,
-            help="errored runs tolerated (default 0)",
-        )
-
-    p = commands.add_parser("lint", help="check the case set's health (exit 1 on findings)")
-    selection(p)
-    p.add_argument("--min-split-size", type=_non_negative_int, default=DEFAULT_MIN_SPLIT_SIZE)
-    p = commands.add_parser("run", help="run the selected cases and write reports")
-    selection(p)
-    running(p, 1)
-    p = commands.add_parser("baseline", help="run the gated cases and write the baseline")
-    selection(p)
-    running(p, 1)
-    gating(p)
-    p = commands.add_parser("gate", help="run the gated cases and compare with the baseline")
-    selection(p)
-    running(p, 1)
-    gating(p)
-    p.add_argument("--strict", action="store_true", help="soft findings fail the gate too")
-    p = commands.add_parser("stability", help="run the flaky cases k times: pass@k, pass^k")
-    selection(p)
-    running(p, STABILITY_TRIALS)
-    p = commands.add_parser("report", help="print a metrics JSON report again")
-    p.add_argument("path", type=Path, help="reports/<label>.json")
-    commands.add_parser(
-        "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
-    )
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -470,46 +344,3 @@ def _label(args: argparse.Namespace, suites: list[str]) -> str:
     if args.cases or not suites:
         return "run"
     return "-".join(suites) if len(suites) < 4 else "all"
-
-
-def _label_name(text: str) -> str:
-    if not LABEL_PATTERN.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"must be a file name of letters, digits, '.', '_' or '-', not starting with '.',"
-            f" got {text!r}"
-        )
-    return text
-
-
-def _sut_option(text: str) -> tuple[str, str]:
-    try:
-        return parse_option(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from e
-
-
-def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
-
-
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from e
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from e
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
-    return value
