@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from evals.checks.registry import shared_checks
 from evals.errors import MetricsError
-from evals.result import CheckResult, RunResult
+from evals.result import CheckResult, RunResult, run_fields
 from evals.result import success as run_succeeded
 from evals.result import unauthorized as run_unauthorized
 
@@ -167,22 +167,9 @@ class RunSummary:
     @classmethod
     def graded(cls, case: Case, run: Run, checks: Sequence[CheckResult]) -> RunSummary:
         """The summary of ``run`` graded with ``checks``; equals
-        ``RunSummary.of(to_result(case, run, checks))`` without building the model."""
-        return cls(
-            case_id=case.id,
-            trial=run.trial,
-            split=case.split,
-            tags=case.tags,  # shared with the case: summaries are read-only
-            outcome=run.outcome,
-            checks=checks,
-            blocked_attempts=len(run.blocked_attempts),
-            tasks=run.task_count,
-            chars_returned=run.chars_returned,
-            latency_ms=run.latency_ms,
-            prompt_tokens=run.usage.prompt_tokens,
-            completion_tokens=run.usage.completion_tokens,
-            error=run.error,
-        )
+        ``RunSummary.of(to_result(case, run, checks))`` without building the model
+        (the tags list is shared with the case: summaries are read-only)."""
+        return cls(**run_fields(case, run), checks=checks)
 
     def result(self) -> RunResult:
         """The full :class:`~evals.result.RunResult` (a new object on every call)."""

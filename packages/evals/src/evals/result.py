@@ -7,9 +7,13 @@ holds thousands of them without holding every full ``Run`` (those go to the trac
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from evals.case import Case
+    from evals.run import Run
 
 CheckKind = Literal["outcome", "safety", "trajectory", "cost"]
 """The four kinds of check. Success = every outcome and safety check passes."""
@@ -106,3 +110,22 @@ class RunResult(BaseModel):
     def failed_checks(self) -> list[CheckResult]:
         """The checks that failed, in order."""
         return [c for c in self.checks if not c.passed]
+
+
+def run_fields(case: Case, run: Run) -> dict[str, Any]:
+    """What a graded result keeps of a case and its run, checks aside: the one mapping
+    behind :func:`evals.checks.to_result` and the runner's compact summaries."""
+    return {
+        "case_id": case.id,
+        "trial": run.trial,
+        "split": case.split,
+        "tags": case.tags,
+        "outcome": run.outcome,
+        "blocked_attempts": len(run.blocked_attempts),
+        "tasks": run.task_count,
+        "chars_returned": run.chars_returned,
+        "latency_ms": run.latency_ms,
+        "prompt_tokens": run.usage.prompt_tokens,
+        "completion_tokens": run.usage.completion_tokens,
+        "error": run.error,
+    }

@@ -18,7 +18,7 @@ from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
 from evals.case import Case, Expect
 from evals.errors import CheckRegistrationError, RunMismatchError
-from evals.result import CheckKind, CheckResult, RunResult
+from evals.result import CheckKind, CheckResult, RunResult, run_fields
 from evals.run import Run
 
 CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
@@ -276,18 +276,5 @@ def to_result(case: Case, run: Run, checks: Sequence[CheckResult] | None = None)
     """Reduce a graded run to a :class:`RunResult` (grading it first when ``checks`` is
     ``None``)."""
     graded = grade(case, run) if checks is None else list(checks)
-    return RunResult(
-        case_id=case.id,
-        trial=run.trial,
-        split=case.split,
-        tags=list(case.tags),
-        outcome=run.outcome,
-        checks=graded,
-        blocked_attempts=len(run.blocked_attempts),
-        tasks=run.task_count,
-        chars_returned=run.chars_returned,
-        latency_ms=run.latency_ms,
-        prompt_tokens=run.usage.prompt_tokens,
-        completion_tokens=run.usage.completion_tokens,
-        error=run.error,
-    )
+    # pydantic copies the tags list, so the result does not share it with the case
+    return RunResult(**run_fields(case, run), checks=graded)
