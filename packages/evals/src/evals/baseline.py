@@ -12,8 +12,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
+from evals._json_files import read_model
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute
 from evals.result import RunResult
@@ -98,18 +99,9 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
 
 def load_baseline(path: Path) -> Baseline:
     """Read a baseline; :class:`BaselineError` (one line) when missing or malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise BaselineError(path, "no baseline; create it with `nox -s baseline`") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise BaselineError(path, f"cannot read: {e}") from e
-    try:
-        baseline = Baseline.model_validate_json(text)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise BaselineError(path, f"{where}: {first['msg']}") from e
+    baseline = read_model(
+        path, Baseline, BaselineError, "no baseline; create it with `nox -s baseline`"
+    )
     if baseline.schema_version != BASELINE_SCHEMA_VERSION:
         raise BaselineError(
             path,

@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from evals._json_files import read_model
 from evals.baseline import Baseline, excluding
 from evals.errors import GateConfigError
 from evals.metrics import Metrics, compute
@@ -62,18 +63,7 @@ class GateConfig(BaseModel):
 
 def load_gate_config(path: Path) -> GateConfig:
     """Read ``gate.json``; :class:`GateConfigError` (one line) when missing or malformed."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as e:
-        raise GateConfigError(path, "no gate configuration") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise GateConfigError(path, f"cannot read: {e}") from e
-    try:
-        return GateConfig.model_validate_json(text)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise GateConfigError(path, f"{where}: {first['msg']}") from e
+    return read_model(path, GateConfig, GateConfigError, "no gate configuration")
 
 
 Rule = Literal[

@@ -21,6 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from tabulate import tabulate
 
+from evals._json_files import first_problem
 from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
@@ -346,9 +347,7 @@ def load_report(path: Path) -> tuple[Metrics, RunMeta]:
         meta = RunMeta.model_validate(data.pop("meta", {}))
         metrics = Metrics.model_validate(data)
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(file)"
-        raise ReportError(path, f"not a metrics JSON report: {where}: {first['msg']}") from e
+        raise ReportError(path, f"not a metrics JSON report: {first_problem(e)}") from e
     return metrics, meta
 
 
