@@ -121,9 +121,9 @@ BROKEN = {
     "unknown_split": (GOOD.replace('"dev"', '"train"'), 1, "unknown split 'train'"),
     "unknown_outcome": (GOOD.replace('"ask_user"', '"shrug"'), 1, "unknown outcome 'shrug'"),
     "unknown_fault": (
-        GOOD.replace('"expect"', '"faults": {"order_agent": "explode"}, "expect"'),
+        GOOD.replace('"expect"', '"faults": {"order_agent": "Explode"}, "expect"'),
         1,
-        "unknown fault kind 'explode'",
+        "unknown fault kind 'Explode'",
     ),
     "unknown_field": (
         GOOD.replace('"title"', '"titel"').replace("{", '{"colour": 1, ', 1),

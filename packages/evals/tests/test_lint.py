@@ -59,7 +59,7 @@ def unknown_role(data: list[dict[str, Any]]) -> None:
 
 
 def unknown_kind(data: list[dict[str, Any]]) -> None:
-    find(data, "d11")["faults"] = {"logistics_agent": "melt"}
+    find(data, "d11")["faults"] = {"logistics_agent": "Melt down"}
 
 
 def expect_typo(data: list[dict[str, Any]]) -> None:
@@ -83,7 +83,7 @@ def duplicate(data: list[dict[str, Any]]) -> None:
         (contradiction, "contradiction", "d03", "expects 1 ticket(s) but outcome 'escalate'"),
         (no_trajectory, "no_trajectory", "d02", "expect.dispatched"),
         (unknown_role, "unknown_fault_role", "d11", "unknown role 'billing_agent'"),
-        (unknown_kind, "unknown_fault_kind", "d11", "unknown fault kind 'melt'"),
+        (unknown_kind, "unknown_fault_kind", "d11", "unknown fault kind 'Melt down'"),
         (
             expect_typo,
             "unknown_expect_key",

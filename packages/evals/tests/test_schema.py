@@ -76,7 +76,7 @@ def _base(**changes: object) -> dict[str, object]:
                 "split": "dev",
                 "input": {"goal": "g"},
                 "expect": {"outcome": "replied"},
-                "faults": {"a": "melt"},
+                "faults": {"a": "Melt"},
             },
             False,
         ),

@@ -71,6 +71,35 @@ class BlockedAttempt(BaseModel):
     """Why it was refused."""
 
 
+ApprovalDecider = Literal["human", "auto", "none"]
+"""Who decided an approval: a human approver, the auto-approval limit, or nobody (the
+gate failed closed: no approver configured, or the approver never answered)."""
+
+
+class ApprovalRecord(BaseModel):
+    """One approval the system asked for, as the environment recorded it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: str
+    """What was proposed (e.g. ``reissue`` or ``reply``)."""
+    amount: float | None = None
+    """The amount the proposal put at stake, as the agent stated it."""
+    expected_amount: float | None = None
+    """The amount at stake according to the environment (e.g. the order's paid amount in
+    the database), filled by the system under test, never from the agent's claims;
+    ``None`` when the environment has no such figure."""
+    decided_by: ApprovalDecider
+    """Who decided."""
+    approved: bool | None = None
+    """The answer; ``None`` when nobody answered."""
+    limit: float | None = None
+    """The auto-approval limit in force (strictly below it is approved without asking);
+    ``None`` when there is none."""
+    approval_id: str | None = None
+    """The id writes cite."""
+
+
 class Usage(BaseModel):
     """Model tokens spent by one run (zero for rule brains)."""
 
@@ -128,6 +157,14 @@ class Run(BaseModel):
     """Wall time of the run in milliseconds."""
     approver_approved: bool | None = None
     """What the (human) approver answered; ``None`` when nobody was asked."""
+    approvals: list[ApprovalRecord] = Field(default_factory=list)
+    """Every approval decision recorded in the environment, in order."""
+    ground_truth: dict[str, str] = Field(default_factory=dict)
+    """Facts read from the environment by the system under test (the database, not the
+    agent), as strings: what a reply is checked against (``expect.reply_facts``)."""
+    trace_id: str | None = None
+    """The run's trace id, when the system under test has one: writes are keyed
+    ``<trace_id>:<kind>``."""
     usage: Usage = Field(default_factory=Usage)
     """Model tokens spent."""
     error: str | None = None
