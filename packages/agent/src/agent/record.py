@@ -4,9 +4,10 @@ facts from the database and the audit log, never from what the agent says."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from domain import Store
+from domain import OrderNotFoundError, ShipmentNotFoundError, Store
 from evals.run import BlockedAttempt, Run, Step, Write
 
 from agent.bus import Message
@@ -14,6 +15,10 @@ from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
 from agent.outcome import Outcome
 
 OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
+
+POLICY_HOURS = re.compile(r"停滞满\s*(\d+)\s*小时")
+"""How the reissue policy states its threshold (read for the ground truth, apart from the
+policy specialist's own reading)."""
 
 
 def _outbox_keys(store: Store) -> set[tuple[str, str]]:
@@ -64,9 +69,45 @@ def evidence_complete_seq(log: list[Message]) -> int | None:
     return max(m.seq for m in results)
 
 
+def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
+    """What the database says about the order a run was about, after the run: the facts a
+    reply is checked against (never the agent's claims). Keys: ``order.id``,
+    ``order.customer``, ``order.sku``, ``order.paid`` (two decimals), ``shipment.state``,
+    ``shipment.stale_hours``, ``policy.reissue_threshold_hours`` (the current policy's
+    threshold) and ``stock.<sku>`` for the order's SKU; a key is absent when the world has
+    no such fact (no order, no shipment, no current policy)."""
+    facts: dict[str, str] = {}
+    order_id = (order_id or "").strip()
+    if order_id:
+        try:
+            order = store.get_order(order_id)
+        except OrderNotFoundError:
+            pass
+        else:
+            facts["order.id"] = order.id
+            facts["order.customer"] = order.customer
+            facts["order.sku"] = order.sku
+            facts["order.paid"] = f"{order.paid:.2f}"
+            facts[f"stock.{order.sku}"] = str(store.stock_level(order.sku))
+        try:
+            ship = store.get_shipment(order_id)
+        except ShipmentNotFoundError:
+            pass
+        else:
+            facts["shipment.state"] = ship.state
+            facts["shipment.stale_hours"] = str(ship.stale_hours)
+    for doc in store.search_policies("补发"):
+        match = POLICY_HOURS.search(doc.body)
+        if match and not doc.superseded:
+            facts["policy.reissue_threshold_hours"] = match.group(1)
+            break
+    return facts
+
+
 def build_run(
     *,
     case_id: str,
+    order_id: str | None = None,
     trial: int,
     outcome: Outcome,
     log: list[Message],
@@ -104,6 +145,8 @@ def build_run(
         chars_returned=outcome.budget.chars_returned,
         latency_ms=latency_ms,
         approver_approved=approver_answers[-1] if approver_answers else None,
+        ground_truth=ground_truth(store, order_id),
+        trace_id=outcome.trace_id,
         detail={
             **detail,
             "trace_id": outcome.trace_id,

@@ -174,6 +174,7 @@ class SupportPilotSUT:
             outcome = await orchestrator.handle(case.input.order_id, case.input.goal)
             run = build_run(
                 case_id=case.id,
+                order_id=case.input.order_id,
                 trial=trial,
                 outcome=outcome,
                 log=bus.log,
