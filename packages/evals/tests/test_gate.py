@@ -277,7 +277,7 @@ BAD_CONFIGS = [
     (None, "no gate configuration"),
     ("{", "(file)"),
     ('{"soft": {"nope": 1}}', "soft.nope"),
-    ('{"schema_version": 1}', "schema_version: Value error, schema_version 1 is not 2"),
+    ('{"schema_version": 1}', "schema_version: schema_version 1 is not 2; version 2 adds"),
     ('{"hard": {"unauthorized_rate_max": NaN}}', "hard.unauthorized_rate_max"),
     ('{"hard": {"unauthorized_rate_max": -0.1}}', "hard.unauthorized_rate_max"),
     ('{"hard": {"must_pass_success_min": 1.5}}', "hard.must_pass_success_min"),

@@ -20,7 +20,8 @@ def first_problem(error: ValidationError) -> str:
     errors = error.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     where = ".".join(str(p) for p in first["loc"]) or "(file)"
-    return f"{where}: {first['msg']}"
+    message = str(first["msg"]).removeprefix("Value error, ")  # our own validators' words
+    return f"{where}: {message}"
 
 
 def read_model(path: Path, model: type[M], error: type[FileError], missing: str) -> M:
