@@ -72,20 +72,15 @@ def _char_column(lines: Sequence[str], line: int, byte_column: int) -> int:
 
 
 def annotation_spans(source: str) -> list[Span]:
-    """The spans of the annotations that are never evaluated under
-    ``from __future__ import annotations``: parameters, return types, and variable
-    annotations outside class bodies.
+    """The spans of every parameter and return annotation of the module's functions.
 
-    Class-body annotations are left out on purpose: pydantic models (and dataclasses,
-    NamedTuples, TypedDicts) read them when the class is created, so mutating one can
-    change what runs.
+    Under ``from __future__ import annotations`` they are never evaluated, so a mutant
+    inside one changes nothing that runs. (cosmic-ray 8.7 does not mutate variable
+    annotations, ``x: int | None = …``; class-body ones would not qualify anyway: pydantic
+    evaluates them when the class is created.)
     """
     tree = ast.parse(source)
     lines = source.splitlines()
-    class_level: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            class_level |= {id(n) for n in node.body if isinstance(n, ast.AnnAssign)}
     found: list[ast.expr] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -94,8 +89,6 @@ def annotation_spans(source: str) -> list[Span]:
             found += [p.annotation for p in params if p is not None and p.annotation]
             if node.returns is not None:
                 found.append(node.returns)
-        elif isinstance(node, ast.AnnAssign) and id(node) not in class_level:
-            found.append(node.annotation)
     spans: list[Span] = []
     for expr in found:
         end_line = expr.end_lineno or expr.lineno
