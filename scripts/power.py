@@ -39,6 +39,7 @@ import os
 import queue
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -249,9 +250,13 @@ def run_all(
     except KeyboardInterrupt:
         complete = False
         stop.set()
-        say("interrupted; waiting for the running mutants")
+        # Each running mutant ends within its timeout; a second Ctrl-C (or uv forwarding
+        # the first) must not abandon them mid-run and lose the partial report.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        say(f"interrupted; waiting for the running mutants (at most {timeout_s:g}s)")
         for t in threads:
             t.join()
+        signal.signal(signal.SIGINT, previous)
         while not done.empty():
             item = done.get()
             if not isinstance(item, BaseException):
@@ -308,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started = time.monotonic()
     try:
         equivalents = pm.load_equivalents(args.equivalents)
-        with tempfile.TemporaryDirectory(prefix="power-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="power-", ignore_cleanup_errors=True) as tmp:
             parent = Path(tmp)
             snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
             session = parent / "session.sqlite"
