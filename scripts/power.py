@@ -1,13 +1,13 @@
 """The power of the suites: mutate SupportPilot, run the gate on every mutant.
 
 cosmic-ray finds the mutants of the SUT's source (``domain``, ``tools``, ``agent``; the
-OpenAI-only modules left out, see ``EXCLUDED``) in a snapshot of the working tree:
-``cosmic-ray init`` writes its session database. Annotation-only mutants are dropped
-(under ``from __future__ import annotations`` an annotation is never evaluated), then a
-seeded sample is drawn; the items not run are marked skipped in the session, as
-cosmic-ray's own filters do. Each sampled mutant is applied by cosmic-ray
-(``mutate_and_test``) in one of ``--jobs`` copies of the snapshot, and its test command
-is the gate in that copy:
+OpenAI-only modules left out, see ``power_session.EXCLUDED``) in a snapshot of the
+working tree: ``cosmic-ray init`` writes its session database. Annotation-only mutants
+(under ``from __future__ import annotations`` an annotation is never evaluated) and
+mutants that are not valid Python are dropped, then a seeded sample is drawn; the items
+not run are marked skipped in the session, as cosmic-ray's own filters do. Each
+sampled mutant is applied by cosmic-ray (``mutate_and_test``) in one of ``--jobs``
+copies of the snapshot, and its test command is the gate in that copy:
 
     python -m evals gate --label power-<job id>
 
@@ -34,7 +34,6 @@ does not pass the gate, 130 when interrupted.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import queue
 import shlex
@@ -47,7 +46,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import attrs
@@ -60,6 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import power_mutants as pm
 import power_report
 import power_session as ps
+from examples_loader import load_bad_pr
 
 ROOT = Path(__file__).resolve().parents[1]
 """The repository mutated (in copies)."""
@@ -83,19 +82,7 @@ WRAPPER = (
 """The ``sh -c`` script around the gate: its cwd, stderr and exit code (see the docstring)."""
 
 
-def _load_bad_pr() -> ModuleType:
-    """``examples/bad_pr.py``: the copy machinery (files, environment)."""
-    if "bad_pr" in sys.modules:
-        return sys.modules["bad_pr"]
-    spec = importlib.util.spec_from_file_location("bad_pr", ROOT / "examples" / "bad_pr.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bad_pr"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bad_pr = _load_bad_pr()
+bad_pr = load_bad_pr()
 
 
 # --- Running one mutant -----------------------------------------------------------------
@@ -272,11 +259,29 @@ def run_all(
     return results, complete
 
 
+EPILOG = """\
+statuses: killed (exit 1 with a `Gate: FAIL` verdict), survived (exit 0, `Gate: PASS`),
+crash (a traceback, exit 2, exit 1 without a verdict), timeout, error (cosmic-ray could
+not apply the mutation). Annotation-only and invalid-Python mutants are dropped before
+sampling. Kill rate = killed / (tried - equivalent); crashes and timeouts count as not
+killed. Equivalent mutants: power/equivalent.toml (see docs/power.md).
+
+examples:
+  nox -s power -- --sample 300 --seed 1
+  uv run --group power python scripts/power.py --sample 20 --seed 1
+
+exit status: 0 report written, 2 bad input or the unmutated copy fails the gate,
+130 interrupted (partial report marked incomplete).
+"""
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="power",
         description="Mutate SupportPilot with cosmic-ray; the gate is the test. "
         "Writes reports/power.md, .json and .sqlite.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EPILOG,
     )
     parser.add_argument(
         "--sample", type=int, metavar="N", help="run a seeded sample of N mutants (default: all)"
