@@ -48,6 +48,9 @@ def tests(session: nox.Session, package: str) -> None:
             "test",
             "--group",
             "automation",
+            # tests/test_power.py drives scripts/power*.py, which import cosmic-ray.
+            "--group",
+            "power",
             env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
         )
         session.run("pytest", "tests", "-q", *session.posargs)
@@ -157,6 +160,13 @@ def mutate(session: nox.Session) -> None:
     """Break the evaluation code in 26 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
+
+
+@nox.session(default=False)
+def power(session: nox.Session) -> None:
+    """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
+    sync(session, "agent", groups=("power",))
+    session.run("python", "scripts/power.py", *session.posargs)
 
 
 @nox.session(default=False)

@@ -21,7 +21,6 @@ found; 2 when the unmutated copy already fails (nothing can be concluded).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -33,9 +32,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Literal
 
+from examples_loader import load_bad_pr
 from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,19 +46,7 @@ TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
 
 
-def _load_bad_pr() -> ModuleType:
-    """``examples/bad_pr.py``: the copy machinery (files, environment, exact-once edits)."""
-    if "bad_pr" in sys.modules:
-        return sys.modules["bad_pr"]
-    spec = importlib.util.spec_from_file_location("bad_pr", ROOT / "examples" / "bad_pr.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bad_pr"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bad_pr = _load_bad_pr()
+bad_pr = load_bad_pr()
 
 
 @dataclass(frozen=True)
