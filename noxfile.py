@@ -73,7 +73,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection"]
+SUITES = ["read", "write", "approval", "injection", "permissions"]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -106,6 +106,12 @@ def evals_approval(session: nox.Session) -> None:
 def evals_injection(session: nox.Session) -> None:
     """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
     evals_cli(session, "run", "--suite", "injection", "--label", "injection")
+
+
+@nox.session(name="evals_permissions", default=False, tags=["suites"])
+def evals_permissions(session: nox.Session) -> None:
+    """Run the permissions suite: every role x write tool it may not call, cross-customer reads."""
+    evals_cli(session, "run", "--suite", "permissions", "--label", "permissions")
 
 
 @nox.session(name="evals", default=False)
