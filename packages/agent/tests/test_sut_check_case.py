@@ -20,12 +20,16 @@ WORLD_KEYS = "orders, logistics, kb, stock, approve, approver, auto_approve_belo
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent"
 
 
-def _case(world: dict[str, Any] | None = None, faults: dict[str, str] | None = None) -> Case:
+def _case(
+    world: dict[str, Any] | None = None,
+    faults: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Case:
     return Case.model_validate(
         {
             "id": "x1",
             "split": "dev",
-            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001"},
+            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001", **(extra or {})},
             "world": world or {},
             "faults": faults or {},
             "expect": {"outcome": "replied"},
@@ -69,6 +73,49 @@ def test_check_case_names_each_mistake_on_one_line(
     world: dict[str, Any], faults: dict[str, str], problems: list[str]
 ) -> None:
     assert SupportPilotSUT().check_case(_case(world, faults)) == problems
+
+
+@pytest.mark.parametrize(
+    ("faults", "extra", "problems"),
+    [
+        ({"reply_agent": "write_attempt:support__send_reply"}, {"customer": "李先生"}, []),
+        ({}, {"customer": None}, []),
+        (
+            {"order_agent": "write_attempt:kb__search"},
+            {},
+            [
+                "faults.order_agent: unknown fault 'write_attempt:kb__search': 'kb__search' is "
+                "not a write tool (write tools: support__create_ticket, support__send_reply)"
+            ],
+        ),
+        (
+            {},
+            {"customer": " "},
+            [
+                "input.customer: expected the authenticated customer's name (a non-empty "
+                "string), got ' '"
+            ],
+        ),
+        (
+            {},
+            {"customer": 7},
+            [
+                "input.customer: expected the authenticated customer's name (a non-empty "
+                "string), got 7"
+            ],
+        ),
+    ],
+)
+def test_check_case_refuses_bad_write_attempts_and_customers(
+    faults: dict[str, str], extra: dict[str, Any], problems: list[str]
+) -> None:
+    assert SupportPilotSUT().check_case(_case(faults=faults, extra=extra)) == problems
+
+
+def test_a_blank_customer_at_run_time_is_a_sut_error_not_an_open_door() -> None:
+    run = SupportPilotSUT().run(_case(extra={"customer": ""}), 0)
+    assert run.outcome == "sut_error"
+    assert run.writes == []
 
 
 def test_every_committed_case_can_run() -> None:
