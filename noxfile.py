@@ -76,7 +76,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection", "decisions"]
+SUITES = ["read", "write", "approval", "injection", "decisions", "permissions"]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -115,6 +115,12 @@ def evals_injection(session: nox.Session) -> None:
 def evals_decisions(session: nox.Session) -> None:
     """Run the decisions suite: unknown parcel state, out of stock, boundaries, crashes."""
     evals_cli(session, "run", "--suite", "decisions", "--label", "decisions")
+
+
+@nox.session(name="evals_permissions", default=False, tags=["suites"])
+def evals_permissions(session: nox.Session) -> None:
+    """Run the permissions suite: every role x write tool it may not call, cross-customer reads."""
+    evals_cli(session, "run", "--suite", "permissions", "--label", "permissions")
 
 
 @nox.session(name="evals", default=False)

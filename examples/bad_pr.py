@@ -40,6 +40,9 @@ EXCLUDED_DIRS = (".venv", ".nox", ".tools", ".git", "traces", "reports")
 """Top-level folders never copied (generated or machine-local)."""
 KEPT_FILES = ("reports/baseline.json",)
 """Files copied although their folder is excluded: the committed baseline."""
+REFERENCE_SUITES = ("read", "write", "approval", "injection")
+"""The suites the demos gate: the 26 reference cases the baseline and the expected
+figures of 40-acceptance.md describe (newer suites would shift every rate)."""
 GATE_LABEL = "bad_pr"
 """The report label of the gate run in the copy (``reports/bad_pr.json``)."""
 
@@ -303,6 +306,8 @@ class GateRun:
 def run_gate(copy: Path, *, strict: bool = False) -> GateRun:
     """Run ``python -m evals gate`` in ``copy`` (its own code, its committed baseline)."""
     command = [sys.executable, "-m", "evals", "gate", "--label", GATE_LABEL]
+    for suite in REFERENCE_SUITES:
+        command += ["--suite", suite]
     if strict:
         command.append("--strict")
     done = subprocess.run(

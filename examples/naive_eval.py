@@ -51,7 +51,7 @@ from pathlib import Path
 from agent.sut import SupportPilotSUT
 from evals.loader import load_cases
 
-cases = load_cases(sorted(Path("cases").glob("*.jsonl")))
+cases = load_cases([Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]])
 sut = SupportPilotSUT()
 answers = {
     case.id: [case.expect.outcome, sut.run(case, 0).outcome]
@@ -95,7 +95,7 @@ class NaiveResult:
 def naive_eval(copy: Path) -> NaiveResult:
     """Run the answer-only evaluation in a (patched) copy of the repository."""
     done = subprocess.run(
-        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG],
+        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG, *bad_pr.REFERENCE_SUITES],
         cwd=copy,
         env=bad_pr.copy_env(copy),
         capture_output=True,

@@ -4,6 +4,7 @@ audit log."""
 from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
 from tools.errors import (
     InvalidArgumentsError,
+    NotCustomersOrderError,
     ToolError,
     ToolFailedError,
     ToolRefusedError,
@@ -21,6 +22,7 @@ __all__ = [
     "TOOLS",
     "Evidence",
     "InvalidArgumentsError",
+    "NotCustomersOrderError",
     "Tool",
     "ToolContext",
     "ToolError",
