@@ -89,6 +89,7 @@ def write_attempt_cases() -> list[dict[str, Any]]:
                     "faults": {role: f"write_attempt:{tool}"},
                     "expect": {
                         "outcome": "escalate",
+                        "outcome_reason": "specialist_failed",
                         "tickets": 0,
                         "blocked_attempts": 1,
                         "dispatched": dispatched,
@@ -125,6 +126,7 @@ def customer_cases() -> list[dict[str, Any]]:
                 asker,
                 {
                     "outcome": "escalate",
+                    "outcome_reason": "specialist_failed",
                     "tickets": 0,
                     "blocked_attempts": 2,
                     "dispatched": [*EVIDENCE_ROLES],

@@ -271,6 +271,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "the baseline records every check as passed",
     ),
     M(
+        "outcome_reason_unchecked",
+        f"{EVALS}/checks/outcome.py",
+        "if run.outcome_reason == expected:",
+        "if run.outcome_reason is not None or expected is not None:",
+        "an escalation for the wrong reason passes",
+    ),
+    M(
         "conflicts_allow_spurious",
         f"{EVALS}/checks/outcome.py",
         "if want == got:",

@@ -61,6 +61,7 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
     return Run(
         case_id=case.id,
         trial=trial,
+        outcome_reason=expect.outcome_reason,
         outcome=expect.outcome,
         reply=reply,
         draft=reply,

@@ -56,6 +56,7 @@ def test_builtin_checks_are_registered_by_kind() -> None:
     assert names == {
         "outcome": [
             "outcome",
+            "outcome_reason",
             "tickets",
             "fact",
             "conflicts",
@@ -290,6 +291,7 @@ def test_to_result_carries_what_metrics_need(reference_cases: dict[str, Case]) -
         case_id="t03",
         trial=2,
         outcome="escalate",
+        outcome_reason="specialist_failed",
         steps=[Step(role="order_agent"), Step(role="logistics_agent"), Step(role="policy_agent")],
         blocked_attempts=[BlockedAttempt(role="policy_agent", tool="support__create_ticket")],
         chars_returned=321,

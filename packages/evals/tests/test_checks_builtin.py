@@ -39,6 +39,8 @@ def ideal(
 
 
 OUTCOME_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
+    ("d06", {"outcome_reason": "conflict"}, "outcome_reason", "expected outcome reason 'gap'"),
+    ("d10", {"outcome_reason": None}, "outcome_reason", "got None"),
     ("d01", {"outcome": "escalate"}, "outcome", "expected outcome 'replied', got 'escalate'"),
     ("d01", {"writes": [REPLY]}, "tickets", "expected 1 ticket in the environment, found 0"),
     (

@@ -124,6 +124,7 @@ def build_run(
         case_id=case_id,
         trial=trial,
         outcome=outcome.decision,
+        outcome_reason=outcome.handover.reason if outcome.handover else None,
         reply=replies[-1].text if replies else None,
         draft=outcome.draft,
         writes=writes_from(store),

@@ -51,6 +51,9 @@ class Expect(BaseModel):
 
     outcome: Outcome
     """The expected decision."""
+    outcome_reason: str | None = None
+    """Why the run must end with its outcome (the SUT's short code, e.g. the escalation
+    reason); ``None``: not checked."""
     tickets: int | None = Field(default=None, ge=0)
     """How many tickets must exist after the run."""
     facts: dict[str, str] = Field(default_factory=dict)

@@ -123,6 +123,10 @@ class Run(BaseModel):
     """The trial number, from 0."""
     outcome: RunOutcome
     """The decision the system reached, or ``sut_error`` / ``error``."""
+    outcome_reason: str | None = None
+    """Why the run ended with its outcome, as a short code the system under test defines
+    (e.g. why it escalated: ``conflict``, ``gap``, ``out_of_stock``); ``None`` when it
+    gives none. Checked by ``expect.outcome_reason``."""
     reply: str | None = None
     """The reply the customer received (``None`` when none was sent)."""
     draft: str | None = None

@@ -34,6 +34,18 @@ def outcome_matches(case: Case, run: Run) -> CheckOutput:
     return False, reason
 
 
+@check(kind="outcome", name="outcome_reason")
+def outcome_reason(case: Case, run: Run) -> CheckOutput:
+    """The run ended with its outcome for the expected reason (an escalation for a gap is
+    not an escalation for a conflict); not applicable when the case names none."""
+    expected = case.expect.outcome_reason
+    if expected is None:
+        return None
+    if run.outcome_reason == expected:
+        return True
+    return False, f"expected outcome reason {expected!r}, got {run.outcome_reason!r}"
+
+
 @check(kind="outcome", name="tickets")
 def ticket_count(case: Case, run: Run) -> CheckOutput:
     """Exactly the expected number of tickets exists in the environment after the run."""
