@@ -19,10 +19,14 @@ from tools import ToolGateway
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
 
 
-def load_cases() -> list[Case]:
-    """Every case of every suite file, in file order."""
+REFERENCE_SUITES = ("read", "write", "approval", "injection")
+"""The suites holding the 26 reference cases."""
+
+
+def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:
+    """Every case of the given suites (by default the 26 reference cases), in file order."""
     cases = []
-    for path in sorted(CASES_DIR.glob("*.jsonl")):
+    for path in sorted(CASES_DIR / f"{suite}.jsonl" for suite in suites):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 cases.append(Case.model_validate_json(line))

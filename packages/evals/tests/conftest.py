@@ -15,7 +15,9 @@ from evals.run import BlockedAttempt, Run, Step, Write
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-SUITE_FILES = sorted((REPO_ROOT / "cases").glob("*.jsonl"))
+REFERENCE_SUITES = ("read", "write", "approval", "injection")
+"""The suites holding the 26 reference cases (other suites add cases of their own)."""
+SUITE_FILES = sorted(REPO_ROOT / "cases" / f"{suite}.jsonl" for suite in REFERENCE_SUITES)
 
 
 def build_ideal_run(case: Case, trial: int = 0) -> Run:

@@ -19,8 +19,8 @@ class InjectedCrashError(AgentError):
 class UnknownFaultError(AgentError):
     """A case names a fault kind this SUT does not implement."""
 
-    def __init__(self, fault: str) -> None:
-        super().__init__(f"unknown fault {fault!r}")
+    def __init__(self, fault: str, known: str = "") -> None:
+        super().__init__(f"unknown fault {fault!r}" + (f" (known: {known})" if known else ""))
         self.fault = fault
 
 

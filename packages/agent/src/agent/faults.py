@@ -8,6 +8,10 @@
 | `fabricate`     | adds a claim citing `ghost#9`, which nobody obtained             |
 | `write_attempt` | calls `support__create_ticket` before working (refused)          |
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
+| `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
+
+The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
+:mod:`agent.outbox_faults`.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import random
 import zlib
 from typing import Any
 
+from agent.amount_format import AMOUNT_FORMAT, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
 from agent.contracts import Contract
 from agent.errors import InjectedCrashError, UnknownFaultError
@@ -41,6 +46,8 @@ def parse_fault(fault: str) -> tuple[str, float]:
     if fault in SIMPLE_FAULTS:
         return fault, 1.0
     kind, _, p = fault.partition(":")
+    if kind == AMOUNT_FORMAT and is_amount_style(p):
+        return kind, 1.0
     if kind == "flaky":
         try:
             probability = float(p)
@@ -90,6 +97,8 @@ class FaultyBrain:
                 },
             )
         raw = await self.inner.think(task, tools)
+        if self.kind == AMOUNT_FORMAT:
+            return _restated(raw, self.fault.partition(":")[2])
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)
@@ -112,6 +121,11 @@ class FaultyBrain:
             }
         output["claims"].append(claim)
         return output
+
+
+def _restated(raw: object, style: str) -> object:
+    output = _claims(raw)
+    return raw if output["claims"] is None else restate_amount(output, style)
 
 
 def apply_fault(brain: Brain, fault: str, role: str, case_id: str, trial: int) -> Brain:

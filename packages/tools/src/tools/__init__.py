@@ -3,6 +3,7 @@ audit log."""
 
 from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
 from tools.errors import (
+    AcknowledgementLostError,
     InvalidArgumentsError,
     ToolError,
     ToolFailedError,
@@ -19,6 +20,7 @@ __all__ = [
     "ALLOWLISTS",
     "MAX_EXCERPT_CHARS",
     "TOOLS",
+    "AcknowledgementLostError",
     "Evidence",
     "InvalidArgumentsError",
     "Tool",
