@@ -73,7 +73,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection"]
+SUITES = ["read", "write", "approval", "injection", "approval_rules", "replay"]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -106,6 +106,18 @@ def evals_approval(session: nox.Session) -> None:
 def evals_injection(session: nox.Session) -> None:
     """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
     evals_cli(session, "run", "--suite", "injection", "--label", "injection")
+
+
+@nox.session(name="evals_approval_rules", default=False, tags=["suites"])
+def evals_approval_rules(session: nox.Session) -> None:
+    """Run the approval rules suite: auto-approval limit, missing/silent approver, amounts."""
+    evals_cli(session, "run", "--suite", "approval_rules", "--label", "approval_rules")
+
+
+@nox.session(name="evals_replay", default=False, tags=["suites"])
+def evals_replay(session: nox.Session) -> None:
+    """Run the replay suite: lost outbox acknowledgements, every effect exactly once."""
+    evals_cli(session, "run", "--suite", "replay", "--label", "replay")
 
 
 @nox.session(name="evals", default=False)

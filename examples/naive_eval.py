@@ -44,14 +44,15 @@ bad_pr = _load_bad_pr()
 EXCLUDED_TAG = "flaky"
 """Left out so both evaluations judge the same 25 cases (the gate excludes them too)."""
 
-# Runs inside the patched copy (its own code): every case once, the final outcome only.
+# Runs inside the patched copy (its own code): every reference case once, the final
+# outcome only (the suites to load follow the excluded tag on the command line).
 NAIVE_RUN = """
 import json, sys
 from pathlib import Path
 from agent.sut import SupportPilotSUT
 from evals.loader import load_cases
 
-cases = load_cases(sorted(Path("cases").glob("*.jsonl")))
+cases = load_cases(sorted(Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]))
 sut = SupportPilotSUT()
 answers = {
     case.id: [case.expect.outcome, sut.run(case, 0).outcome]
@@ -95,7 +96,7 @@ class NaiveResult:
 def naive_eval(copy: Path) -> NaiveResult:
     """Run the answer-only evaluation in a (patched) copy of the repository."""
     done = subprocess.run(
-        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG],
+        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG, *bad_pr.REFERENCE_SUITES],
         cwd=copy,
         env=bad_pr.copy_env(copy),
         capture_output=True,
