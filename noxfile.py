@@ -48,6 +48,9 @@ def tests(session: nox.Session, package: str) -> None:
             "test",
             "--group",
             "automation",
+            # tests/test_power.py drives scripts/power*.py, which import cosmic-ray.
+            "--group",
+            "power",
             env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
         )
         session.run("pytest", "tests", "-q", *session.posargs)
@@ -73,7 +76,16 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection", "approval_rules", "replay"]
+SUITES = [
+    "read",
+    "write",
+    "approval",
+    "injection",
+    "decisions",
+    "permissions",
+    "approval_rules",
+    "replay",
+]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -106,6 +118,18 @@ def evals_approval(session: nox.Session) -> None:
 def evals_injection(session: nox.Session) -> None:
     """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
     evals_cli(session, "run", "--suite", "injection", "--label", "injection")
+
+
+@nox.session(name="evals_decisions", default=False, tags=["suites"])
+def evals_decisions(session: nox.Session) -> None:
+    """Run the decisions suite: unknown parcel state, out of stock, boundaries, crashes."""
+    evals_cli(session, "run", "--suite", "decisions", "--label", "decisions")
+
+
+@nox.session(name="evals_permissions", default=False, tags=["suites"])
+def evals_permissions(session: nox.Session) -> None:
+    """Run the permissions suite: every role x write tool it may not call, cross-customer reads."""
+    evals_cli(session, "run", "--suite", "permissions", "--label", "permissions")
 
 
 @nox.session(name="evals_approval_rules", default=False, tags=["suites"])
@@ -163,6 +187,13 @@ def mutate(session: nox.Session) -> None:
     """Break the evaluation code in 32 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
+
+
+@nox.session(default=False)
+def power(session: nox.Session) -> None:
+    """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
+    sync(session, "agent", groups=("power",))
+    session.run("python", "scripts/power.py", *session.posargs)
 
 
 @nox.session(default=False)

@@ -44,15 +44,14 @@ bad_pr = _load_bad_pr()
 EXCLUDED_TAG = "flaky"
 """Left out so both evaluations judge the same 25 cases (the gate excludes them too)."""
 
-# Runs inside the patched copy (its own code): every reference case once, the final
-# outcome only (the suites to load follow the excluded tag on the command line).
+# Runs inside the patched copy (its own code): every case once, the final outcome only.
 NAIVE_RUN = """
 import json, sys
 from pathlib import Path
 from agent.sut import SupportPilotSUT
 from evals.loader import load_cases
 
-cases = load_cases(sorted(Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]))
+cases = load_cases([Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]])
 sut = SupportPilotSUT()
 answers = {
     case.id: [case.expect.outcome, sut.run(case, 0).outcome]

@@ -21,7 +21,6 @@ found; 2 when the unmutated copy already fails (nothing can be concluded).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import shutil
@@ -33,9 +32,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Literal
 
+from examples_loader import load_bad_pr
 from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,19 +46,7 @@ TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
 
 
-def _load_bad_pr() -> ModuleType:
-    """``examples/bad_pr.py``: the copy machinery (files, environment, exact-once edits)."""
-    if "bad_pr" in sys.modules:
-        return sys.modules["bad_pr"]
-    spec = importlib.util.spec_from_file_location("bad_pr", ROOT / "examples" / "bad_pr.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bad_pr"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bad_pr = _load_bad_pr()
+bad_pr = load_bad_pr()
 
 
 @dataclass(frozen=True)
@@ -275,6 +262,62 @@ MUTANTS: tuple[Mutant, ...] = (
         "passed = not hard and not (strict and soft)",
         "passed = not hard",
         "--strict does not turn soft findings into a failure",
+    ),
+    M(
+        "check_regressions_ignored",
+        f"{EVALS}/gate.py",
+        "elif was.all_passed and not tally.all_passed:",
+        "elif False:",
+        "a (case, check) pair that passed in the baseline and fails now is not noticed",
+    ),
+    M(
+        "check_kinds_never_hard",
+        f"{EVALS}/gate.py",
+        '"hard" if allowed is not None and len(pairs) > allowed else "soft"',
+        '"soft"',
+        "newly failing checks are only ever warnings, whatever gate.json says",
+    ),
+    M(
+        "new_check_judged_as_regression",
+        f"{EVALS}/gate.py",
+        "was = before.get(name)",
+        "was = before.get(name, CheckTally(kind=tally.kind, passed=1, judged=1))",
+        "a check the baseline never saw fails the gate as a regression",
+    ),
+    M(
+        "must_pass_threshold_ignored",
+        f"{EVALS}/gate.py",
+        "group.success < rules.must_pass_success_min",
+        "group.success < 0.5",
+        "the must-pass threshold of gate.json is not the one applied",
+    ),
+    M(
+        "gate_config_accepts_nan",
+        f"{EVALS}/gate_config.py",
+        "Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]",
+        "Rate = float",
+        "a NaN or out-of-range rate in gate.json is accepted (NaN silences its rule)",
+    ),
+    M(
+        "baseline_not_strict",
+        f"{EVALS}/baseline.py",
+        'model_config = ConfigDict(extra="forbid", strict=True)',
+        "model_config = ConfigDict()",
+        "a baseline with unknown keys or strings for numbers is accepted",
+    ),
+    M(
+        "tally_counts_runs_not_passes",
+        f"{EVALS}/baseline.py",
+        "tally[0] += c.passed",
+        "tally[0] += 1",
+        "the baseline records every check as passed",
+    ),
+    M(
+        "conflicts_allow_spurious",
+        f"{EVALS}/checks/outcome.py",
+        "if want == got:",
+        "if want <= got:",
+        "a spurious conflict topic passes the conflicts check",
     ),
     # --- lint -------------------------------------------------------------------------
     M(

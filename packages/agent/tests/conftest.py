@@ -19,14 +19,19 @@ from tools import ToolGateway
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
 
 
-REFERENCE_SUITES = ("read", "write", "approval", "injection")
-"""The suites holding the 26 reference cases."""
+REFERENCE_SUITES = ("approval", "injection", "read", "write")
+"""The suites holding the 26 reference cases (other suites have tests of their own)."""
+
+
+def all_suites() -> tuple[str, ...]:
+    """Every suite file's name, sorted."""
+    return tuple(sorted(path.stem for path in CASES_DIR.glob("*.jsonl")))
 
 
 def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:
-    """Every case of the given suites (by default the 26 reference cases), in file order."""
+    """Every case of the given suite files (default: the reference suites), in file order."""
     cases = []
-    for path in sorted(CASES_DIR / f"{suite}.jsonl" for suite in suites):
+    for path in [CASES_DIR / f"{suite}.jsonl" for suite in suites]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 cases.append(Case.model_validate_json(line))

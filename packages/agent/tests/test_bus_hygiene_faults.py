@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 from agent import Bus, Claim, UnknownFaultError, carries_instructions, screen
-from agent.faults import flaky_crashes, parse_fault
+from agent.brain import Task
+from agent.faults import (
+    WRITE_ATTEMPT_ARGS,
+    flaky_crashes,
+    parse_fault,
+    write_attempt_tool,
+    write_tools,
+)
+from tools import TOOLS
 
 
 def test_bus_numbers_and_rejects() -> None:
@@ -58,6 +66,8 @@ def test_screen_keeps_clean_claims_and_says_why_others_went() -> None:
         ("crash", ("crash", 1.0)),
         ("timeout", ("timeout", 1.0)),
         ("write_attempt", ("write_attempt", 1.0)),
+        ("write_attempt:support__send_reply", ("write_attempt", 1.0)),
+        ("write_attempt:support__create_ticket", ("write_attempt", 1.0)),
         ("flaky:0.3", ("flaky", 0.3)),
         ("flaky:1", ("flaky", 1.0)),
     ],
@@ -70,6 +80,56 @@ def test_parse_fault(fault: str, parsed: tuple[str, float]) -> None:
 def test_unknown_fault_raises(fault: str) -> None:
     with pytest.raises(UnknownFaultError, match="unknown fault"):
         parse_fault(fault)
+
+
+@pytest.mark.parametrize(
+    ("fault", "tool"),
+    [
+        ("write_attempt", "support__create_ticket"),
+        ("write_attempt:support__create_ticket", "support__create_ticket"),
+        ("write_attempt:support__send_reply", "support__send_reply"),
+        ("crash", None),
+        ("flaky:0.3", None),
+    ],
+)
+def test_write_attempt_tool(fault: str, tool: str | None) -> None:
+    assert write_attempt_tool(fault) == tool
+
+
+WRITE_TOOLS = "support__create_ticket, support__send_reply"
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        (
+            "write_attempt:support__drop_table",
+            "unknown fault 'write_attempt:support__drop_table': no tool 'support__drop_table' "
+            f"(write tools: {WRITE_TOOLS})",
+        ),
+        (
+            "write_attempt:orders__get_order",
+            "unknown fault 'write_attempt:orders__get_order': 'orders__get_order' is not a write "
+            f"tool (write tools: {WRITE_TOOLS})",
+        ),
+    ],
+)
+def test_write_attempt_of_no_write_tool_is_refused_with_the_known_ones(
+    fault: str, message: str
+) -> None:
+    with pytest.raises(UnknownFaultError) as raised:
+        parse_fault(fault)
+    assert str(raised.value) == message
+
+
+@pytest.mark.parametrize("tool", write_tools())
+def test_every_write_tool_has_schema_valid_attempt_arguments(tool: str) -> None:
+    task = Task(trace_id="c-0", role="policy_agent", order_id="A1001")
+    assert TOOLS[tool].argument_errors(WRITE_ATTEMPT_ARGS[tool](task)) == []
+
+
+def test_write_tools_are_the_registrys_write_tools() -> None:
+    assert write_tools() == ["support__create_ticket", "support__send_reply"]
 
 
 def test_flaky_seeding_crashes_r04_trial_0_only() -> None:

@@ -14,19 +14,23 @@ from evals.loader import load_cases_with_sources
 from evals.validation import check_cases
 from pydantic import BaseModel, ValidationError
 
-from .conftest import load_cases
+from .conftest import all_suites, load_cases
 
 WORLD_KEYS = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
 OUTBOX_FAULTS = "lost_ack, lost_ack:support__create_ticket, lost_ack:support__send_reply"
 
 
-def _case(world: dict[str, Any] | None = None, faults: dict[str, str] | None = None) -> Case:
+def _case(
+    world: dict[str, Any] | None = None,
+    faults: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Case:
     return Case.model_validate(
         {
             "id": "x1",
             "split": "dev",
-            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001"},
+            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001", **(extra or {})},
             "world": world or {},
             "faults": faults or {},
             "expect": {"outcome": "replied"},
@@ -65,12 +69,14 @@ def _case(world: dict[str, Any] | None = None, faults: dict[str, str] | None = N
         (
             {},
             {"outbox": "lost_ack:kb__search"},
-            [f"faults.outbox: unknown fault 'lost_ack:kb__search' (known: {OUTBOX_FAULTS})"],
+            [
+                f"faults.outbox: unknown fault 'lost_ack:kb__search': expected one of {OUTBOX_FAULTS}"
+            ],
         ),
         (
             {},
             {"outbox": "crash"},
-            [f"faults.outbox: unknown fault 'crash' (known: {OUTBOX_FAULTS})"],
+            [f"faults.outbox: unknown fault 'crash': expected one of {OUTBOX_FAULTS}"],
         ),
         (
             {},
@@ -93,11 +99,53 @@ def test_check_case_names_each_mistake_on_one_line(
     assert SupportPilotSUT().check_case(_case(world, faults)) == problems
 
 
-def test_every_reference_case_can_run() -> None:
+@pytest.mark.parametrize(
+    ("faults", "extra", "problems"),
+    [
+        ({"reply_agent": "write_attempt:support__send_reply"}, {"customer": "李先生"}, []),
+        ({}, {"customer": None}, []),
+        (
+            {"order_agent": "write_attempt:kb__search"},
+            {},
+            [
+                "faults.order_agent: unknown fault 'write_attempt:kb__search': 'kb__search' is "
+                "not a write tool (write tools: support__create_ticket, support__send_reply)"
+            ],
+        ),
+        (
+            {},
+            {"customer": " "},
+            [
+                "input.customer: expected the authenticated customer's name (a non-empty "
+                "string), got ' '"
+            ],
+        ),
+        (
+            {},
+            {"customer": 7},
+            [
+                "input.customer: expected the authenticated customer's name (a non-empty "
+                "string), got 7"
+            ],
+        ),
+    ],
+)
+def test_check_case_refuses_bad_write_attempts_and_customers(
+    faults: dict[str, str], extra: dict[str, Any], problems: list[str]
+) -> None:
+    assert SupportPilotSUT().check_case(_case(faults=faults, extra=extra)) == problems
+
+
+def test_a_blank_customer_at_run_time_is_a_sut_error_not_an_open_door() -> None:
+    run = SupportPilotSUT().run(_case(extra={"customer": ""}), 0)
+    assert run.outcome == "sut_error"
+    assert run.writes == []
+
+
+def test_every_committed_case_can_run() -> None:
     sut = SupportPilotSUT()
-    assert {case.id: sut.check_case(case) for case in load_cases()} == {
-        case.id: [] for case in load_cases()
-    }
+    cases = load_cases(all_suites())
+    assert {case.id: sut.check_case(case) for case in cases} == {case.id: [] for case in cases}
 
 
 def test_check_case_writes_no_database_file(tmp_path: Path) -> None:

@@ -153,10 +153,20 @@ def test_only_injected_claims_is_invalid_output(harness: Callable[..., Harness])
     assert h.tasks_to("policy_agent") == 2
 
 
-def test_write_attempt_is_refused_and_escalated(harness: Callable[..., Harness]) -> None:
+@pytest.mark.parametrize(
+    ("fault", "tool"),
+    [
+        ("write_attempt", "support__create_ticket"),
+        ("write_attempt:support__create_ticket", "support__create_ticket"),
+        ("write_attempt:support__send_reply", "support__send_reply"),
+    ],
+)
+def test_write_attempt_is_refused_and_escalated(
+    harness: Callable[..., Harness], fault: str, tool: str
+) -> None:
     from agent.rule_brains import rule_brains
 
-    brain = apply_fault(rule_brains()["policy_agent"], "write_attempt", "policy_agent", "c", 0)
+    brain = apply_fault(rule_brains()["policy_agent"], fault, "policy_agent", "c", 0)
     h = harness({"policy_agent": brain})
     outcome = run(h)
     assert outcome.statuses["policy_agent"] == "refused"
@@ -164,7 +174,7 @@ def test_write_attempt_is_refused_and_escalated(harness: Callable[..., Harness])
     assert outcome.decision == "escalate"
     assert h.store.tickets() == [] and h.store.replies() == []
     refused = [e for e in h.store.audit() if not e.allowed]
-    assert [(e.role, e.tool) for e in refused] == [("policy_agent", "support__create_ticket")]
+    assert [(e.role, e.tool) for e in refused] == [("policy_agent", tool)]
 
 
 def test_refusal_caught_by_the_brain_still_counts(harness: Callable[..., Harness]) -> None:

@@ -15,9 +15,9 @@ from evals.run import BlockedAttempt, Run, Step, Write
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-REFERENCE_SUITES = ("read", "write", "approval", "injection")
-"""The suites holding the 26 reference cases (other suites add cases of their own)."""
-SUITE_FILES = sorted(REPO_ROOT / "cases" / f"{suite}.jsonl" for suite in REFERENCE_SUITES)
+REFERENCE_SUITES = ("approval", "injection", "read", "write")
+"""The suite files holding the 26 reference cases (newer suites are tested by the SUT)."""
+SUITE_FILES = [REPO_ROOT / "cases" / f"{suite}.jsonl" for suite in REFERENCE_SUITES]
 
 
 def build_ideal_run(case: Case, trial: int = 0) -> Run:
@@ -99,7 +99,8 @@ def build_flaky_failure(case: Case, trial: int = 0) -> Run:
 @pytest.fixture(scope="session")
 def suite_files() -> list[Path]:
     """The repository's suite files (the 26 reference cases between them)."""
-    assert SUITE_FILES, f"no suite files under {REPO_ROOT / 'cases'}"
+    missing = [str(path) for path in SUITE_FILES if not path.is_file()]
+    assert not missing, f"missing reference suite files: {missing}"
     return SUITE_FILES
 
 

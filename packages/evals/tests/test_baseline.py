@@ -53,9 +53,102 @@ def test_written_baseline_round_trips_with_every_case(tmp_path: Path) -> None:
     baseline = build_baseline(_results(), META, ["flaky"])
     write_baseline(path, baseline)
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert data["case_success"] == {"d01": True, "d02": False, "r01": True}
+    assert data["case_checks"]["d02"] == {
+        "dispatched": "1/1",
+        "no_write_without_approval": "1/1",
+        "outcome": "0/1",
+    }
+    assert data["check_kinds"] == {
+        "dispatched": "trajectory",
+        "no_write_without_approval": "safety",
+        "outcome": "outcome",
+    }
     assert load_baseline(path) == baseline
+
+
+def test_per_check_verdicts_count_passes_over_trials() -> None:
+    results = [
+        result("d01", trial=0),
+        result("d01", trial=1, ok=False),
+        result("d01", trial=2, trajectory_ok=False),
+        result("d01", trial=3, errored=True),  # a provider failure says nothing
+    ]
+    baseline = build_baseline(results, META.model_copy(update={"trials": 4}), [])
+    assert baseline.case_checks == {
+        "d01": {"dispatched": "2/3", "no_write_without_approval": "3/3", "outcome": "2/3"}
+    }
+    tally = baseline.tallies()["d01"]["outcome"]
+    assert (tally.kind, tally.passed, tally.judged, tally.all_passed) == ("outcome", 2, 3, False)
+
+
+def _good() -> dict:
+    return json.loads(build_baseline(_results(), META, ["flaky"]).model_dump_json())
+
+
+def _set(path: str, value: object) -> dict:
+    data = _good()
+    *parents, last = path.split(".")
+    target = data
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    return data
+
+
+def _drop(key: str) -> dict:
+    data = _good()
+    del data[key]
+    return data
+
+
+# Corrupted baselines that used to be read as a weaker gate: each is refused, naming the key.
+CORRUPTED = [
+    ("nan-rate", _set("success_rate", float("nan")), "success_rate"),
+    ("rate-above-1", _set("success_rate", 5.0), "success_rate"),
+    ("rate-as-string", _set("success_rate", "1.0"), "success_rate"),
+    ("negative-p95", _set("latency_ms_p95", -1.0), "latency_ms_p95"),
+    ("infinite-p95", _set("returned_chars_p95", float("inf")), "returned_chars_p95"),
+    ("empty-case-success", _set("case_success", {}), "case_success"),
+    ("case-success-string", _set("case_success", "true"), "case_success"),
+    ("case-pass-as-string", _set("case_success.d01", "true"), "case_success.d01"),
+    ("typo-key", {**_drop("case_success"), "case_sucess": {"d01": True}}, "case_sucess"),
+    ("unknown-key", {**_good(), "extra": 1}, "extra"),
+    ("bad-verdict", _set("case_checks.d01.outcome", "2/1"), "d01.outcome"),
+    ("verdict-zero-runs", _set("case_checks.d01.outcome", "0/0"), "d01.outcome"),
+    ("verdict-number", _set("case_checks.d01.outcome", 1), "case_checks.d01.outcome"),
+    ("unknown-kind", _set("check_kinds.outcome", "style"), "check_kinds.outcome"),
+    ("kind-missing", _set("check_kinds", {}), "no kind for check"),
+    ("cases-disagree", _set("case_checks", {"d01": {}}), "name different cases"),
+    ("runs-negative", _set("runs", -3), "runs"),
+    ("trials-zero", _set("trials", 0), "trials"),
+    ("runs-bool", _set("runs", True), "runs"),
+    ("old-version", _set("schema_version", 1), "1 is not 2"),
+]
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"), [c[1:] for c in CORRUPTED], ids=[c[0] for c in CORRUPTED]
+)
+def test_a_corrupted_baseline_is_refused_naming_the_key(
+    tmp_path: Path, data: dict, fragment: str
+) -> None:
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(BaselineError) as info:
+        load_baseline(path)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_metrics_report_copied_over_the_baseline_is_refused(tmp_path: Path) -> None:
+    from evals.metrics import compute
+
+    path = tmp_path / "baseline.json"
+    path.write_text(compute(_results()).model_dump_json(), encoding="utf-8")
+    with pytest.raises(BaselineError):
+        load_baseline(path)
 
 
 @pytest.mark.parametrize(
@@ -80,5 +173,5 @@ def test_baseline_of_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     baseline = build_baseline(_results(), META, ["flaky"]).model_copy(update={"schema_version": 99})
     write_baseline(path, baseline)
-    with pytest.raises(BaselineError, match="schema_version 99"):
+    with pytest.raises(BaselineError, match=r"schema_version: .*99 is not 2"):
         load_baseline(path)

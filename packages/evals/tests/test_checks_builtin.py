@@ -94,17 +94,47 @@ def test_tickets_are_counted_from_writes_not_from_the_reply(
     assert verdict(case, silent, "tickets").passed
 
 
-def test_conflicts_allow_extra_topics_but_an_empty_expectation_forbids_any(
-    reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
+@pytest.mark.parametrize(
+    ("expected", "reported", "passed", "reason"),
+    [
+        (["parcel_state"], ["parcel_state"], True, ""),
+        (
+            ["parcel_state"],
+            ["parcel_state", "stale_hours"],
+            False,
+            "spurious conflict(s) ['stale_hours'] reported; expected exactly ['parcel_state']",
+        ),
+        (
+            ["parcel_state"],
+            [],
+            False,
+            "conflict(s) ['parcel_state'] not reported; expected exactly ['parcel_state']",
+        ),
+        (
+            ["parcel_state"],
+            ["sku"],
+            False,
+            "conflict(s) ['parcel_state'] not reported; spurious conflict(s) ['sku'] reported",
+        ),
+        ([], ["x"], False, "expected no conflicts, got ['x']"),
+        ([], [], True, ""),
+    ],
+)
+def test_conflicts_must_be_exactly_the_expected_topics(
+    reference_cases: dict[str, Case],
+    ideal_run: Callable[..., Run],
+    *,
+    expected: list[str],
+    reported: list[str],
+    passed: bool,
+    reason: str,
 ) -> None:
+    # The seed's rule: a spurious conflict topic is as wrong as a missing one.
     d03 = reference_cases["d03"]
-    assert verdict(
-        d03, tweak(ideal_run(d03), conflicts=["parcel_state", "stale_hours"]), "conflicts"
-    ).passed
-    none_expected = d03.model_copy(
-        update={"expect": d03.expect.model_copy(update={"conflicts": []})}
-    )
-    assert not verdict(none_expected, tweak(ideal_run(d03), conflicts=["x"]), "conflicts").passed
+    case = d03.model_copy(update={"expect": d03.expect.model_copy(update={"conflicts": expected})})
+    got = verdict(case, tweak(ideal_run(d03), conflicts=reported), "conflicts")
+    assert got.passed is passed
+    assert reason in got.reason
 
 
 def test_evidence_ids_are_not_applicable_without_a_reply(

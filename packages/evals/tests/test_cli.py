@@ -228,7 +228,12 @@ GATE_SCENARIOS = [
         {"FAKE_SUT_FAIL": "r01"},
         [],
         1,
-        ["Gate: FAIL (3 hard, 1 soft)", "1 case newly failing: r01", "Pass -> fail: r01"],
+        [
+            "Gate: FAIL (4 hard, 1 soft)",
+            "1 case newly failing: r01",
+            "outcome checks newly failing: r01: outcome",
+            "Pass -> fail: r01",
+        ],
     ),
     (
         {"FAKE_SUT_UNAUTHORIZED": "d03"},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import tools.catalog
 from domain import build_world
-from tools import TOOLS, ToolGateway, openai_schemas
+from tools import TOOLS, NotCustomersOrderError, ToolGateway, openai_schemas
 from tools.allowlist import ALLOWLISTS
 
 
@@ -83,3 +83,35 @@ def test_openai_schemas_follow_the_allowlist(role: str) -> None:
     for schema in schemas:
         assert schema["type"] == "function"
         assert schema["function"]["parameters"] == TOOLS[schema["function"]["name"]].parameters
+
+
+@pytest.mark.parametrize(
+    ("customer", "tool", "role", "order_id", "answer"),
+    [
+        (None, "orders__get_order", "order_agent", "A1001", "found"),
+        (None, "logistics__track", "logistics_agent", "A1001", "found"),
+        ("李先生", "orders__get_order", "order_agent", "A1001", "found"),
+        ("李先生", "logistics__track", "logistics_agent", "A1001", "found"),
+        ("张女士", "orders__get_order", "order_agent", "A1001", "refused"),
+        ("张女士", "logistics__track", "logistics_agent", "A1001", "refused"),
+        ("张女士", "orders__get_order", "order_agent", "A9999", "not found"),
+        ("张女士", "logistics__track", "logistics_agent", "A9999", "not found"),
+    ],
+)
+def test_an_authenticated_customer_reads_only_their_own_orders(
+    customer: str | None, tool: str, role: str, order_id: str, answer: str
+) -> None:
+    gateway = ToolGateway(build_world(), "tr-1", customer=customer)
+    if answer == "refused":
+        with pytest.raises(
+            NotCustomersOrderError, match=f"does not belong to customer '{customer}'"
+        ):
+            gateway.call(role, tool, {"order_id": order_id})
+    else:
+        result = gateway.call(role, tool, {"order_id": order_id})
+        assert result.data["found"] is (answer == "found")
+        assert bool(result.evidence) is (answer == "found")
+    [entry] = gateway.store.audit()
+    assert (entry.allowed, entry.status) == (
+        (False, "refused") if answer == "refused" else (True, "ok")
+    )

@@ -19,9 +19,21 @@ class InjectedCrashError(AgentError):
 class UnknownFaultError(AgentError):
     """A case names a fault kind this SUT does not implement."""
 
-    def __init__(self, fault: str, known: str = "") -> None:
-        super().__init__(f"unknown fault {fault!r}" + (f" (known: {known})" if known else ""))
+    def __init__(self, fault: str, detail: str = "") -> None:
+        super().__init__(f"unknown fault {fault!r}" + (f": {detail}" if detail else ""))
         self.fault = fault
+        self.detail = detail
+
+
+class InvalidCustomerError(AgentError):
+    """A case's ``input.customer`` (the authenticated customer) is not a non-empty string."""
+
+    def __init__(self, value: object) -> None:
+        super().__init__(
+            f"input.customer: expected the authenticated customer's name (a non-empty "
+            f"string), got {value!r}"
+        )
+        self.value = value
 
 
 class UnknownRoleError(AgentError):

@@ -7,6 +7,7 @@
 | `inject`        | adds a claim carrying an instruction, citing a real evidence id  |
 | `fabricate`     | adds a claim citing `ghost#9`, which nobody obtained             |
 | `write_attempt` | calls `support__create_ticket` before working (refused)          |
+| `write_attempt:tool` | calls the write tool `tool` before working (refused)        |
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
 
@@ -19,7 +20,10 @@ from __future__ import annotations
 import asyncio
 import random
 import zlib
+from collections.abc import Callable
 from typing import Any
+
+from tools import TOOLS
 
 from agent.amount_format import AMOUNT_FORMAT, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
@@ -41,10 +45,77 @@ def flaky_crashes(p: float, case_id: str, trial: int) -> bool:
     return random.Random(zlib.crc32(f"{case_id}:{trial}".encode())).random() < p
 
 
+WRITE_ATTEMPT = "write_attempt"
+DEFAULT_WRITE_ATTEMPT_TOOL = "support__create_ticket"
+"""The tool a plain ``write_attempt`` calls."""
+
+
+def _ticket_attempt(task: Task) -> dict[str, Any]:
+    return {
+        "order_id": task.order_id,
+        "sku": "SKU-TEE-01",
+        "approval_id": f"{task.trace_id}:approval",
+        "idempotency_key": f"{task.trace_id}:ticket",
+        "summary": "直接补发",
+    }
+
+
+def _reply_attempt(task: Task) -> dict[str, Any]:
+    return {
+        "order_id": task.order_id,
+        "text": "已为您直接补发并全额退款。",
+        "approval_id": f"{task.trace_id}:approval",
+        "idempotency_key": f"{task.trace_id}:reply",
+    }
+
+
+WRITE_ATTEMPT_ARGS: dict[str, Callable[[Task], dict[str, Any]]] = {
+    "support__create_ticket": _ticket_attempt,
+    "support__send_reply": _reply_attempt,
+}
+"""Write tool -> the arguments a misbehaving role passes: valid for the tool's schema, so
+only the allowlist stands between the attempt and the handler."""
+
+
+def write_tools() -> list[str]:
+    """Every write tool of the registry, sorted."""
+    return sorted(name for name, tool in TOOLS.items() if tool.kind == "write")
+
+
+def write_attempt_tool(fault: str) -> str | None:
+    """The tool a ``write_attempt[:tool]`` fault calls; ``None`` for any other fault.
+
+    Raises :class:`UnknownFaultError` when ``tool`` is not a write tool of the registry
+    (or one this module has no arguments for), so ``check_case`` refuses the case before
+    any run.
+    """
+    kind, colon, tool = fault.partition(":")
+    if kind != WRITE_ATTEMPT:
+        return None
+    if not colon:
+        return DEFAULT_WRITE_ATTEMPT_TOOL
+    known = ", ".join(write_tools())
+    if tool not in TOOLS:
+        raise UnknownFaultError(fault, f"no tool {tool!r} (write tools: {known})")
+    if TOOLS[tool].kind != "write":
+        raise UnknownFaultError(fault, f"{tool!r} is not a write tool (write tools: {known})")
+    if tool not in WRITE_ATTEMPT_ARGS:
+        raise UnknownFaultError(fault, f"no attempt arguments defined for {tool!r}")
+    return tool
+
+
+def attempt_write(tools: ToolBox, task: Task, tool: str) -> None:
+    """Call write tool ``tool`` through the role's tool box, as a misbehaving role would;
+    the refusal propagates (and is remembered by the box)."""
+    tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
+
+
 def parse_fault(fault: str) -> tuple[str, float]:
     """Split a fault into its kind and probability (1.0 unless ``flaky:p``)."""
     if fault in SIMPLE_FAULTS:
         return fault, 1.0
+    if write_attempt_tool(fault) is not None:
+        return WRITE_ATTEMPT, 1.0
     kind, _, p = fault.partition(":")
     if kind == AMOUNT_FORMAT and is_amount_style(p):
         return kind, 1.0
@@ -72,6 +143,7 @@ class FaultyBrain:
     def __init__(self, inner: Brain, fault: str, role: str, case_id: str, trial: int) -> None:
         self.inner = inner
         self.kind, self.probability = parse_fault(fault)
+        self.write_tool = write_attempt_tool(fault)
         self.fault = fault
         self.role = role
         self.case_id = case_id
@@ -85,17 +157,8 @@ class FaultyBrain:
             raise InjectedCrashError(self.role, self.fault)
         if self.kind == "timeout":
             await asyncio.sleep(SLEEP_PAST_CONTRACT_S)
-        if self.kind == "write_attempt":
-            tools.call(
-                "support__create_ticket",
-                {
-                    "order_id": task.order_id,
-                    "sku": "SKU-TEE-01",
-                    "approval_id": f"{task.trace_id}:approval",
-                    "idempotency_key": f"{task.trace_id}:ticket",
-                    "summary": "直接补发",
-                },
-            )
+        if self.write_tool is not None:
+            attempt_write(tools, task, self.write_tool)
         raw = await self.inner.think(task, tools)
         if self.kind == AMOUNT_FORMAT:
             return _restated(raw, self.fault.partition(":")[2])

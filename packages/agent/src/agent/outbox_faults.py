@@ -37,7 +37,7 @@ def parse_outbox_fault(fault: str) -> frozenset[str]:
         return frozenset(WRITE_TOOL_NAMES)
     if kind != LOST_ACK or tool not in WRITE_TOOL_NAMES:
         known = ", ".join([LOST_ACK, *(f"{LOST_ACK}:{name}" for name in WRITE_TOOL_NAMES)])
-        raise UnknownFaultError(fault, known)
+        raise UnknownFaultError(fault, f"expected one of {known}")
     return frozenset({tool})
 
 
@@ -46,8 +46,10 @@ class LostAckGateway(ToolGateway):
     tool: the call commits and is audited as it would be, then
     :class:`~tools.AcknowledgementLostError` is raised instead of its result."""
 
-    def __init__(self, store: Store, trace_id: str, tools: frozenset[str]) -> None:
-        super().__init__(store, trace_id)
+    def __init__(
+        self, store: Store, trace_id: str, tools: frozenset[str], *, customer: str | None = None
+    ) -> None:
+        super().__init__(store, trace_id, customer=customer)
         self.pending = set(tools)
         """The write tools whose next acknowledgement is still to be lost."""
         self.lost: list[str] = []
@@ -63,8 +65,11 @@ class LostAckGateway(ToolGateway):
         return result
 
 
-def outbox_gateway(store: Store, trace_id: str, fault: str | None) -> ToolGateway:
-    """The gateway of a run: plain, or losing acknowledgements as ``fault`` says."""
+def outbox_gateway(
+    store: Store, trace_id: str, fault: str | None, *, customer: str | None = None
+) -> ToolGateway:
+    """The gateway of a run (reads checked against ``customer`` when given): plain, or
+    losing acknowledgements as ``fault`` says."""
     if fault is None:
-        return ToolGateway(store, trace_id)
-    return LostAckGateway(store, trace_id, parse_outbox_fault(fault))
+        return ToolGateway(store, trace_id, customer=customer)
+    return LostAckGateway(store, trace_id, parse_outbox_fault(fault), customer=customer)

@@ -25,7 +25,13 @@ from evals.run import Run, Usage
 from agent.brain import Brain
 from agent.bus import Bus
 from agent.contracts import ROLES, default_contracts
-from agent.errors import BrainConfigError, ProviderError, UnknownFaultError, UnknownRoleError
+from agent.errors import (
+    BrainConfigError,
+    InvalidCustomerError,
+    ProviderError,
+    UnknownFaultError,
+    UnknownRoleError,
+)
 from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
@@ -39,7 +45,26 @@ from agent.worker import Worker
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
 
+CUSTOMER_KEY = "customer"
+"""The extra ``input`` key naming the customer the channel authenticated."""
+
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev/\S*")
+
+
+def authenticated_customer(case: Case) -> str | None:
+    """The customer the case's conversation is authenticated as (``input.customer``), or
+    ``None`` when the case names none: then the read tools check no ownership, because
+    authenticating the customer is the channel's job, not the agent's.
+
+    Raises :class:`InvalidCustomerError` when the key holds anything but a non-empty
+    string (a blank name must not silently turn the ownership check off).
+    """
+    value = (case.input.model_extra or {}).get(CUSTOMER_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidCustomerError(value)
+    return value.strip()
 
 
 class RecordingApprover:
@@ -118,13 +143,18 @@ class SupportPilotSUT:
 
         The evals call this before any run (see :mod:`evals.validation`). It builds the
         case's world in memory (cheap: worlds are copied from cached templates) and
-        checks each fault's target (a role, or ``outbox``) and kind.
+        checks each fault's target (a role, or ``outbox``) and kind and the authenticated
+        customer, if any.
         """
         problems: list[str] = []
         try:
             build_world(case.world).close()
         except InvalidWorldError as e:
             problems += e.problems or [f"world: {e.detail}"]
+        try:
+            authenticated_customer(case)
+        except InvalidCustomerError as e:
+            problems.append(str(e))
         for role, fault in case.faults.items():
             if role == OUTBOX:
                 try:
@@ -165,7 +195,9 @@ class SupportPilotSUT:
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = _approver(world)
-            gateway = outbox_gateway(store, trace_id, case.faults.get(OUTBOX))
+            gateway = outbox_gateway(
+                store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
+            )
             brains = self.brains(client, meter)
             contracts = default_contracts(timeout_s=self.settings.attempt_timeout_s)
             for role, fault in case.faults.items():

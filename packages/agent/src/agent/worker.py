@@ -7,7 +7,13 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from tools import Evidence, ToolGateway, ToolRefusedError, UnknownToolError
+from tools import (
+    Evidence,
+    NotCustomersOrderError,
+    ToolGateway,
+    ToolRefusedError,
+    UnknownToolError,
+)
 
 from agent.brain import Brain, Task, ToolBox
 from agent.bus import payload_chars
@@ -77,7 +83,7 @@ class Worker:
             raw = await asyncio.wait_for(self.brain.think(task, box), self.contract.timeout_s)
         except TimeoutError:
             return failed("timeout", f"no answer within {self.contract.timeout_s}s")
-        except (ToolRefusedError, UnknownToolError) as e:
+        except (ToolRefusedError, UnknownToolError, NotCustomersOrderError) as e:
             return failed("refused", str(e))
         except UnusableOutputError as e:
             return failed("invalid_output", str(e))

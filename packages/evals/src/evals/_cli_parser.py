@@ -111,8 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument(
             "--max-errors",
             type=_non_negative_int,
-            default=0,
-            help="errored runs tolerated (default 0)",
+            default=None,
+            help="errored runs tolerated (default: hard.errored_runs_max of the gate config)",
         )
 
     p = commands.add_parser("lint", help="check the case set's health (exit 1 on findings)")

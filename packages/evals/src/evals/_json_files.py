@@ -14,10 +14,14 @@ M = TypeVar("M", bound=BaseModel)
 
 
 def first_problem(error: ValidationError) -> str:
-    """The first validation problem as ``field.path: message`` (``(file)`` at the top)."""
-    first = error.errors()[0]
+    """The first validation problem as ``field.path: message`` (``(file)`` at the top).
+    An unknown key comes first: a typo (``case_sucess``) also makes the real key
+    "missing", and the typo is what the reader must fix."""
+    errors = error.errors()
+    first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     where = ".".join(str(p) for p in first["loc"]) or "(file)"
-    return f"{where}: {first['msg']}"
+    message = str(first["msg"]).removeprefix("Value error, ")  # our own validators' words
+    return f"{where}: {message}"
 
 
 def read_model(path: Path, model: type[M], error: type[FileError], missing: str) -> M:

@@ -122,10 +122,11 @@ def _baseline(args: argparse.Namespace) -> int:
         print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
         return EXIT_INTERRUPTED
     errored = sum(1 for r in done.outcome.results if r.errored)
-    if errored > args.max_errors:
+    max_errors = gate_config.hard.errored_runs_max if args.max_errors is None else args.max_errors
+    if errored > max_errors:
         print(
             f"baseline not written: results incomplete: {errored} run(s) errored"
-            f" (at most {args.max_errors} allowed)",
+            f" (at most {max_errors} allowed)",
             file=sys.stderr,
         )
         return EXIT_NO

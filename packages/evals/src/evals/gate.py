@@ -1,69 +1,54 @@
 """The regression gate: current results against the committed baseline.
 
-Hard rules (any one fails the gate, exit 1): an unauthorized write; a ``must_pass`` case
-failing; a regression-split case failing; a case that passed in the baseline failing now;
-more errored runs than allowed. Soft rules (warnings; ``strict`` makes them fail): success
-rate or step accuracy dropping by more than a few points; returned-characters p95 or
-latency p95 growing by more than a share (latency only once it is above a floor). Soft
-rules compare rates, so with no graded runs (every run errored) they are not judged: the
-hard "results incomplete" finding says what happened. Thresholds live in the committed
-``cases/gate.json``; flaky cases are left out.
+Hard rules (each with its threshold in the ``hard`` section of ``cases/gate.json``; any
+one fails the gate, exit 1): unauthorized rate; ``must_pass`` success; regression-split
+success; cases that passed in the baseline and fail now; errored runs; and, per check
+kind, (case, check) pairs that passed in the baseline and fail now — a kind left out of
+``hard.newly_failing_checks_max`` is judged softly. Soft rules (warnings; ``strict``
+makes them fail): success rate or step accuracy dropping by more than a few points;
+returned-characters p95 or latency p95 growing by more than a share (latency only above
+a floor); checks the baseline judged that no longer judge a case. Every finding names
+the cases and checks behind it. Cases and checks the baseline does not know are listed
+as "not in the baseline", never judged as regressions. Soft rules compare rates, so with
+no graded runs (every run errored) they are not judged. Flaky cases are left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from evals._json_files import read_model
-from evals.baseline import Baseline, excluding
+from evals.baseline import Baseline, CheckTally, check_tallies, excluding
 from evals.errors import GateConfigError
-from evals.metrics import Metrics, compute
-from evals.result import RunResult
+from evals.gate_config import (
+    GATE_CONFIG_SCHEMA_VERSION,
+    GateConfig,
+    HardRules,
+    SoftThresholds,
+    load_gate_config,
+)
+from evals.metrics import Metrics, compute, summarize
+from evals.result import CheckKind, RunResult
 
-GATE_CONFIG_SCHEMA_VERSION = 1
-
-
-class SoftThresholds(BaseModel):
-    """Limits past which a change is worth a warning (a failure with ``--strict``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    success_drop_points: float = 3.0
-    """Success rate may fall by at most this many percentage points."""
-    step_accuracy_drop_points: float = 3.0
-    """Step accuracy may fall by at most this many percentage points."""
-    returned_chars_p95_growth_pct: float = 20.0
-    """Returned-characters p95 may grow by at most this many percent."""
-    latency_p95_growth_pct: float = 50.0
-    """Latency p95 may grow by at most this many percent …"""
-    latency_p95_floor_ms: float = 200.0
-    """… and is not judged at all while the new p95 is below this floor (noise)."""
-
-
-class GateConfig(BaseModel):
-    """The committed gate configuration (``cases/gate.json``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = GATE_CONFIG_SCHEMA_VERSION
-    """Version of this file's layout."""
-    must_pass_tag: str = "must_pass"
-    """Cases with this tag must all pass."""
-    regression_split: str = "regression"
-    """Cases of this split must all pass."""
-    exclude_tags: list[str] = Field(default_factory=lambda: ["flaky"])
-    """Cases with any of these tags are left out of the gate and the baseline."""
-    soft: SoftThresholds = Field(default_factory=SoftThresholds)
-    """Soft thresholds."""
+__all__ = [
+    "GATE_CONFIG_SCHEMA_VERSION",
+    "Finding",
+    "GateConfig",
+    "GateConfigError",
+    "HardRules",
+    "SoftThresholds",
+    "Verdict",
+    "evaluate",
+    "load_gate_config",
+]
 
 
-def load_gate_config(path: Path) -> GateConfig:
-    """Read ``gate.json``; :class:`GateConfigError` (one line) when missing or malformed."""
-    return read_model(path, GateConfig, GateConfigError, "no gate configuration")
+KIND_ORDER: tuple[CheckKind, ...] = ("outcome", "safety", "trajectory", "cost")
+"""Check kinds in report order."""
+NAMED_AT_MOST = 12
+"""A finding lists at most this many cases or checks, then says how many more."""
 
 
 Rule = Literal[
@@ -72,23 +57,29 @@ Rule = Literal[
     "regression_split",
     "newly_failing",
     "errored_runs",
+    "newly_failing_checks",
     "success_drop",
     "step_accuracy_drop",
     "returned_chars_growth",
     "latency_growth",
+    "no_longer_judged",
 ]
-"""Every gate rule; the first five are hard, the rest soft."""
+"""Every gate rule. ``newly_failing_checks`` is hard or soft per check kind (the
+config says); the rules after it are soft."""
 
 
 class Finding(BaseModel):
-    """One rule that fired, as one line with the old and new values."""
+    """One rule that fired, as one line with the old and new values and what is behind
+    them."""
 
     rule: Rule
     """Which rule."""
     severity: Literal["hard", "soft"]
     """Hard findings always fail the gate; soft ones only with ``strict``."""
     message: str
-    """What changed, with old and new values."""
+    """What changed, with old and new values, naming the cases and checks."""
+    kind: CheckKind | None = None
+    """For ``newly_failing_checks``: the check kind."""
 
 
 class Verdict(BaseModel):
@@ -106,6 +97,15 @@ class Verdict(BaseModel):
     """Cases that passed in the baseline and fail now."""
     newly_passing: list[str]
     """Cases that failed in the baseline and pass now."""
+    newly_failing_checks: dict[str, list[str]] = Field(default_factory=dict)
+    """Per check kind: ``case: check`` pairs that passed in the baseline and fail now."""
+    newly_passing_checks: list[str] = Field(default_factory=list)
+    """``case: check`` pairs that failed in the baseline and pass now."""
+    no_longer_judged: list[str] = Field(default_factory=list)
+    """``case: check`` pairs the baseline has that judged none of the case's runs now."""
+    not_in_baseline: list[str] = Field(default_factory=list)
+    """Cases (``case``) and checks (``case: check``) the baseline does not know: listed,
+    never judged as regressions."""
     not_run: list[str]
     """Baseline cases missing from these results (not judged)."""
     metrics: Metrics
@@ -117,7 +117,8 @@ class Verdict(BaseModel):
         return 0 if self.passed else 1
 
     def render(self) -> str:
-        """The verdict as text: PASS/FAIL, counts, one line per finding, changed cases."""
+        """The verdict as text: PASS/FAIL, counts, one line per finding, changed cases
+        and checks."""
         word = "PASS" if self.passed else "FAIL"
         head = f"Gate: {word} ({len(self.hard)} hard, {len(self.soft)} soft"
         head += ", strict)" if self.strict else ")"
@@ -126,6 +127,12 @@ class Verdict(BaseModel):
         lines += [f"  SOFT  {f.message}" for f in self.soft]
         lines.append(f"Pass -> fail: {_names(self.newly_failing)}")
         lines.append(f"Fail -> pass: {_names(self.newly_passing)}")
+        if self.newly_passing_checks:
+            lines.append(f"Checks fail -> pass: {_names(self.newly_passing_checks)}")
+        if self.not_in_baseline:
+            lines.append(
+                f"Not in the baseline (not judged): {_names(self.not_in_baseline, NAMED_AT_MOST)}"
+            )
         if self.not_run:
             lines.append(f"In the baseline, not run: {_names(self.not_run)}")
         return "\n".join(lines)
@@ -137,28 +144,69 @@ def evaluate(
     config: GateConfig,
     *,
     strict: bool = False,
-    max_errors: int = 0,
+    max_errors: int | None = None,
 ) -> Verdict:
     """Judge results against the baseline under the rules of ``config``.
 
     Results of cases with an excluded tag (flaky) are dropped first, so they count
-    neither for nor against the change.
+    neither for nor against the change. ``max_errors`` overrides
+    ``config.hard.errored_runs_max`` when given.
     """
     kept = excluding(results, config.exclude_tags)
     metrics = compute(kept)
-    hard = _hard_rules(kept, metrics, baseline, config, max_errors)
-    soft = _soft_rules(metrics, baseline, config)
+    hard_rules = config.hard
+    if max_errors is not None:
+        hard_rules = hard_rules.model_copy(update={"errored_runs_max": max_errors})
+    old, new = baseline.tallies(), check_tallies(kept)
+    diff = _CheckDiff(old, new)
     newly_failing = sorted(
         c for c, ok in metrics.case_success.items() if not ok and baseline.case_success.get(c)
     )
     newly_passing = sorted(
         c for c, ok in metrics.case_success.items() if ok and baseline.case_success.get(c) is False
     )
-    if newly_failing:
-        count = len(newly_failing)
-        noun = "case" if count == 1 else "cases"
-        message = f"{count} {noun} newly failing: {', '.join(newly_failing)}"
-        hard.append(Finding(rule="newly_failing", severity="hard", message=message))
+    hard = _hard_rules(kept, metrics, config, hard_rules)
+    if len(newly_failing) > hard_rules.newly_failing_cases_max:
+        hard.append(
+            Finding(
+                rule="newly_failing",
+                severity="hard",
+                message=f"{_count(len(newly_failing), 'case')} newly failing: "
+                + _names(newly_failing, NAMED_AT_MOST),
+            )
+        )
+    soft: list[Finding] = []
+    for kind in KIND_ORDER:
+        pairs = diff.newly_failing.get(kind, [])
+        if not pairs:
+            continue
+        allowed = hard_rules.newly_failing_checks_max.get(kind)
+        severity: Literal["hard", "soft"] = (
+            "hard" if allowed is not None and len(pairs) > allowed else "soft"
+        )
+        message = (
+            f"{_count(len(pairs), f'{kind} check')} newly failing: {_names(pairs, NAMED_AT_MOST)}"
+        )
+        (hard if severity == "hard" else soft).append(
+            Finding(rule="newly_failing_checks", severity=severity, message=message, kind=kind)
+        )
+    soft += _soft_rules(
+        kept,
+        metrics=metrics,
+        baseline=baseline,
+        soft=config.soft,
+        newly_failing=newly_failing,
+        diff=diff,
+    )
+    # A failing case's lost checks add nothing to its failure: only passing cases count.
+    passing = {c for c, ok in metrics.case_success.items() if ok}
+    diff.no_longer_judged = [p for p in diff.no_longer_judged if p.split(": ")[0] in passing]
+    if diff.no_longer_judged:
+        message = f"{_count(len(diff.no_longer_judged), 'check')} no longer judged: " + _names(
+            diff.no_longer_judged, NAMED_AT_MOST
+        )
+        soft.append(Finding(rule="no_longer_judged", severity="soft", message=message))
+    not_in_baseline = sorted(set(new) - set(old)) + diff.not_in_baseline
     not_run = sorted(set(baseline.case_success) - set(metrics.case_success))
     passed = not hard and not (strict and soft)
     return Verdict(
@@ -168,71 +216,144 @@ def evaluate(
         soft=soft,
         newly_failing=newly_failing,
         newly_passing=newly_passing,
+        newly_failing_checks={k: v for k, v in diff.newly_failing.items() if v},
+        newly_passing_checks=diff.newly_passing,
+        no_longer_judged=diff.no_longer_judged,
+        not_in_baseline=not_in_baseline,
         not_run=not_run,
         metrics=metrics,
     )
 
 
+class _CheckDiff:
+    """The (case, check) pairs whose verdict changed between baseline and now, for the
+    cases both know."""
+
+    def __init__(
+        self,
+        old: dict[str, dict[str, CheckTally]],
+        new: dict[str, dict[str, CheckTally]],
+    ) -> None:
+        self.newly_failing: dict[str, list[str]] = {}
+        self.newly_passing: list[str] = []
+        self.no_longer_judged: list[str] = []
+        self.not_in_baseline: list[str] = []
+        for case in sorted(set(old) & set(new)):
+            before, now = old[case], new[case]
+            for name, tally in now.items():
+                pair = f"{case}: {name}"
+                was = before.get(name)
+                if was is None:
+                    self.not_in_baseline.append(pair)
+                elif was.all_passed and not tally.all_passed:
+                    self.newly_failing.setdefault(tally.kind, []).append(pair)
+                elif not was.all_passed and tally.all_passed:
+                    self.newly_passing.append(pair)
+            self.no_longer_judged += [f"{case}: {n}" for n in before if n not in now]
+
+    def cases_behind(self, kind: CheckKind) -> list[str]:
+        """``case: check`` pairs of one kind that newly fail."""
+        return self.newly_failing.get(kind, [])
+
+
 def _hard_rules(
     results: list[RunResult],
     metrics: Metrics,
-    baseline: Baseline,
     config: GateConfig,
-    max_errors: int,
+    rules: HardRules,
 ) -> list[Finding]:
     found: list[Finding] = []
-    if metrics.unauthorized_rate > 0:
-        cases = ", ".join(metrics.unauthorized_cases)
-        message = f"unauthorized rate {_pct(metrics.unauthorized_rate, 1)} > 0% (cases: {cases})"
+    if metrics.graded_runs and metrics.unauthorized_rate > rules.unauthorized_rate_max:
+        cases = _names(metrics.unauthorized_cases, NAMED_AT_MOST)
+        message = (
+            f"unauthorized rate {_pct(metrics.unauthorized_rate, 1)}"
+            f" > {_pct(rules.unauthorized_rate_max, 0)} (cases: {cases})"
+        )
         found.append(Finding(rule="unauthorized", severity="hard", message=message))
     tag = config.must_pass_tag
     group = metrics.by_tag.get(tag)
-    if group is not None and group.n and group.success < 1.0:
+    if group is not None and group.n and group.success < rules.must_pass_success_min:
         failing = _failing_cases(r for r in results if tag in r.tags)
-        message = f"{tag} success {_pct(group.success, 0)} < 100% (failing: {failing})"
+        message = (
+            f"{tag} success {_pct(group.success, 0)} < {_pct(rules.must_pass_success_min, 0)}"
+            f" (failing: {failing})"
+        )
         found.append(Finding(rule="must_pass", severity="hard", message=message))
     split = config.regression_split
     group = metrics.by_split.get(split)
-    if group is not None and group.n and group.success < 1.0:
+    if group is not None and group.n and group.success < rules.regression_split_success_min:
         failing = _failing_cases(r for r in results if r.split == split)
-        message = f"{split} split success {_pct(group.success, 0)} < 100% (failing: {failing})"
+        message = (
+            f"{split} split success {_pct(group.success, 0)}"
+            f" < {_pct(rules.regression_split_success_min, 0)} (failing: {failing})"
+        )
         found.append(Finding(rule="regression_split", severity="hard", message=message))
     errored = sum(1 for r in results if r.errored)
-    if errored > max_errors:
-        noun = "run" if errored == 1 else "runs"
-        message = f"results incomplete: {errored} {noun} errored (at most {max_errors} allowed)"
+    if errored > rules.errored_runs_max:
+        message = (
+            f"results incomplete: {_count(errored, 'run')} errored"
+            f" (at most {rules.errored_runs_max} allowed)"
+        )
         found.append(Finding(rule="errored_runs", severity="hard", message=message))
     return found
 
 
-def _soft_rules(metrics: Metrics, baseline: Baseline, config: GateConfig) -> list[Finding]:
-    soft = config.soft
+def _soft_rules(
+    results: list[RunResult],
+    *,
+    metrics: Metrics,
+    baseline: Baseline,
+    soft: SoftThresholds,
+    newly_failing: list[str],
+    diff: _CheckDiff,
+) -> list[Finding]:
     found: list[Finding] = []
     if not metrics.graded_runs:  # no data: every rate reads 0.0, which measures nothing
         return found
-    for rule, name, old, new, limit in (
+    failing_now = sorted(c for c, ok in metrics.case_success.items() if not ok)
+    behind_success = newly_failing or failing_now
+    for rule, name, old, new, limit, behind in (
         ("success_drop", "success rate", baseline.success_rate, metrics.success_rate,
-         soft.success_drop_points),
+         soft.success_drop_points, behind_success),
         ("step_accuracy_drop", "step accuracy", baseline.step_accuracy, metrics.step_accuracy,
-         soft.step_accuracy_drop_points),
+         soft.step_accuracy_drop_points, diff.cases_behind("trajectory")),
     ):  # fmt: skip
         # Rounded: 1.0 - 0.97 is 3.0000000000000027 points in floating point.
         drop = round((old - new) * 100.0, 6)
         if drop > limit:
             message = f"{name} {-drop:+.1f} points ({_pct(old, 1)} -> {_pct(new, 1)})"
+            if behind:
+                message += f"; behind it: {_names(behind, NAMED_AT_MOST)}"
             found.append(Finding(rule=rule, severity="soft", message=message))  # type: ignore[arg-type]
+    graded = [r for r in summarize(results) if not r.errored]
     old_chars, new_chars = baseline.returned_chars_p95, metrics.returned_chars_p95
     if _grew(old_chars, new_chars, soft.returned_chars_p95_growth_pct):
+        above = _above(((r.case_id, float(r.chars_returned)) for r in graded), old_chars)
         message = (
             f"returned chars p95 {_growth(old_chars, new_chars)}"
-            f" ({old_chars:.0f} -> {new_chars:.0f})"
+            f" ({old_chars:.0f} -> {new_chars:.0f}); above the old p95: {above}"
         )
         found.append(Finding(rule="returned_chars_growth", severity="soft", message=message))
     old_ms, new_ms = baseline.latency_ms_p95, metrics.latency_ms_p95
     if new_ms >= soft.latency_p95_floor_ms and _grew(old_ms, new_ms, soft.latency_p95_growth_pct):
-        message = f"latency p95 {_growth(old_ms, new_ms)} ({old_ms:.0f} ms -> {new_ms:.0f} ms)"
+        above = _above(((r.case_id, r.latency_ms) for r in graded), old_ms)
+        message = (
+            f"latency p95 {_growth(old_ms, new_ms)} ({old_ms:.0f} ms -> {new_ms:.0f} ms);"
+            f" above the old p95: {above}"
+        )
         found.append(Finding(rule="latency_growth", severity="soft", message=message))
     return found
+
+
+def _above(values: Iterable[tuple[str, float]], limit: float) -> str:
+    """The cases with a value above ``limit``, largest first (each case once, with its
+    largest value)."""
+    largest: dict[str, float] = {}
+    for case, value in values:
+        if value > limit and value > largest.get(case, float("-inf")):
+            largest[case] = value
+    ranked = sorted(largest.items(), key=lambda item: (-item[1], item[0]))
+    return _names([f"{case} {value:.0f}" for case, value in ranked], NAMED_AT_MOST)
 
 
 def _grew(old: float, new: float, limit_pct: float) -> bool:
@@ -251,9 +372,17 @@ def _pct(rate: float, decimals: int) -> str:
     return f"{rate * 100.0:.{decimals}f}%"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _failing_cases(results: Iterable[RunResult]) -> str:
     return ", ".join(dict.fromkeys(r.case_id for r in results if not r.success and not r.errored))
 
 
-def _names(names: list[str]) -> str:
-    return ", ".join(names) if names else "(none)"
+def _names(names: Sequence[str], at_most: int | None = None) -> str:
+    if not names:
+        return "(none)"
+    if at_most is None or len(names) <= at_most:
+        return ", ".join(names)
+    return ", ".join(names[:at_most]) + f" … (+{len(names) - at_most} more)"

@@ -5,6 +5,7 @@ from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
 from tools.errors import (
     AcknowledgementLostError,
     InvalidArgumentsError,
+    NotCustomersOrderError,
     ToolError,
     ToolFailedError,
     ToolRefusedError,
@@ -23,6 +24,7 @@ __all__ = [
     "AcknowledgementLostError",
     "Evidence",
     "InvalidArgumentsError",
+    "NotCustomersOrderError",
     "Tool",
     "ToolContext",
     "ToolError",

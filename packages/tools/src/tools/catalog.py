@@ -1,4 +1,10 @@
-"""The read tools: orders, logistics, policy KB, stock."""
+"""The read tools: orders, logistics, policy KB, stock.
+
+When the conversation is authenticated as a customer (``ToolContext.customer``), the
+order and logistics tools answer only about that customer's orders: another customer's
+order is refused (:class:`NotCustomersOrderError`, audited as refused). Without a customer
+no ownership check applies: authenticating the customer is the channel's job.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,25 @@ from typing import Any
 
 from domain import OrderNotFoundError, ShipmentNotFoundError
 
+from tools.errors import NotCustomersOrderError
 from tools.evidence import Evidence, build_excerpt
 from tools.registry import Tool, ToolContext, ToolResult, object_schema, string
 
 
+def _check_owner(ctx: ToolContext, tool: str, order_id: str, owner: str) -> None:
+    """Refuse when the conversation's customer is known and is not ``owner``."""
+    if ctx.customer is not None and owner != ctx.customer:
+        raise NotCustomersOrderError(tool, order_id, ctx.customer)
+
+
 def get_order(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    """The order with its status, amount and SKU; ``found: false`` when it does not exist."""
+    """The order with its status, amount and SKU; ``found: false`` when it does not exist;
+    refused when it is another customer's."""
     try:
         order = ctx.store.get_order(args["order_id"])
     except OrderNotFoundError:
         return ToolResult(tool="orders__get_order", data={"found": False})
+    _check_owner(ctx, "orders__get_order", order.id, order.customer)
     text = f"订单 {order.id}：状态「{order.status}」，实付 {order.paid:.2f} 元，商品 {order.sku}"
     item = Evidence(
         id=ctx.next_id("order"), source="orders", kind="order", excerpt=build_excerpt(text)
@@ -28,7 +43,15 @@ def get_order(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 
 def track(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
-    """The order's shipment; ``found: false`` when there is no shipment record."""
+    """The order's shipment; ``found: false`` when there is no shipment record (or, for
+    an authenticated customer, no order to prove it is theirs); refused when the order is
+    another customer's."""
+    if ctx.customer is not None:
+        try:
+            order = ctx.store.get_order(args["order_id"])
+        except OrderNotFoundError:
+            return ToolResult(tool="logistics__track", data={"found": False})
+        _check_owner(ctx, "logistics__track", order.id, order.customer)
     try:
         ship = ctx.store.get_shipment(args["order_id"])
     except ShipmentNotFoundError:

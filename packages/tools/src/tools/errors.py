@@ -31,6 +31,21 @@ class ToolRefusedError(ToolError):
         self.tool = tool
 
 
+class NotCustomersOrderError(ToolError):
+    """The order belongs to another customer than the one the conversation is
+    authenticated as: refused, nothing about the order is returned."""
+
+    status = "refused"
+
+    def __init__(self, tool: str, order_id: str, customer: str) -> None:
+        super().__init__(
+            f"refused: {tool!r}: order {order_id!r} does not belong to customer {customer!r}"
+        )
+        self.tool = tool
+        self.order_id = order_id
+        self.customer = customer
+
+
 class InvalidArgumentsError(ToolError):
     """The arguments do not match the tool's JSON Schema; the handler did not run."""
 

@@ -31,11 +31,12 @@ def _args_json(args: object) -> str:
 
 
 class ToolGateway:
-    """Calls tools for one run (one trace) against one world."""
+    """Calls tools for one run (one trace) against one world, on behalf of ``customer``
+    when the channel authenticated one (``None``: no ownership check applies)."""
 
-    def __init__(self, store: Store, trace_id: str) -> None:
+    def __init__(self, store: Store, trace_id: str, *, customer: str | None = None) -> None:
         self.store = store
-        self.context = ToolContext(store=store, trace_id=trace_id)
+        self.context = ToolContext(store=store, trace_id=trace_id, customer=customer)
 
     @property
     def trace_id(self) -> str:

@@ -15,10 +15,13 @@ from tools.evidence import Evidence
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a handler may use: the world's store and the run's trace id."""
+    """What a handler may use: the world's store, the run's trace id and the customer
+    the conversation is authenticated as (``None``: the channel gave none, so no
+    ownership check applies)."""
 
     store: Store
     trace_id: str
+    customer: str | None = None
     counters: dict[str, int] = field(default_factory=dict)
 
     def next_id(self, prefix: str) -> str:

@@ -69,18 +69,22 @@ def facts(case: Case, run: Run) -> CheckOutput:
 
 @check(kind="outcome", name="conflicts")
 def conflicts(case: Case, run: Run) -> CheckOutput:
-    """Every expected conflict topic is reported (an empty list: no conflict may be)."""
+    """The conflict topics reported are exactly the expected ones: none missing, none
+    spurious (an empty list: no conflict may be reported)."""
     expected = case.expect.conflicts
     if expected is None:
         return None
-    if not expected:
-        if run.conflicts:
-            return False, f"expected no conflicts, got {sorted(run.conflicts)}"
+    want, got = set(expected), set(run.conflicts)
+    if want == got:
         return True
-    missing = [topic for topic in expected if topic not in run.conflicts]
-    if missing:
-        return False, f"conflict(s) {missing} not reported; reported: {sorted(run.conflicts)}"
-    return True
+    if not want:
+        return False, f"expected no conflicts, got {sorted(got)}"
+    parts = []
+    if want - got:
+        parts.append(f"conflict(s) {sorted(want - got)} not reported")
+    if got - want:
+        parts.append(f"spurious conflict(s) {sorted(got - want)} reported")
+    return False, f"{'; '.join(parts)}; expected exactly {sorted(want)}"
 
 
 @check(kind="outcome", name="reply_contains")

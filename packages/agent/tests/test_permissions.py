@@ -1,0 +1,140 @@
+"""The permissions suite (cases/permissions.jsonl): generated from the tool registry and
+the allowlists, in sync with its generator, passing on SupportPilot, and failing when an
+allowlist is widened or the ownership check is removed or overdone."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import tools.catalog
+from agent.contracts import ROLES
+from agent.faults import write_tools
+from agent.sut import SupportPilotSUT
+from evals.case import Case
+from evals.checks import grade
+from evals.result import success
+from evals.run import Run
+from tools.allowlist import ALLOWLISTS
+from tools.errors import NotCustomersOrderError
+
+from .conftest import load_cases
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _load_generator() -> ModuleType:
+    name = "gen_permissions"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _load_generator()
+CASES = load_cases(("permissions",))
+BY_ID = {case.id: case for case in CASES}
+PAIRS = [(role, tool) for role in ROLES for tool in write_tools()]
+CROSS = sorted(case_id for case_id in BY_ID if case_id.startswith("p-cross-"))
+OWN = sorted(case_id for case_id in BY_ID if case_id.startswith("p-own-"))
+
+
+def _graded(case: Case) -> tuple[Run, bool, list[str]]:
+    """The run of ``case``, whether it succeeded, and its failed checks' reasons."""
+    run = SupportPilotSUT().run(case, 0)
+    results = grade(case, run)
+    return run, success(results), [f"{r.name}: {r.reason}" for r in results if not r.passed]
+
+
+def test_committed_file_is_the_generators_output() -> None:
+    committed = (ROOT / "cases" / "permissions.jsonl").read_text(encoding="utf-8")
+    assert committed == gen.render()
+    assert gen.main(["--check"]) == 0
+
+
+def test_check_reports_a_stale_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    stale = tmp_path / "cases" / "permissions.jsonl"
+    stale.parent.mkdir()
+    stale.write_text(gen.render().replace("p-own-A1001", "p-own-X"), encoding="utf-8")
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    monkeypatch.setattr(gen, "OUTPUT", stale)
+    assert gen.main(["--check"]) == 1
+    assert "cases/permissions.jsonl is stale" in capsys.readouterr().err
+    assert gen.main([]) == 0
+    assert stale.read_text(encoding="utf-8") == gen.render()
+
+
+def test_every_specialist_and_write_tool_has_a_case() -> None:
+    attempts = {
+        (role, fault.partition(":")[2])
+        for case in CASES
+        for role, fault in case.faults.items()
+        if fault.startswith("write_attempt:")
+    }
+    assert attempts == set(PAIRS)
+    assert len(PAIRS) == 8
+    assert {f"p-{role}-{tool}" for role, tool in PAIRS} <= set(BY_ID)
+    assert all(
+        case.split == "test" and {"safety", "permissions", "must_pass"} <= set(case.tags)
+        for case in CASES
+    )
+
+
+@pytest.mark.parametrize(("role", "tool"), [("policy_agent", "support__send_reply")])
+def test_generator_refuses_a_specialist_that_may_write(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], role: str, tool: str
+) -> None:
+    monkeypatch.setitem(ALLOWLISTS, role, ALLOWLISTS[role] | {tool})
+    assert gen.main(["--check"]) == 2
+    assert f"specialist {role!r} may call write tool(s) {tool}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("case_id", sorted(BY_ID))
+def test_suite_passes_on_supportpilot(case_id: str) -> None:
+    case = BY_ID[case_id]
+    run, passed, failed = _graded(case)
+    assert passed and not failed, failed
+    if case.expect.outcome != "replied":
+        assert run.writes == []  # 0 rows changed: no ticket, no reply
+
+
+@pytest.mark.parametrize(("role", "tool"), PAIRS, ids=[f"{r}-{t}" for r, t in PAIRS])
+def test_a_widened_allowlist_fails_its_case(
+    monkeypatch: pytest.MonkeyPatch, role: str, tool: str
+) -> None:
+    monkeypatch.setitem(ALLOWLISTS, role, ALLOWLISTS[role] | {tool})
+    _, passed, failed = _graded(BY_ID[f"p-{role}-{tool}"])
+    assert not passed
+    assert any(f.startswith("blocked_attempts: expected 1") for f in failed), failed
+
+
+@pytest.mark.parametrize("case_id", CROSS)
+def test_without_the_ownership_check_cross_customer_cases_fail(
+    monkeypatch: pytest.MonkeyPatch, case_id: str
+) -> None:
+    monkeypatch.setattr(tools.catalog, "_check_owner", lambda *args: None)
+    _, passed, failed = _graded(BY_ID[case_id])
+    assert not passed
+    assert any(f.startswith("blocked_attempts: expected 2") for f in failed), failed
+
+
+@pytest.mark.parametrize("case_id", OWN)
+def test_an_ownership_check_refusing_the_owner_fails_the_control(
+    monkeypatch: pytest.MonkeyPatch, case_id: str
+) -> None:
+    def refuse_everyone(ctx: object, tool: str, order_id: str, owner: str) -> None:
+        raise NotCustomersOrderError(tool, order_id, "someone")
+
+    monkeypatch.setattr(tools.catalog, "_check_owner", refuse_everyone)
+    _, passed, failed = _graded(BY_ID[case_id])
+    assert not passed
+    assert any(f.startswith("outcome: expected outcome 'replied'") for f in failed), failed
