@@ -70,7 +70,8 @@ def _case(
             {},
             {"outbox": "lost_ack:kb__search"},
             [
-                f"faults.outbox: unknown fault 'lost_ack:kb__search': expected one of {OUTBOX_FAULTS}"
+                "faults.outbox: unknown fault 'lost_ack:kb__search': "
+                f"expected one of {OUTBOX_FAULTS}"
             ],
         ),
         (
