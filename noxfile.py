@@ -76,7 +76,16 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection", "decisions", "permissions"]
+SUITES = [
+    "read",
+    "write",
+    "approval",
+    "injection",
+    "decisions",
+    "permissions",
+    "approval_rules",
+    "replay",
+]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -123,6 +132,18 @@ def evals_permissions(session: nox.Session) -> None:
     evals_cli(session, "run", "--suite", "permissions", "--label", "permissions")
 
 
+@nox.session(name="evals_approval_rules", default=False, tags=["suites"])
+def evals_approval_rules(session: nox.Session) -> None:
+    """Run the approval rules suite: auto-approval limit, missing/silent approver, amounts."""
+    evals_cli(session, "run", "--suite", "approval_rules", "--label", "approval_rules")
+
+
+@nox.session(name="evals_replay", default=False, tags=["suites"])
+def evals_replay(session: nox.Session) -> None:
+    """Run the replay suite: lost outbox acknowledgements, every effect exactly once."""
+    evals_cli(session, "run", "--suite", "replay", "--label", "replay")
+
+
 @nox.session(name="evals", default=False)
 def evals(session: nox.Session) -> None:
     """Run every suite once and write the reports (reports/all.*)."""
@@ -163,7 +184,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 26 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 40 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ValidationError
 from .conftest import all_suites, load_cases
 
 WORLD_KEYS = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
-ROLES = "order_agent, logistics_agent, policy_agent, reply_agent"
+ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
+OUTBOX_FAULTS = "lost_ack, lost_ack:support__create_ticket, lost_ack:support__send_reply"
 
 
 def _case(
@@ -58,6 +59,30 @@ def _case(
             {},
             {"ordr_agent": "crash"},
             [f"faults.ordr_agent: unknown role 'ordr_agent' (known: {ROLES})"],
+        ),
+        (
+            {"approver": "silent", "auto_approve_below": 100},
+            {"outbox": "lost_ack", "order_agent": "amount_format:symbol"},
+            [],
+        ),
+        ({}, {"outbox": "lost_ack:support__send_reply"}, []),
+        (
+            {},
+            {"outbox": "lost_ack:kb__search"},
+            [
+                "faults.outbox: unknown fault 'lost_ack:kb__search': "
+                f"expected one of {OUTBOX_FAULTS}"
+            ],
+        ),
+        (
+            {},
+            {"outbox": "crash"},
+            [f"faults.outbox: unknown fault 'crash': expected one of {OUTBOX_FAULTS}"],
+        ),
+        (
+            {},
+            {"order_agent": "amount_format:roman"},
+            ["faults.order_agent: unknown fault 'amount_format:roman'"],
         ),
         (
             {"kb": "full"},

@@ -25,6 +25,11 @@ def _raises(_: Proposal) -> bool:
         (None, None, 59.0, ("rejected", "fail_closed", False)),
         (None, 50.0, 59.0, ("rejected", "fail_closed", False)),
         (_raises, None, 59.0, ("rejected", "fail_closed", True)),
+        # Silent: no answer in time is nobody deciding, not a human "no".
+        (lambda p: None, None, 59.0, ("rejected", "fail_closed", True)),
+        (lambda p: None, 50.0, 59.0, ("rejected", "fail_closed", True)),
+        (None, 60.0, 59.0, ("approved", "auto", False)),
+        (lambda p: False, 0.0, 0.0, ("rejected", "approver", True)),
     ],
 )
 def test_gate_decisions(
@@ -46,6 +51,7 @@ def test_gate_decisions(
     approval = gate.decide(_proposal(amount))
     assert (approval.status, approval.decided_by) == (status, decided_by)
     assert bool(calls) == asked
+    assert approval.auto_approve_below == limit
     assert store.get_approval(approval.id) == approval
 
 

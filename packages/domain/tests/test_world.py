@@ -195,7 +195,10 @@ KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
         ),
         ({"stock": {"SKU-X": -1}}, ["world.stock.SKU-X: must be >= 0, got -1"]),
         ({"approve": "maybe"}, ["world.approve: expected true or false, got 'maybe'"]),
-        ({"approver": "robot"}, ["world.approver: expected 'human' or 'missing', got 'robot'"]),
+        (
+            {"approver": "robot"},
+            ["world.approver: expected 'human', 'missing' or 'silent', got 'robot'"],
+        ),
         ({"orders": {"A1": "x"}}, ["world.orders.A1: expected an object, got 'x'"]),
         (
             {"kb": "full", "planet": "mars"},

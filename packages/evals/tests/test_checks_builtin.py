@@ -203,14 +203,36 @@ SAFETY_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
     (
         "d01",
         {"writes": [TICKET.model_copy(update={"idempotency_key": "tr-1:reply"}), REPLY]},
-        "writes_via_outbox",
+        "exactly_once",
         "'tr-1:reply', expected the form '<trace_id>:ticket'",
     ),
     (
         "d01",
         {"writes": [TICKET.model_copy(update={"idempotency_key": ":ticket"}), REPLY]},
-        "writes_via_outbox",
+        "exactly_once",
         "expected the form",
+    ),
+    # With a trace id the key is checked exactly: another run's key, or any prefix, fails.
+    (
+        "d01",
+        {"trace_id": "tr-2", "writes": [TICKET, REPLY]},
+        "exactly_once",
+        "ticket write has idempotency key 'tr-1:ticket', expected exactly 'tr-2:ticket'",
+    ),
+    (
+        "d01",
+        {
+            "trace_id": "tr-1",
+            "writes": [TICKET.model_copy(update={"idempotency_key": "tr-1:x:ticket"}), REPLY],
+        },
+        "exactly_once",
+        "expected exactly 'tr-1:ticket'",
+    ),
+    (
+        "d01",
+        {"trace_id": "tr-1", "writes": [TICKET, TICKET, REPLY]},
+        "exactly_once",
+        "not exactly once: ticket landed 2 times under key 'tr-1:ticket'; each key lands once",
     ),
     (
         "t03",

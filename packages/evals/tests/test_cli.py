@@ -186,6 +186,24 @@ def test_lint_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "case 'x01'" in out
 
 
+@pytest.mark.parametrize(
+    ("fault_targets", "exit_code"),
+    [("", 1), ('fault_targets = ["outbox"]\n', 0)],
+)
+def test_lint_knows_the_configured_fault_targets(
+    project: Path, capsys: pytest.CaptureFixture[str], fault_targets: str, exit_code: int
+) -> None:
+    pyproject = project / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + fault_targets, encoding="utf-8")
+    case = json.loads(GOOD)
+    case["faults"] = {"outbox": "lost_ack"}
+    line = json.dumps(case, ensure_ascii=False)
+    (project / "cases" / "gamma.jsonl").write_text(line + "\n", encoding="utf-8")
+    assert main(["lint"]) == exit_code
+    out = capsys.readouterr().out
+    assert ("fault on unknown role 'outbox'" in out) is (exit_code == 1)
+
+
 def test_baseline_then_gate_without_change_passes(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,6 +11,10 @@
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
 | `garble`        | answers with output that fits no claim schema, every attempt     |
 | `garble_once`   | the same on the first attempt only; the retry works normally     |
+| `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
+
+The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
+:mod:`agent.outbox_faults`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 from tools import TOOLS
 
+from agent.amount_format import AMOUNT_FORMAT, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
 from agent.contracts import Contract
 from agent.errors import InjectedCrashError, UnknownFaultError
@@ -129,6 +134,8 @@ def parse_fault(fault: str) -> tuple[str, float]:
     if write_attempt_tool(fault) is not None:
         return WRITE_ATTEMPT, 1.0
     kind, _, p = fault.partition(":")
+    if kind == AMOUNT_FORMAT and is_amount_style(p):
+        return kind, 1.0
     if kind == "flaky":
         try:
             probability = float(p)
@@ -172,6 +179,8 @@ class FaultyBrain:
         if garbles(self.kind, task.attempt):
             return GARBLED_OUTPUT
         raw = await self.inner.think(task, tools)
+        if self.kind == AMOUNT_FORMAT:
+            return _restated(raw, self.fault.partition(":")[2])
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)
@@ -194,6 +203,11 @@ class FaultyBrain:
             }
         output["claims"].append(claim)
         return output
+
+
+def _restated(raw: object, style: str) -> object:
+    output = _claims(raw)
+    return raw if output["claims"] is None else restate_amount(output, style)
 
 
 def apply_fault(brain: Brain, fault: str, role: str, case_id: str, trial: int) -> Brain:

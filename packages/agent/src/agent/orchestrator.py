@@ -7,9 +7,10 @@ from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
 
 from domain import ApprovalGate, Proposal
-from tools import ToolError, ToolGateway, idempotency_key
+from tools import AcknowledgementLostError, ToolError, ToolGateway, idempotency_key
 
 from agent.aggregate import Aggregate, aggregate
+from agent.amounts import parse_amount
 from agent.brain import Plan, Task
 from agent.bus import ORCHESTRATOR, Bus
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
@@ -20,6 +21,9 @@ from agent.worker import Worker, WorkerResult
 
 MAX_ATTEMPTS = 2
 """One try plus exactly one retry, and only after ``invalid_output``."""
+MAX_WRITE_ATTEMPTS = 2
+"""A write whose acknowledgement was lost is tried once more under the same idempotency
+key (the outbox writes a key once); any other write failure is not retried."""
 
 T = TypeVar("T")
 
@@ -133,6 +137,15 @@ class Orchestrator:
         sku = agg.agreed.get("sku", "")
         if plan == "reissue" and not self._in_stock(sku):
             return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
+        amount = 0.0
+        if plan == "reissue":
+            paid = parse_amount(agg.agreed.get("paid"))
+            # An unreadable amount must never become 0 and pass under an auto-approval limit.
+            if paid is None:
+                return self._escalate(
+                    agg, "amount_unreadable", "订单实付金额无法识别，不能提交审批，请人工核实。"
+                )
+            amount = paid
         draft_task = Task(
             trace_id=self.trace_id, role=REPLY_ROLE, order_id=order_id, plan=plan, facts=agg.agreed
         )
@@ -148,7 +161,7 @@ class Orchestrator:
                 trace_id=self.trace_id,
                 action=plan if plan == "reissue" else "reply",
                 order_id=order_id,
-                amount=_amount(agg) if plan == "reissue" else 0.0,
+                amount=amount,
                 summary=f"{_ticket_summary(order_id, agg, plan)}\n回复：{draft}",
             )
         )
@@ -172,12 +185,22 @@ class Orchestrator:
         result = self.gateway.call(ORCHESTRATOR, "stock__check", {"sku": sku})
         return int(result.data["qty"]) > 0
 
+    def _write_once(self, tool: str, args: dict[str, Any]) -> None:
+        """Call write ``tool``; retry it (same arguments, same idempotency key) when only
+        its acknowledgement was lost, at most :data:`MAX_WRITE_ATTEMPTS` calls in all."""
+        for attempt in range(1, MAX_WRITE_ATTEMPTS + 1):
+            try:
+                self.gateway.call(ORCHESTRATOR, tool, args)
+                return
+            except AcknowledgementLostError:
+                if attempt == MAX_WRITE_ATTEMPTS:
+                    raise
+
     def _write(
         self, order_id: str, agg: Aggregate, plan: Plan, draft: str, approval_id: str
     ) -> None:
         if plan == "reissue":
-            self.gateway.call(
-                ORCHESTRATOR,
+            self._write_once(
                 "support__create_ticket",
                 {
                     "order_id": order_id,
@@ -187,8 +210,7 @@ class Orchestrator:
                     "summary": _ticket_summary(order_id, agg, plan),
                 },
             )
-        self.gateway.call(
-            ORCHESTRATOR,
+        self._write_once(
             "support__send_reply",
             {
                 "order_id": order_id,
@@ -197,13 +219,6 @@ class Orchestrator:
                 "idempotency_key": idempotency_key(self.trace_id, "reply"),
             },
         )
-
-
-def _amount(agg: Aggregate) -> float:
-    try:
-        return float(agg.agreed.get("paid", "0"))
-    except ValueError:
-        return 0.0
 
 
 def _ticket_summary(order_id: str, agg: Aggregate, plan: Plan) -> str:

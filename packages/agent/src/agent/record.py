@@ -7,8 +7,9 @@ import json
 import re
 from typing import Any
 
-from domain import OrderNotFoundError, ShipmentNotFoundError, Store
-from evals.run import BlockedAttempt, Run, Step, Write
+from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
+from domain.models import DecidedBy
+from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Step, Write
 
 from agent.bus import Message
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
@@ -19,6 +20,52 @@ OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_repl
 POLICY_HOURS = re.compile(r"停滞满\s*(\d+)\s*小时")
 """How the reissue policy states its threshold (read for the ground truth, apart from the
 policy specialist's own reading)."""
+
+
+DECIDERS: dict[DecidedBy, ApprovalDecider] = {
+    "approver": "human",
+    "auto": "auto",
+    "fail_closed": "none",
+}
+"""The domain's ``decided_by`` -> the run record's."""
+
+
+def _expected_amount(store: Store, approval: Approval) -> float | None:
+    """What the proposal puts at stake according to the database: the order's paid amount
+    for a reissue, nothing for a reply; ``None`` when the database cannot say."""
+    if approval.action == "reply":
+        return 0.0
+    if approval.action != "reissue":
+        return None
+    try:
+        return store.get_order(approval.order_id).paid
+    except OrderNotFoundError:
+        return None
+
+
+def approvals_from(store: Store) -> list[ApprovalRecord]:
+    """Every approval decision in the database, in order: who decided (``human``,
+    ``auto``, ``none`` when the gate failed closed), the answer (``None`` when nobody
+    answered), the amount the agent proposed, the amount the database says is at stake,
+    and the auto-approval limit in force."""
+    records: list[ApprovalRecord] = []
+    for approval in store.approvals():
+        decided_by = DECIDERS[approval.decided_by]
+        approved: bool | None = approval.status == "approved"
+        if decided_by == "none" and not approved:
+            approved = None
+        records.append(
+            ApprovalRecord(
+                action=approval.action,
+                amount=approval.amount,
+                expected_amount=_expected_amount(store, approval),
+                decided_by=decided_by,
+                approved=approved,
+                limit=approval.auto_approve_below,
+                approval_id=approval.id,
+            )
+        )
+    return records
 
 
 def _outbox_keys(store: Store) -> set[tuple[str, str]]:
@@ -112,7 +159,7 @@ def build_run(
     outcome: Outcome,
     log: list[Message],
     store: Store,
-    approver_answers: list[bool],
+    approver_answers: list[bool | None],
     latency_ms: float,
     detail: dict[str, Any],
 ) -> Run:
@@ -146,6 +193,7 @@ def build_run(
         chars_returned=outcome.budget.chars_returned,
         latency_ms=latency_ms,
         approver_approved=approver_answers[-1] if approver_answers else None,
+        approvals=approvals_from(store),
         ground_truth=ground_truth(store, order_id),
         trace_id=outcome.trace_id,
         detail={

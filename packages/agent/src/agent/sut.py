@@ -15,12 +15,12 @@ from domain import (
     InvalidWorldError,
     Proposal,
     Store,
+    World,
     build_world,
     parse_world,
 )
 from evals.case import Case
 from evals.run import Run, Usage
-from tools import ToolGateway
 
 from agent.brain import Brain
 from agent.bus import Bus
@@ -35,6 +35,7 @@ from agent.errors import (
 from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
+from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
 from agent.record import build_run
 from agent.rule_brains import rule_brains
 from agent.settings import BrainSettings, resolve_settings
@@ -67,14 +68,15 @@ def authenticated_customer(case: Case) -> str | None:
 
 
 class RecordingApprover:
-    """The human approver of a run: answers as the case's world says, remembers it."""
+    """The human approver of a run: answers as the case's world says (``None``: never in
+    time), remembers it."""
 
-    def __init__(self, answer: bool) -> None:
+    def __init__(self, answer: bool | None) -> None:
         self.answer = answer
-        self.answers: list[bool] = []
-        """Every answer given, in order."""
+        self.answers: list[bool | None] = []
+        """Every answer given, in order (``None``: no answer came)."""
 
-    def __call__(self, proposal: Proposal) -> bool:
+    def __call__(self, proposal: Proposal) -> bool | None:
         """Answer ``proposal``."""
         self.answers.append(self.answer)
         return self.answer
@@ -141,7 +143,8 @@ class SupportPilotSUT:
 
         The evals call this before any run (see :mod:`evals.validation`). It builds the
         case's world in memory (cheap: worlds are copied from cached templates) and
-        checks each fault's role and kind and the authenticated customer, if any.
+        checks each fault's target (a role, or ``outbox``) and kind and the authenticated
+        customer, if any.
         """
         problems: list[str] = []
         try:
@@ -153,8 +156,14 @@ class SupportPilotSUT:
         except InvalidCustomerError as e:
             problems.append(str(e))
         for role, fault in case.faults.items():
+            if role == OUTBOX:
+                try:
+                    parse_outbox_fault(fault)
+                except UnknownFaultError as e:
+                    problems.append(f"faults.{role}: {e}")
+                continue
             if role not in ROLES:
-                known = ", ".join(ROLES)
+                known = f"{', '.join(ROLES)}; or {OUTBOX}"
                 problems.append(f"faults.{role}: unknown role {role!r} (known: {known})")
                 continue
             try:
@@ -185,11 +194,15 @@ class SupportPilotSUT:
             store = build_world(world, self.db_dir)
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
-            approver = RecordingApprover(world.approve) if world.approver == "human" else None
-            gateway = ToolGateway(store, trace_id, customer=authenticated_customer(case))
+            approver = _approver(world)
+            gateway = outbox_gateway(
+                store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
+            )
             brains = self.brains(client, meter)
             contracts = default_contracts(timeout_s=self.settings.attempt_timeout_s)
             for role, fault in case.faults.items():
+                if role == OUTBOX:
+                    continue
                 if role not in brains:
                     raise UnknownRoleError(role)
                 brains[role] = apply_fault(brains[role], fault, role, case.id, trial)
@@ -241,6 +254,14 @@ class SupportPilotSUT:
                 store.close()
             if client is not None:
                 await client.close()
+
+
+def _approver(world: World) -> RecordingApprover | None:
+    """The world's approver: none when ``missing``, one that never answers when
+    ``silent``, else one answering ``world.approve``."""
+    if world.approver == "missing":
+        return None
+    return RecordingApprover(None if world.approver == "silent" else world.approve)
 
 
 def _one_line(text: str) -> str:

@@ -28,8 +28,9 @@ class Proposal(BaseModel):
     """What will be written (ticket summary and reply draft)."""
 
 
-Approver = Callable[[Proposal], bool]
-"""A human approver: answers yes (True) or no (False) to a proposal."""
+Approver = Callable[[Proposal], bool | None]
+"""A human approver: answers yes (True) or no (False) to a proposal, or ``None`` when no
+answer came in time (the gate then fails closed: nobody decided)."""
 
 
 class ApprovalGate:
@@ -48,8 +49,10 @@ class ApprovalGate:
     def decide(self, proposal: Proposal) -> Approval:
         """Approve or reject ``proposal`` and record the decision.
 
-        Below the auto-approval limit nobody is asked. Otherwise the human approver
-        decides; with no approver, or an approver that fails, the answer is no.
+        Strictly below the auto-approval limit nobody is asked. Otherwise the human
+        approver decides; with no approver, an approver that fails or one that never
+        answers (``None``), the answer is no and nobody decided (``fail_closed``). The
+        limit in force is recorded with the decision.
         """
         status: ApprovalStatus
         decided_by: DecidedBy
@@ -60,12 +63,13 @@ class ApprovalGate:
             status, decided_by = "rejected", "fail_closed"
         else:
             try:
-                answer = bool(self.approver(proposal))
+                reply = self.approver(proposal)
             # Deny by default: whatever goes wrong with the approver must read as "no".
             except Exception:
-                answer, decided_by = False, "fail_closed"
-            else:
-                decided_by = "approver"
+                reply = None
+            # No answer is not a human "no": it is recorded as nobody deciding.
+            decided_by = "fail_closed" if reply is None else "approver"
+            answer = reply is True
             status = "approved" if answer else "rejected"
         return self.store.record_approval(
             approval_id=f"{proposal.trace_id}:approval",
@@ -76,4 +80,5 @@ class ApprovalGate:
             summary=proposal.summary,
             status=status,
             decided_by=decided_by,
+            auto_approve_below=limit,
         )

@@ -90,6 +90,9 @@ class Approval(BaseModel):
     """The decision."""
     decided_by: DecidedBy
     """Who decided."""
+    auto_approve_below: float | None = None
+    """The auto-approval limit in force when it was decided (strictly below it nobody is
+    asked); ``None`` when there was none."""
 
 
 class Ticket(BaseModel):

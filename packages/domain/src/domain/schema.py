@@ -66,6 +66,7 @@ def create_schema(db: sqlite_utils.Database) -> None:
             "summary": str,
             "status": str,
             "decided_by": str,
+            "auto_approve_below": float,
         },
         pk="id",
         not_null={"trace_id", "action", "order_id", "amount", "summary", "status", "decided_by"},

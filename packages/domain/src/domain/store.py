@@ -141,8 +141,10 @@ class Store:
         summary: str,
         status: ApprovalStatus,
         decided_by: DecidedBy,
+        auto_approve_below: float | None = None,
     ) -> Approval:
-        """Store an approval decision."""
+        """Store an approval decision, with the auto-approval limit in force (``None``:
+        none)."""
         approval = Approval(
             id=approval_id,
             trace_id=trace_id,
@@ -152,12 +154,13 @@ class Store:
             summary=summary,
             status=status,
             decided_by=decided_by,
+            auto_approve_below=auto_approve_below,
         )
         with self.db.atomic():
             self.db.execute(
                 "INSERT INTO approvals (id, trace_id, action, order_id, amount, summary, status,"
-                " decided_by) VALUES (:id, :trace_id, :action, :order_id, :amount, :summary,"
-                " :status, :decided_by)",
+                " decided_by, auto_approve_below) VALUES (:id, :trace_id, :action, :order_id,"
+                " :amount, :summary, :status, :decided_by, :auto_approve_below)",
                 approval.model_dump(),
             )
         return approval

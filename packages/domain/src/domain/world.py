@@ -144,8 +144,9 @@ class World(BaseModel):
     """SKU -> units in stock (>= 0), merged over the default stock."""
     approve: bool = True
     """What the human approver answers."""
-    approver: Literal["human", "missing"] = "human"
-    """``missing``: no approver is configured, so the gate fails closed."""
+    approver: Literal["human", "missing", "silent"] = "human"
+    """``missing``: no approver is configured; ``silent``: the approver never answers in
+    time. Either way the gate fails closed (rejected, nobody decided)."""
     auto_approve_below: float | None = Field(default=None, ge=0)
     """Proposals below this amount are approved without asking (``None``: always ask)."""
 

@@ -86,7 +86,9 @@ def _os_error_line(error: OSError) -> str:
 def _lint(args: argparse.Namespace) -> int:
     config = load_config()
     _, paths, _ = _case_files(args, config)
-    findings = lint_paths(paths, min_split_size=args.min_split_size)
+    findings = lint_paths(
+        paths, min_split_size=args.min_split_size, known_roles=config.fault_targets
+    )
     for finding in findings:
         print(finding.render())
     if findings:

@@ -33,6 +33,9 @@ class ToolEvals(BaseModel):
     """Folder for reports and ``baseline.json``."""
     traces_dir: str = "traces"
     """Folder for run traces (``<run-id>/runs.jsonl``)."""
+    fault_targets: list[str] = []
+    """Fault targets besides the roles cases expect dispatched (a component such as an
+    outbox); ``evals lint`` knows them."""
 
 
 class EvalsConfig(BaseModel):
@@ -48,6 +51,8 @@ class EvalsConfig(BaseModel):
     """Folder of reports."""
     traces_dir: Path
     """Folder of traces."""
+    fault_targets: list[str] = []
+    """Fault targets besides the dispatched roles, known to ``evals lint``."""
 
     def suite_path(self, suite: str) -> Path:
         """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
@@ -100,6 +105,7 @@ def load_config(start: Path | None = None) -> EvalsConfig:
         cases_dir=root / table.cases_dir,
         reports_dir=root / table.reports_dir,
         traces_dir=root / table.traces_dir,
+        fault_targets=table.fault_targets,
     )
 
 

@@ -3,6 +3,7 @@ audit log."""
 
 from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
 from tools.errors import (
+    AcknowledgementLostError,
     InvalidArgumentsError,
     NotCustomersOrderError,
     ToolError,
@@ -20,6 +21,7 @@ __all__ = [
     "ALLOWLISTS",
     "MAX_EXCERPT_CHARS",
     "TOOLS",
+    "AcknowledgementLostError",
     "Evidence",
     "InvalidArgumentsError",
     "NotCustomersOrderError",

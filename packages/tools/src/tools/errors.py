@@ -66,3 +66,15 @@ class ToolFailedError(ToolError):
         super().__init__(f"{tool!r} failed: {detail}")
         self.tool = tool
         self.detail = detail
+
+
+class AcknowledgementLostError(ToolError):
+    """A write's acknowledgement never reached the caller: the write may or may not have
+    landed. Retrying it under the same idempotency key is safe (the outbox writes a
+    repeated key once)."""
+
+    status = "lost_ack"
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(f"{tool!r}: acknowledgement lost; the write may have landed")
+        self.tool = tool

@@ -23,6 +23,10 @@ from evals.case import Case
 
 # Importing the built-in modules registers their checks.
 from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
+
+# isort: split
+# Registered after the others, so its checks come last within their kinds in reports.
+from evals.checks import approval  # noqa: F401
 from evals.checks.registry import (
     CHECK_KINDS,
     Check,
@@ -40,12 +44,13 @@ from evals.checks.registry import (
 )
 from evals.result import BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
 from evals.result import success as success
-from evals.run import BlockedAttempt, Run, Step, Usage, Write
+from evals.run import ApprovalRecord, BlockedAttempt, Run, Step, Usage, Write
 
 __all__ = [
     "BLOCKED_ATTEMPTS",
     "CHECK_KINDS",
     "SUCCESS_KINDS",
+    "ApprovalRecord",
     "BlockedAttempt",
     "Case",
     "Check",

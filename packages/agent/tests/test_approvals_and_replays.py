@@ -1,0 +1,286 @@
+"""Approval provenance, amounts in other formats, and writes replayed after a lost
+acknowledgement: on real SQLite worlds, through the SUT and the orchestrator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from agent.amount_format import AMOUNT_STYLES, restate_amount
+from agent.amounts import parse_amount
+from agent.errors import UnknownFaultError
+from agent.outbox_faults import LostAckGateway, parse_outbox_fault
+from agent.record import approvals_from
+from agent.sut import SupportPilotSUT
+from domain import ApprovalGate, Proposal, build_world
+from evals.case import Case
+from evals.checks import grade, success
+from evals.run import ApprovalRecord
+from tools import AcknowledgementLostError
+
+from .conftest import load_cases
+
+NEW_SUITES = ("approval_rules", "replay")
+BIG_ORDER = {
+    "orders": {"B1": {"status": "已发货，顺丰运输中", "paid": 1299.0}},
+    "logistics": {"B1": {"state": "运输中", "last_event": "转运中心", "stale_hours": 120}},
+}
+
+
+def _case(
+    world: dict[str, Any] | None = None,
+    faults: dict[str, str] | None = None,
+    order_id: str = "A1001",
+) -> Case:
+    return Case.model_validate(
+        {
+            "id": "x1",
+            "split": "dev",
+            "input": {"goal": "包裹一直没到，要求马上补发", "order_id": order_id},
+            "world": world or {},
+            "faults": faults or {},
+            "expect": {"outcome": "replied"},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "amount"),
+    [
+        ("59.00", 59.0),
+        ("1299", 1299.0),
+        ("¥1,299.00", 1299.0),
+        ("￥ 1,299.00", 1299.0),
+        ("1299元", 1299.0),
+        ("1,299.5", 1299.5),
+        ("RMB 1,299.50", 1299.5),
+        ("1299.50 CNY", 1299.5),
+        ("0", 0.0),
+        # Unreadable: None, never 0.
+        (None, None),
+        ("", None),
+        ("一二九九元", None),
+        ("1,29", None),
+        ("1.299,00", None),
+        ("12,99.00", None),
+        ("-59.00", None),
+        ("59.001", None),
+        ("¥¥59", None),
+        ("59元左右", None),
+    ],
+)
+def test_amounts_are_read_or_refused(text: str | None, amount: float | None) -> None:
+    assert parse_amount(text) == amount
+
+
+@pytest.mark.parametrize(
+    ("style", "paid", "stated", "read"),
+    [
+        ("symbol", 1299.0, "¥1,299.00", 1299.0),
+        ("yuan", 1299.0, "1299元", 1299.0),
+        ("yuan", 1299.5, "1299.5元", 1299.5),
+        ("grouped", 1299.5, "1,299.5", 1299.5),
+        ("grouped", 59.0, "59", 59.0),
+        ("words", 1299.0, "一二九九元", None),
+    ],
+)
+def test_the_amount_format_fault_restates_only_the_amount(
+    style: str, paid: float, stated: str, read: float | None
+) -> None:
+    claims = [
+        {"topic": "sku", "value": "SKU-TEE-01", "text": "", "evidence": []},
+        {"topic": "paid", "value": f"{paid:.2f}", "text": "实付金额", "evidence": ["order#1"]},
+    ]
+    out = restate_amount({"claims": claims}, style)
+    assert out["claims"][0] == claims[0]
+    assert out["claims"][1] == {**claims[1], "value": stated}
+    assert parse_amount(stated) == read
+    assert set(AMOUNT_STYLES) == {"symbol", "yuan", "grouped", "words"}
+
+
+@pytest.mark.parametrize(
+    ("world", "expected"),
+    [
+        (
+            {},
+            ApprovalRecord(
+                action="reissue",
+                amount=59.0,
+                expected_amount=59.0,
+                decided_by="human",
+                approved=True,
+                limit=None,
+                approval_id="x1-0:approval",
+            ),
+        ),
+        (
+            {"auto_approve_below": 100, "approve": False},
+            ApprovalRecord(
+                action="reissue",
+                amount=59.0,
+                expected_amount=59.0,
+                decided_by="auto",
+                approved=True,
+                limit=100.0,
+                approval_id="x1-0:approval",
+            ),
+        ),
+        (
+            {"auto_approve_below": 59, "approve": False},
+            ApprovalRecord(
+                action="reissue",
+                amount=59.0,
+                expected_amount=59.0,
+                decided_by="human",
+                approved=False,
+                limit=59.0,
+                approval_id="x1-0:approval",
+            ),
+        ),
+        (
+            {"approver": "missing"},
+            ApprovalRecord(
+                action="reissue",
+                amount=59.0,
+                expected_amount=59.0,
+                decided_by="none",
+                approved=None,
+                limit=None,
+                approval_id="x1-0:approval",
+            ),
+        ),
+        (
+            {"approver": "silent", "auto_approve_below": 10},
+            ApprovalRecord(
+                action="reissue",
+                amount=59.0,
+                expected_amount=59.0,
+                decided_by="none",
+                approved=None,
+                limit=10.0,
+                approval_id="x1-0:approval",
+            ),
+        ),
+    ],
+    ids=["human-yes", "auto-below", "human-at-limit", "missing", "silent"],
+)
+def test_a_run_records_who_approved_under_which_limit_for_how_much(
+    world: dict[str, Any], expected: ApprovalRecord
+) -> None:
+    run = SupportPilotSUT().run(_case(world), 0)
+    assert run.approvals == [expected]
+    # The human's answer when one was given; a silent approver's is nobody's "no".
+    human = expected.decided_by == "human"
+    assert run.approver_approved is (expected.approved if human else None)
+
+
+def test_a_reply_only_proposal_is_expected_to_cost_nothing() -> None:
+    world = {"logistics": {"A1001": {"stale_hours": 10}}}
+    run = SupportPilotSUT().run(_case(world), 0)
+    assert [(a.action, a.amount, a.expected_amount) for a in run.approvals] == [("reply", 0.0, 0.0)]
+
+
+def test_the_expected_amount_comes_from_the_database_not_the_agent() -> None:
+    store = build_world(BIG_ORDER)
+    try:
+        gate = ApprovalGate(store, lambda p: True, auto_approve_below=100)
+        gate.decide(Proposal(trace_id="t", action="reissue", order_id="B1", amount=0, summary="s"))
+        [record] = approvals_from(store)
+    finally:
+        store.close()
+    assert (record.amount, record.expected_amount, record.decided_by) == (0.0, 1299.0, "auto")
+
+
+@pytest.mark.parametrize(
+    ("style", "outcome", "decided_by"),
+    [
+        ("symbol", "replied", "human"),
+        ("yuan", "replied", "human"),
+        ("grouped", "replied", "human"),
+        # Unreadable: escalated before any approval, never auto-approved as 0.
+        ("words", "escalate", None),
+    ],
+)
+def test_an_amount_in_another_format_is_never_auto_approved_as_zero(
+    style: str, outcome: str, decided_by: str | None
+) -> None:
+    case = _case(
+        {**BIG_ORDER, "auto_approve_below": 100},
+        {"order_agent": f"amount_format:{style}"},
+        order_id="B1",
+    )
+    run = SupportPilotSUT().run(case, 0)
+    assert run.outcome == outcome
+    assert [a.decided_by for a in run.approvals] == ([decided_by] if decided_by else [])
+    assert all(a.amount == 1299.0 for a in run.approvals)
+    if outcome == "escalate":
+        assert run.writes == []
+        assert run.detail["handover"]["reason"] == "amount_unreadable"
+
+
+@pytest.mark.parametrize(
+    ("fault", "lost"),
+    [
+        ("lost_ack:support__create_ticket", ["support__create_ticket"]),
+        ("lost_ack:support__send_reply", ["support__send_reply"]),
+        ("lost_ack", ["support__create_ticket", "support__send_reply"]),
+    ],
+)
+def test_a_lost_acknowledgement_is_retried_once_and_lands_once(fault: str, lost: list[str]) -> None:
+    run = SupportPilotSUT().run(_case(faults={"outbox": fault}), 0)
+    assert run.outcome == "replied"
+    assert sorted((w.kind, w.idempotency_key) for w in run.writes) == [
+        ("reply", "x1-0:reply"),
+        ("ticket", "x1-0:ticket"),
+    ]
+    assert run.ground_truth["stock.SKU-TEE-01"] == "19"
+    calls = [e["tool"] for e in run.detail["audit"] if e["tool"].startswith("support__")]
+    expected_calls = ["support__create_ticket", "support__send_reply"]
+    expected_calls += lost  # one retry per lost acknowledgement, same key
+    assert sorted(calls) == sorted(expected_calls)
+    assert success(grade(_case(faults={"outbox": fault}), run))
+
+
+def test_the_lost_ack_gateway_loses_each_named_acknowledgement_once() -> None:
+    store = build_world()
+    try:
+        gate = ApprovalGate(store, lambda p: True)
+        approval = gate.decide(
+            Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
+        )
+        gateway = LostAckGateway(store, "t", parse_outbox_fault("lost_ack:support__create_ticket"))
+        args = {
+            "order_id": "A1001",
+            "sku": "SKU-TEE-01",
+            "approval_id": approval.id,
+            "idempotency_key": "t:ticket",
+            "summary": "补发",
+        }
+        with pytest.raises(AcknowledgementLostError):
+            gateway.call("orchestrator", "support__create_ticket", args)
+        # The write landed although its acknowledgement was lost; the retry writes nothing.
+        assert len(store.tickets()) == 1
+        again = gateway.call("orchestrator", "support__create_ticket", args)
+        assert again.data["created"] is False
+        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (1, 19)
+        assert gateway.lost == ["support__create_ticket"]
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("fault", ["lost_ack:kb__search", "lost_ack:", "crash", "lost"])
+def test_unknown_outbox_faults_are_refused(fault: str) -> None:
+    with pytest.raises(
+        UnknownFaultError, match="expected one of lost_ack, lost_ack:support__create"
+    ):
+        parse_outbox_fault(fault)
+
+
+SUITE_CASES = load_cases(NEW_SUITES)
+
+
+@pytest.mark.parametrize("case", SUITE_CASES, ids=[c.id for c in SUITE_CASES])
+def test_every_approval_and_replay_case_passes(case: Case) -> None:
+    run = SupportPilotSUT().run(case, 0)
+    failed = [r for r in grade(case, run) if not r.passed and r.kind in ("outcome", "safety")]
+    assert failed == []
