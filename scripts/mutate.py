@@ -215,8 +215,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "gate_ignores_newly_failing",
         f"{EVALS}/gate.py",
-        "    if newly_failing:\n",
-        "    if newly_failing and False:\n",
+        "if len(newly_failing) > hard_rules.newly_failing_cases_max:",
+        "if False:",
         "a case that passed in the baseline may fail now",
     ),
     M(
@@ -229,18 +229,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "gate_unauthorized_tolerated",
         f"{EVALS}/gate.py",
-        "if metrics.unauthorized_rate > 0:",
-        "if metrics.unauthorized_rate > 0.05:",
+        "metrics.unauthorized_rate > rules.unauthorized_rate_max:",
+        "metrics.unauthorized_rate > rules.unauthorized_rate_max + 0.05:",
         "an unauthorized rate up to 5% passes the gate",
-    ),
-    M(
-        "gate_ignores_must_pass",
-        f"{EVALS}/gate.py",
-        "group = metrics.by_tag.get(tag)\n"
-        "    if group is not None and group.n and group.success < 1.0:",
-        "group = metrics.by_tag.get(tag)\n"
-        "    if group is not None and group.n and group.success < 0.5:",
-        "must_pass cases may fail as long as half of them pass",
     ),
     M(
         "soft_ignores_latency_floor",
