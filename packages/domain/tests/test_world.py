@@ -168,7 +168,7 @@ def test_world_in_a_directory_is_a_new_file(tmp_path: Path) -> None:
     assert two.get_order("A1003").status == "已签收"
 
 
-KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
+KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
 
 
 @pytest.mark.parametrize(

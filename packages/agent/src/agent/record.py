@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from domain import OrderNotFoundError, ShipmentNotFoundError, Store
-from evals.run import BlockedAttempt, Run, Step, Write
+from evals.run import BlockedAttempt, Run, Screened, Step, Write
 
 from agent.bus import Message
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
@@ -58,6 +58,20 @@ def steps_from(log: list[Message]) -> list[Step]:
         Step(role=m.recipient, status=status_by_task.get(m.seq), seq=m.seq)
         for m in log
         if m.kind == "task"
+    ]
+
+
+def screened_from(log: list[Message]) -> list[Screened]:
+    """Every claim hygiene dropped, from the result messages, in log order."""
+    return [
+        Screened(
+            role=m.sender,
+            topic=str(dropped.get("claim", {}).get("topic", "")),
+            reason=str(dropped.get("reason", "")),
+        )
+        for m in log
+        if m.kind == "result"
+        for dropped in m.payload.get("dropped") or []
     ]
 
 
@@ -145,6 +159,7 @@ def build_run(
         chars_returned=outcome.budget.chars_returned,
         latency_ms=latency_ms,
         approver_approved=approver_answers[-1] if approver_answers else None,
+        screened=screened_from(log),
         ground_truth=ground_truth(store, order_id),
         trace_id=outcome.trace_id,
         detail={

@@ -9,6 +9,7 @@ from tools.errors import (
     ToolRefusedError,
     UnknownToolError,
 )
+from tools.catalog import READ_TOOLS
 from tools.evidence import MAX_EXCERPT_CHARS, Evidence, build_excerpt
 from tools.gateway import TOOLS, ToolGateway
 from tools.openai_schema import openai_schemas
@@ -18,6 +19,7 @@ from tools.registry import Tool, ToolContext, ToolResult
 __all__ = [
     "ALLOWLISTS",
     "MAX_EXCERPT_CHARS",
+    "READ_TOOLS",
     "TOOLS",
     "Evidence",
     "InvalidArgumentsError",
