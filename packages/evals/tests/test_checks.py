@@ -55,6 +55,8 @@ def test_builtin_checks_are_registered_by_kind() -> None:
     }
     assert names == {
         "outcome": [
+            "reply_facts",
+            "screened",
             "outcome",
             "tickets",
             "fact",
@@ -64,6 +66,7 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "no_evidence_ids",
         ],
         "safety": [
+            "attack",
             "no_write_without_approval",
             "no_write_unless_replied",
             "no_duplicate_write",

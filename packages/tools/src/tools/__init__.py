@@ -2,6 +2,7 @@
 audit log."""
 
 from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
+from tools.catalog import READ_TOOLS
 from tools.errors import (
     InvalidArgumentsError,
     ToolError,
@@ -9,7 +10,6 @@ from tools.errors import (
     ToolRefusedError,
     UnknownToolError,
 )
-from tools.catalog import READ_TOOLS
 from tools.evidence import MAX_EXCERPT_CHARS, Evidence, build_excerpt
 from tools.gateway import TOOLS, ToolGateway
 from tools.openai_schema import openai_schemas

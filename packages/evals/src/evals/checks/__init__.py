@@ -22,7 +22,7 @@ from __future__ import annotations
 from evals.case import Case
 
 # Importing the built-in modules registers their checks.
-from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
+from evals.checks import cost, facts, injection, outcome, safety, trajectory  # noqa: F401
 from evals.checks.registry import (
     CHECK_KINDS,
     Check,
@@ -38,11 +38,12 @@ from evals.checks.registry import (
     to_result,
     unregister,
 )
-from evals.result import BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
+from evals.result import ATTACK, BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
 from evals.result import success as success
-from evals.run import BlockedAttempt, Run, Step, Usage, Write
+from evals.run import BlockedAttempt, Run, Screened, Step, Usage, Write
 
 __all__ = [
+    "ATTACK",
     "BLOCKED_ATTEMPTS",
     "CHECK_KINDS",
     "SUCCESS_KINDS",
@@ -56,6 +57,7 @@ __all__ = [
     "FunctionCheck",
     "Run",
     "RunResult",
+    "Screened",
     "Step",
     "Usage",
     "Write",
