@@ -33,7 +33,7 @@ def _read(tools: ToolBox, tool: str, args: dict[str, object]) -> ToolResult | st
 def _request(goal: str) -> Claim:
     """What the customer asks for, with their words quoted in the explanation: a reader
     model sees them too, so the instruction screen must see them."""
-    wants = "reissue" if any(word in goal for word in REISSUE_WORDS) else "inquiry"
+    wants = "resend" if any(word in goal for word in REISSUE_WORDS) else "inquiry"
     return Claim(topic="request", value=wants, text=f"客户原话：{goal}")
 
 
