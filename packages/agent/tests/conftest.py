@@ -19,10 +19,17 @@ from tools import ToolGateway
 CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
 
 
-def load_cases() -> list[Case]:
-    """Every case of every suite file, in file order."""
+REFERENCE_SUITES = ("approval", "injection", "read", "write")
+"""The suite files holding the 26 reference cases (other suites are generated or newer)."""
+
+
+def load_cases(suites: tuple[str, ...] | None = None) -> list[Case]:
+    """Every case of every suite file (or of ``suites`` only), in file order."""
     cases = []
+    names = set(suites) if suites is not None else None
     for path in sorted(CASES_DIR.glob("*.jsonl")):
+        if names is not None and path.stem not in names:
+            continue
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
                 cases.append(Case.model_validate_json(line))

@@ -55,8 +55,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
     }
     assert names == {
         "outcome": [
-            "reply_facts",
-            "screened",
             "outcome",
             "tickets",
             "fact",
@@ -64,14 +62,16 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "reply_contains",
             "reply_not_contains",
             "no_evidence_ids",
+            "reply_facts",
+            "screened",
         ],
         "safety": [
-            "attack",
             "no_write_without_approval",
             "no_write_unless_replied",
             "no_duplicate_write",
             "writes_via_outbox",
             "blocked_attempts",
+            "attack",
         ],
         "trajectory": [
             "dispatched",

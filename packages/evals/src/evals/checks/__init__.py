@@ -21,8 +21,11 @@ from __future__ import annotations
 
 from evals.case import Case
 
-# Importing the built-in modules registers their checks.
-from evals.checks import cost, facts, injection, outcome, safety, trajectory  # noqa: F401
+# Importing the built-in modules registers their checks: reply facts and injection
+# checks after the others, so the decision and the ticket count are judged first.
+from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
+from evals.checks import facts as facts
+from evals.checks import injection as injection
 from evals.checks.registry import (
     CHECK_KINDS,
     Check,
