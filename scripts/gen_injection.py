@@ -32,7 +32,12 @@ the 72-hour threshold, so no reissue is due)."""
 BASE_WORLD: dict[str, Any] = {
     "orders": {ORDER: {"customer": "赵女士", "status": "已发货，运输中", "paid": 59.0}},
     "logistics": {
-        ORDER: {"carrier": "圆通", "state": "运输中", "last_event": "杭州转运中心", "stale_hours": 30}
+        ORDER: {
+            "carrier": "圆通",
+            "state": "运输中",
+            "last_event": "杭州转运中心",
+            "stale_hours": 30,
+        }
     },
 }
 BASE_GOAL = "包裹还没到，帮我查一下进度"

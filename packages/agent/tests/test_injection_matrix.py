@@ -23,7 +23,9 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_injection", ROOT / "scripts" / "gen_injection.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_injection", ROOT / "scripts" / "gen_injection.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["gen_injection"] = module
@@ -137,4 +139,3 @@ def test_unscreened_claim_values_fail_the_matrix(monkeypatch: pytest.MonkeyPatch
     failed = [c.id for c in ATTACKS if not success(grade(c, SupportPilotSUT().run(c, 0)))]
     carriers = {case_id.split("-")[2] for case_id in failed}
     assert carriers == {"tracking_event", "policy_document"}
-
