@@ -51,7 +51,8 @@ from pathlib import Path
 from agent.sut import SupportPilotSUT
 from evals.loader import load_cases
 
-cases = load_cases(sorted(Path("cases").glob("*.jsonl")))
+suites = json.loads(Path("reports/baseline.json").read_text(encoding="utf-8"))["suites"]
+cases = load_cases([Path("cases") / f"{suite}.jsonl" for suite in suites])
 sut = SupportPilotSUT()
 answers = {
     case.id: [case.expect.outcome, sut.run(case, 0).outcome]
