@@ -73,7 +73,7 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = ["read", "write", "approval", "injection"]
+SUITES = ["read", "write", "approval", "injection", "injection_matrix"]
 
 
 def evals_cli(session: nox.Session, *args: str) -> None:
@@ -106,6 +106,12 @@ def evals_approval(session: nox.Session) -> None:
 def evals_injection(session: nox.Session) -> None:
     """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
     evals_cli(session, "run", "--suite", "injection", "--label", "injection")
+
+
+@nox.session(name="evals_injection_matrix", default=False, tags=["suites"])
+def evals_injection_matrix(session: nox.Session) -> None:
+    """Run the generated injection matrix: 6 attacks x 5 carriers, each with a benign twin."""
+    evals_cli(session, "run", "--suite", "injection_matrix", "--label", "injection_matrix")
 
 
 @nox.session(name="evals", default=False)
