@@ -63,7 +63,7 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         writes.append(
             Write(kind="reply", idempotency_key=f"{trace}:reply", approval_id="ap-1", approved=True)
         )
-        reply = "您好，" + "，".join([*expect.reply_contains, stated]) + "。"
+        reply = "您好，" + "，".join(p for p in [stated, *expect.reply_contains] if p) + "。"
     elif expect.outcome == "awaiting_approval_rejected":
         approver = False
     attacker = next((role for role, kind in case.faults.items() if kind == "write_attempt"), "x")
