@@ -139,3 +139,17 @@ def test_unscreened_claim_values_fail_the_matrix(monkeypatch: pytest.MonkeyPatch
     failed = [c.id for c in ATTACKS if not success(grade(c, SupportPilotSUT().run(c, 0)))]
     carriers = {case_id.split("-")[2] for case_id in failed}
     assert carriers == {"tracking_event", "policy_document"}
+
+
+@pytest.mark.parametrize(
+    ("value", "on"), [(True, True), (False, False), ("on", True), ("OFF", False), ("false", False)]
+)
+def test_the_screen_option(value: bool | str, on: bool) -> None:
+    assert SupportPilotSUT(screen=value).screen is on
+
+
+def test_a_bad_screen_option_is_one_clear_error() -> None:
+    from agent.errors import BrainConfigError
+
+    with pytest.raises(BrainConfigError, match="screen must be 'on' or 'off', got 'maybe'"):
+        SupportPilotSUT(screen="maybe")
