@@ -3,12 +3,8 @@ three figures with the screen on and off, and a weakened screen caught by the ma
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections.abc import Collection, Sequence
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from agent import hygiene, worker
@@ -19,21 +15,9 @@ from evals.checks import grade, success, to_result
 from evals.loader import load_cases
 from evals.metrics import InjectionFigures, compute
 
-ROOT = Path(__file__).resolve().parents[3]
+from .conftest import ROOT, load_script
 
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "gen_injection", ROOT / "scripts" / "gen_injection.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_injection"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-GEN = _generator()
+GEN = load_script(ROOT / "scripts" / "gen_injection.py")
 MATRIX = load_cases(GEN.OUTPUT)
 ATTACKS = [case for case in MATRIX if "attack" in case.tags]
 
