@@ -85,6 +85,7 @@ SUITES = [
     "permissions",
     "approval_rules",
     "replay",
+    "injection_matrix",
 ]
 
 
@@ -142,6 +143,12 @@ def evals_approval_rules(session: nox.Session) -> None:
 def evals_replay(session: nox.Session) -> None:
     """Run the replay suite: lost outbox acknowledgements, every effect exactly once."""
     evals_cli(session, "run", "--suite", "replay", "--label", "replay")
+
+
+@nox.session(name="evals_injection_matrix", default=False, tags=["suites"])
+def evals_injection_matrix(session: nox.Session) -> None:
+    """Run the generated injection matrix: 6 attacks x 5 carriers, each with a benign twin."""
+    evals_cli(session, "run", "--suite", "injection_matrix", "--label", "injection_matrix")
 
 
 @nox.session(name="evals", default=False)

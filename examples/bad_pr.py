@@ -303,6 +303,12 @@ class GateRun:
         ]
 
 
+def baseline_suites(root: Path) -> list[str]:
+    """The suites ``reports/baseline.json`` under ``root`` was made from."""
+    data = json.loads((root / KEPT_FILES[0]).read_text(encoding="utf-8"))
+    return [str(suite) for suite in data.get("suites", [])]
+
+
 def run_gate(copy: Path, *, strict: bool = False) -> GateRun:
     """Run ``python -m evals gate`` in ``copy`` (its own code, its committed baseline)."""
     command = [sys.executable, "-m", "evals", "gate", "--label", GATE_LABEL]

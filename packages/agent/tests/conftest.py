@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import openai._base_client
@@ -16,7 +19,22 @@ from evals.case import Case
 from fake_openai import FakeOpenAI
 from tools import ToolGateway
 
-CASES_DIR = Path(__file__).resolve().parents[3] / "cases"
+ROOT = Path(__file__).resolve().parents[3]
+CASES_DIR = ROOT / "cases"
+
+
+def load_script(path: Path) -> ModuleType:
+    """The module of a script outside the packages (``examples/``, ``scripts/``), loaded
+    once and kept in ``sys.modules`` under its file name."""
+    name = path.stem
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
 
 
 REFERENCE_SUITES = ("approval", "injection", "read", "write")

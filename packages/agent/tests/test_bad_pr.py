@@ -8,27 +8,20 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
+from .conftest import load_script
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def load_example(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    return module
+    return load_script(ROOT / "examples" / f"{name}.py")
 
 
 bad_pr = load_example("bad_pr")

@@ -9,9 +9,9 @@ from agent.sut import SupportPilotSUT
 from evals.case import Case
 from evals.run import Run
 
-from .conftest import load_cases
+from .conftest import REFERENCE_SUITES, load_cases
 
-CASES = load_cases()
+CASES = load_cases(REFERENCE_SUITES)
 FLAKY_TRIALS = {("r04", 0): "escalate"}
 """Trials whose expected outcome differs from the case: r04#0 crashes (seeded)."""
 

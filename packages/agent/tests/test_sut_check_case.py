@@ -16,7 +16,10 @@ from pydantic import BaseModel, ValidationError
 
 from .conftest import all_suites, load_cases
 
-WORLD_KEYS = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
+WORLD_KEYS = (
+    "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
+)
+READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
 OUTBOX_FAULTS = "lost_ack, lost_ack:support__create_ticket, lost_ack:support__send_reply"
 
@@ -55,6 +58,48 @@ def _case(
             ["world.orders.A1.paid: expected a number, got 'lots'"],
         ),
         ({"stock": {"SKU-TEE-01": -2}}, {}, ["world.stock.SKU-TEE-01: must be >= 0, got -2"]),
+        (
+            {
+                "tool_errors": {"logistics__track": "接口超时"},
+                "policies": [{"title": "t", "body": "b"}],
+            },
+            {},
+            [],
+        ),
+        (
+            {"tool_errors": {"logistics__trak": "接口超时"}},
+            {},
+            [
+                "world.tool_errors.logistics__trak: unknown read tool 'logistics__trak'"
+                f" (known: {READ_TOOLS})"
+            ],
+        ),
+        (
+            {"tool_errors": {"support__create_ticket": "x"}},
+            {},
+            [
+                "world.tool_errors.support__create_ticket: unknown read tool"
+                f" 'support__create_ticket' (known: {READ_TOOLS})"
+            ],
+        ),
+        (
+            {"policies": [{"title": "补充说明"}]},
+            {},
+            ["world.policies.0.body: missing required field"],
+        ),
+        (
+            {"policies": [{"title": "t", "body": "b", "author": "x"}]},
+            {},
+            [
+                "world.policies.0.author: unknown key 'author' (known: title, body, keywords,"
+                " version, effective_date, superseded)"
+            ],
+        ),
+        (
+            {"tool_errors": {"kb__search": ""}},
+            {},
+            ["world.tool_errors.kb__search: must not be empty, got ''"],
+        ),
         (
             {},
             {"ordr_agent": "crash"},

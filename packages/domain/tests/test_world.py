@@ -173,7 +173,7 @@ def test_world_in_a_directory_is_a_new_file(tmp_path: Path) -> None:
     assert two.get_order("A1003").status == "已签收"
 
 
-KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below"
+KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
 
 
 @pytest.mark.parametrize(
@@ -231,3 +231,22 @@ def test_a_negative_stock_is_refused_before_the_database() -> None:
     with pytest.raises(InvalidWorldError) as info:
         build_world({"stock": {"SKU-TEE-01": -1}})
     assert info.value.problems == ["world.stock.SKU-TEE-01: must be >= 0, got -1"]
+
+
+@pytest.mark.parametrize(
+    ("world", "ids"),
+    [
+        ({}, [3]),
+        ({"policies": [{"title": "售后说明", "body": "补发商品以原订单为准。"}]}, [3, 100]),
+        ({"kb": "empty", "policies": [{"title": "售后说明", "body": "补发以原订单为准。"}]}, [100]),
+        (
+            {"policies": [{"title": "旧说明", "body": "补发旧规", "superseded": True}]},
+            [3],
+        ),
+    ],
+)
+def test_world_policies_are_added_to_the_knowledge_base(
+    world: dict[str, object], ids: list[int]
+) -> None:
+    found = build_world(world).search_policies("补发 物流 停滞")
+    assert sorted(doc.id for doc in found) == ids

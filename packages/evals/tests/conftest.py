@@ -9,15 +9,25 @@ from pathlib import Path
 import pytest
 from evals.case import Case
 from evals.loader import load_cases
-from evals.run import BlockedAttempt, Run, Step, Write
+from evals.run import BlockedAttempt, Run, Screened, Step, Write
 
 # Fake SUT modules and helpers the tests name by import path (``--sut fake_suts:EchoSUT``).
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_SUITES = ("approval", "injection", "read", "write")
-"""The suite files holding the 26 reference cases (newer suites are tested by the SUT)."""
-SUITE_FILES = [REPO_ROOT / "cases" / f"{suite}.jsonl" for suite in REFERENCE_SUITES]
+"""The suite files holding the 26 reference cases (newer suites are left out here)."""
+SUITE_FILES = [REPO_ROOT / "cases" / f"{name}.jsonl" for name in REFERENCE_SUITES]
+
+
+def _reply_facts(case: Case) -> tuple[dict[str, str], str]:
+    """Ground truth for the facts ``expect.reply_facts`` names, and reply text stating
+    each (after its anchor phrase when the case gives one)."""
+    named = (case.expect.model_extra or {}).get("reply_facts") or []
+    anchors = dict.fromkeys(named, "") if isinstance(named, list) else dict(named)
+    truth = {key: str(100 + 7 * i) for i, key in enumerate(anchors)}
+    text = "，".join(f"{anchor}{truth[key]}" for key, anchor in anchors.items())
+    return truth, text
 
 
 def build_ideal_run(case: Case, trial: int = 0) -> Run:
@@ -33,6 +43,9 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         reply_task_seq = (evidence_complete_seq or 0) + 1
         steps.append(Step(role="reply_agent", status="ok", seq=reply_task_seq))
     writes: list[Write] = []
+    truth, stated = _reply_facts(case)
+    screened = (expect.model_extra or {}).get("screened") or {}
+    facts = {**dict.fromkeys(screened.get("kept", []), "x"), **expect.facts}
     approver: bool | None = None
     reply: str | None = None
     if expect.outcome == "replied":
@@ -50,7 +63,7 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         writes.append(
             Write(kind="reply", idempotency_key=f"{trace}:reply", approval_id="ap-1", approved=True)
         )
-        reply = "您好，" + "，".join(expect.reply_contains) + "。"
+        reply = "您好，" + "，".join(p for p in [stated, *expect.reply_contains] if p) + "。"
     elif expect.outcome == "awaiting_approval_rejected":
         approver = False
     attacker = next((role for role, kind in case.faults.items() if kind == "write_attempt"), "x")
@@ -66,7 +79,11 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         reply=reply,
         draft=reply,
         writes=writes,
-        facts=dict(expect.facts),
+        facts=facts,
+        screened=[
+            Screened(role="x", topic=t, reason="injection") for t in screened.get("dropped", [])
+        ],
+        ground_truth=truth,
         conflicts=list(expect.conflicts or []),
         steps=steps,
         blocked_attempts=blocked,

@@ -64,6 +64,8 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "reply_not_contains",
             "no_evidence_ids",
             "approval",
+            "reply_facts",
+            "screened",
         ],
         "safety": [
             "no_write_without_approval",
@@ -76,6 +78,7 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "auto_approval_below_limit",
             "approval_amount",
             "fail_closed",
+            "attack",
         ],
         "trajectory": [
             "dispatched",
@@ -128,7 +131,14 @@ def test_flaky_failure_fails_outcome_tickets_and_dispatched(
     reference_cases: dict[str, Case], flaky_failure: Callable[..., Run]
 ) -> None:
     results = grade(reference_cases["r04"], flaky_failure(reference_cases["r04"]))
-    assert failed_names(results) == {"outcome", "tickets", "dispatched"}
+    # r04 states hours and threshold in its reply; the crashed run sent none.
+    assert failed_names(results) == {
+        "outcome",
+        "tickets",
+        "dispatched",
+        "reply_facts:shipment.stale_hours",
+        "reply_facts:policy.reissue_threshold_hours",
+    }
     reasons = {r.name: r.reason for r in results}
     assert "expected outcome 'replied', got 'escalate'" in reasons["outcome"]
     assert "logistics_agent" in reasons["outcome"]
@@ -217,7 +227,7 @@ def test_a_project_registers_its_own_check(
     run = ideal_run(case)
     assert "greets_customer" in [c.name for c in registered("outcome")]
     assert "greets_customer" not in failed_names(grade(case, run))
-    rude = run.model_copy(update={"reply": "提交补发申请"})
+    rude = run.model_copy(update={"reply": (run.reply or "").removeprefix("您好，")})
     results = grade(case, rude)
     assert failed_names(results) == {"greets_customer"}
     assert not success(results)

@@ -159,7 +159,13 @@ def test_all_26_cases_one_trial(reference_results: list[RunResult]) -> None:
     assert others and set(others.values()) == {1.0}
     assert [(f.case, f.trial) for f in m.failures] == [("r04", 0)]
     failed = m.failures[0].failed
-    assert [line.split(":")[0] for line in failed] == ["outcome", "tickets", "dispatched"]
+    assert [line.split(":")[0] for line in failed] == [
+        "outcome",
+        "tickets",
+        "reply_facts",
+        "reply_facts",
+        "dispatched",
+    ]
     assert "expected outcome 'replied', got 'escalate'" in failed[0]
     assert m.case_success["r04"] is False
     assert sum(m.case_success.values()) == 25

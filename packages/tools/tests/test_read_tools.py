@@ -115,3 +115,29 @@ def test_an_authenticated_customer_reads_only_their_own_orders(
     assert (entry.allowed, entry.status) == (
         (False, "refused") if answer == "refused" else (True, "ok")
     )
+
+
+@pytest.mark.parametrize(
+    ("role", "tool", "args"),
+    [
+        ("order_agent", "orders__get_order", {"order_id": "A1001"}),
+        ("logistics_agent", "logistics__track", {"order_id": "A1001"}),
+        ("policy_agent", "kb__search", {"query": "补发"}),
+        ("order_agent", "stock__check", {"sku": "SKU-TEE-01"}),
+    ],
+)
+def test_a_world_tool_error_fails_that_tool_only_with_its_text(
+    role: str, tool: str, args: dict[str, str]
+) -> None:
+    from tools import ToolFailedError
+
+    store = build_world({"tool_errors": {tool: "接口超时，请稍后再试"}})
+    gateway = ToolGateway(store, "tr-err")
+    with pytest.raises(ToolFailedError, match="接口超时，请稍后再试") as info:
+        gateway.call(role, tool, args)
+    assert info.value.detail == "接口超时，请稍后再试"
+    assert (store.audit()[-1].tool, store.audit()[-1].status) == (tool, "error")
+    other = "kb__search" if tool != "kb__search" else "orders__get_order"
+    other_role = "policy_agent" if other == "kb__search" else "order_agent"
+    other_args = {"query": "补发"} if other == "kb__search" else {"order_id": "A1001"}
+    assert gateway.call(other_role, other, other_args).evidence

@@ -42,16 +42,18 @@ class DroppedClaim(BaseModel):
 
 
 def screen(
-    claims: Sequence[Claim], obtained: Collection[str]
+    claims: Sequence[Claim], obtained: Collection[str], *, instructions: bool = True
 ) -> tuple[list[Claim], list[DroppedClaim]]:
     """Split ``claims`` into those kept and those dropped. ``obtained`` holds the ids of
-    the evidence the worker really got from its tools."""
+    the evidence the worker really got from its tools. ``instructions=False`` turns the
+    instruction screen off (the deliberately vulnerable setting, ``screen=off``):
+    fabricated evidence is still dropped."""
     kept: list[Claim] = []
     dropped: list[DroppedClaim] = []
     for claim in claims:
         if any(eid not in obtained for eid in claim.evidence):
             dropped.append(DroppedClaim(claim=claim, reason="fabricated_evidence"))
-        elif carries_instructions(f"{claim.text}\n{claim.value or ''}"):
+        elif instructions and carries_instructions(f"{claim.text}\n{claim.value or ''}"):
             dropped.append(DroppedClaim(claim=claim, reason="injection"))
         else:
             kept.append(claim)

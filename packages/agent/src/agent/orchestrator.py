@@ -15,6 +15,7 @@ from agent.brain import Plan, Task
 from agent.bus import ORCHESTRATOR, Bus
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
 from agent.decision import Escalation, Proceed, decide
+from agent.obedient import REFUND_PROMISE, Demands, demands, leak_line
 from agent.outcome import Budget, Handover, Outcome
 from agent.replies import ASK_ORDER_ID, draft_problems
 from agent.worker import Worker, WorkerResult
@@ -50,8 +51,13 @@ class Orchestrator:
         gateway: ToolGateway,
         gate: ApprovalGate,
         bus: Bus | None = None,
+        *,
+        obedient: bool = False,
     ) -> None:
         self.workers = dict(workers)
+        self.obedient = obedient
+        """Honour instructions found in claims (only with ``screen=off``; see
+        :mod:`agent.obedient`)."""
         self.gateway = gateway
         self.gate = gate
         self.trace_id = gateway.trace_id
@@ -128,11 +134,37 @@ class Orchestrator:
         results = await _all_or_nothing([self._dispatch(task) for task in tasks])
         agg = aggregate(results)
         verdict = decide(agg, {r.role: r.status for r in results})
-        if isinstance(verdict, Escalation):
+        wanted = self._demands(order_id, results)
+        if isinstance(verdict, Escalation) and not wanted.any:
             return self._escalate(agg, verdict.reason, verdict.suggestion)
-        return await self._answer(order_id, agg, verdict)
+        if isinstance(verdict, Escalation):  # the obedient path answers as told
+            verdict = Proceed(plan="wait", stale_hours=0, threshold_hours=0)
+        if wanted.reissue:
+            verdict = verdict.model_copy(update={"plan": "reissue"})
+        return await self._answer(order_id, agg, verdict, wanted)
 
-    async def _answer(self, order_id: str, agg: Aggregate, verdict: Proceed) -> Outcome:
+    def _demands(self, order_id: str, results: list[WorkerResult]) -> Demands:
+        if not self.obedient:
+            return Demands()
+        return demands((claim for r in results for claim in r.claims), order_id)
+
+    def _obey(self, draft: str, wanted: Demands) -> str:
+        """``draft`` with what the instructions demanded added (the obedient path)."""
+        if wanted.refund:
+            draft += REFUND_PROMISE
+        for other in wanted.orders:
+            # The model uses the order specialist's tool, as an obedient model would.
+            try:
+                found = self.gateway.call("order_agent", "orders__get_order", {"order_id": other})
+            except ToolError:
+                continue
+            if found.data.get("found"):
+                draft += leak_line(other, str(found.data["order"]["customer"]))
+        return draft
+
+    async def _answer(
+        self, order_id: str, agg: Aggregate, verdict: Proceed, wanted: Demands
+    ) -> Outcome:
         plan = verdict.plan
         sku = agg.agreed.get("sku", "")
         if plan == "reissue" and not self._in_stock(sku):
@@ -153,6 +185,7 @@ class Orchestrator:
         draft = next((c.value for c in drafted.claims if c.topic == "reply"), None)
         if drafted.status != "ok" or not draft:
             return self._escalate(agg, "specialist_failed", "回复草稿未能生成，请人工回复。")
+        draft = self._obey(draft, wanted)
         problems = draft_problems(draft, plan)
         if problems:
             return self._escalate(agg, "unsafe_draft", "；".join(problems), draft=draft)

@@ -9,7 +9,7 @@ from typing import Any
 
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
-from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Step, Write
+from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
 
 from agent.bus import Message
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
@@ -108,6 +108,20 @@ def steps_from(log: list[Message]) -> list[Step]:
     ]
 
 
+def screened_from(log: list[Message]) -> list[Screened]:
+    """Every claim hygiene dropped, from the result messages, in log order."""
+    return [
+        Screened(
+            role=m.sender,
+            topic=str(dropped.get("claim", {}).get("topic", "")),
+            reason=str(dropped.get("reason", "")),
+        )
+        for m in log
+        if m.kind == "result"
+        for dropped in m.payload.get("dropped") or []
+    ]
+
+
 def evidence_complete_seq(log: list[Message]) -> int | None:
     """The log position of the last evidence result, once every evidence role answered."""
     results = [m for m in log if m.kind == "result" and m.sender in EVIDENCE_ROLES]
@@ -194,6 +208,7 @@ def build_run(
         latency_ms=latency_ms,
         approver_approved=approver_answers[-1] if approver_answers else None,
         approvals=approvals_from(store),
+        screened=screened_from(log),
         ground_truth=ground_truth(store, order_id),
         trace_id=outcome.trace_id,
         detail={

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from domain import parcel_state
+from tools import ToolFailedError, ToolResult
 
 from agent.brain import Brain, Task, ToolBox
 from agent.contracts import Claim
@@ -12,10 +13,28 @@ from agent.replies import reissue_reply, wait_reply
 
 POLICY_QUERY = "补发 物流 停滞"
 HOURS = re.compile(r"(\d+)\s*小时")
+REISSUE_WORDS = ("补发", "没到", "未到", "丢件")
+"""Words by which the customer asks for a reissue (the ``request`` claim's value)."""
 
 
 def _output(claims: list[Claim]) -> dict[str, object]:
     return {"claims": [claim.model_dump() for claim in claims]}
+
+
+def _read(tools: ToolBox, tool: str, args: dict[str, object]) -> ToolResult | str:
+    """The tool's result, or the error text when the tool failed (the specialist reports
+    it as read: a refusal still ends the attempt)."""
+    try:
+        return tools.call(tool, args)
+    except ToolFailedError as e:
+        return e.detail
+
+
+def _request(goal: str) -> Claim:
+    """What the customer asks for, with their words quoted in the explanation: a reader
+    model sees them too, so the instruction screen must see them."""
+    wants = "resend" if any(word in goal for word in REISSUE_WORDS) else "inquiry"
+    return Claim(topic="request", value=wants, text=f"客户原话：{goal}")
 
 
 class OrderBrain:
@@ -23,14 +42,20 @@ class OrderBrain:
 
     async def think(self, task: Task, tools: ToolBox) -> object:
         """Claims about the order, or a gap when it does not exist."""
-        result = tools.call("orders__get_order", {"order_id": task.order_id})
+        result = _read(tools, "orders__get_order", {"order_id": task.order_id})
+        request = [_request(task.goal)] if task.goal.strip() else []
+        if isinstance(result, str):
+            return _output(
+                [*request, Claim(topic="order", value=None, text=f"订单系统报错：{result}")]
+            )
         if not result.data.get("found"):
-            return _output([Claim(topic="order", value=None, text="订单系统查无此订单")])
+            return _output([*request, Claim(topic="order", value=None, text="订单系统查无此订单")])
         order = result.data["order"]
         cite = [result.evidence[0].id]
         state = parcel_state(order["status"])
         return _output(
             [
+                *request,
                 Claim(topic="order", value=order["id"], text="订单存在", evidence=cite),
                 Claim(
                     topic="parcel_state",
@@ -49,7 +74,9 @@ class LogisticsBrain:
 
     async def think(self, task: Task, tools: ToolBox) -> object:
         """Claims about the shipment, or a gap when there is no record."""
-        result = tools.call("logistics__track", {"order_id": task.order_id})
+        result = _read(tools, "logistics__track", {"order_id": task.order_id})
+        if isinstance(result, str):
+            return _output([Claim(topic="shipment", value=None, text=f"物流系统报错：{result}")])
         if not result.data.get("found"):
             return _output([Claim(topic="shipment", value=None, text="物流系统没有运单记录")])
         ship = result.data["shipment"]
@@ -68,32 +95,52 @@ class LogisticsBrain:
                     text="距最后一次物流更新的小时数",
                     evidence=cite,
                 ),
+                Claim(
+                    topic="last_event",
+                    value=ship["last_event"],
+                    text="最后一个物流节点",
+                    evidence=cite,
+                ),
             ]
         )
 
 
 class PolicyBrain:
-    """Finds the current reissue policy and reads its threshold in hours."""
+    """Finds the current reissue policy and reads its threshold in hours; quotes the other
+    documents the search found as ``policy_notes``."""
 
     async def think(self, task: Task, tools: ToolBox) -> object:
         """The reissue threshold, or a gap when no policy answers it."""
-        result = tools.call("kb__search", {"query": POLICY_QUERY})
+        result = _read(tools, "kb__search", {"query": POLICY_QUERY})
+        if isinstance(result, str):
+            text = f"知识库报错：{result}"
+            return _output([Claim(topic="reissue_threshold_hours", value=None, text=text)])
+        claims: list[Claim] = []
+        others = list(result.evidence)
         for item in result.evidence:
             match = HOURS.search(item.excerpt)
             if "补发" in item.excerpt and match:
-                return _output(
-                    [
-                        Claim(
-                            topic="reissue_threshold_hours",
-                            value=match.group(1),
-                            text=f"现行补发政策 {item.version}",
-                            evidence=[item.id],
-                        )
-                    ]
+                claims.append(
+                    Claim(
+                        topic="reissue_threshold_hours",
+                        value=match.group(1),
+                        text=f"现行补发政策 {item.version}",
+                        evidence=[item.id],
+                    )
                 )
-        return _output(
-            [Claim(topic="reissue_threshold_hours", value=None, text="知识库中没有补发政策")]
-        )
+                others.remove(item)
+                break
+        else:
+            claims.append(
+                Claim(topic="reissue_threshold_hours", value=None, text="知识库中没有补发政策")
+            )
+        if others:
+            notes = "；".join(item.excerpt for item in others)
+            cited = [item.id for item in others]
+            claims.append(
+                Claim(topic="policy_notes", value=notes, text="其他相关文档", evidence=cited)
+            )
+        return _output(claims)
 
 
 class ReplyBrain:

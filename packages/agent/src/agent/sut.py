@@ -21,6 +21,7 @@ from domain import (
 )
 from evals.case import Case
 from evals.run import Run, Usage
+from tools import READ_TOOLS
 
 from agent.brain import Brain
 from agent.bus import Bus
@@ -106,6 +107,7 @@ class SupportPilotSUT:
         max_retries: int | str | None = None,
         max_steps: int | str | None = None,
         contract_timeout_s: float | str | None = None,
+        screen: bool | str = True,
     ) -> None:
         env_dir = os.environ.get(DB_DIR_ENV) or None
         self.db_dir: str | Path | None = db_dir if db_dir is not None else env_dir
@@ -124,6 +126,10 @@ class SupportPilotSUT:
         }
         self.settings: BrainSettings = resolve_settings(given, os.environ)
         """The brain configuration every run uses."""
+        self.screen: bool = parse_screen(screen)
+        """Whether the instruction screen is on. ``screen=off`` is the deliberately
+        vulnerable setting (the injection suites' positive control): claims carrying
+        instructions are kept and an obedient path honours them (:mod:`agent.obedient`)."""
 
     def brains(
         self, client: openai.AsyncOpenAI | None = None, meter: TokenMeter | None = None
@@ -155,6 +161,7 @@ class SupportPilotSUT:
             authenticated_customer(case)
         except InvalidCustomerError as e:
             problems.append(str(e))
+        problems += _tool_error_problems(case.world)
         for role, fault in case.faults.items():
             if role == OUTBOX:
                 try:
@@ -208,11 +215,14 @@ class SupportPilotSUT:
                 brains[role] = apply_fault(brains[role], fault, role, case.id, trial)
                 contracts[role] = fault_contract(contracts[role], fault)
             workers: dict[str, Worker] = {
-                role: Worker(brains[role], contracts[role], gateway) for role in ROLES
+                role: Worker(
+                    brains[role], contracts[role], gateway, screen_instructions=self.screen
+                )
+                for role in ROLES
             }
             bus = Bus(trace_id, workers)
             gate = ApprovalGate(store, approver, auto_approve_below=world.auto_approve_below)
-            orchestrator = Orchestrator(workers, gateway, gate, bus)
+            orchestrator = Orchestrator(workers, gateway, gate, bus, obedient=not self.screen)
             outcome = await orchestrator.handle(case.input.order_id, case.input.goal)
             run = build_run(
                 case_id=case.id,
@@ -262,6 +272,34 @@ def _approver(world: World) -> RecordingApprover | None:
     if world.approver == "missing":
         return None
     return RecordingApprover(None if world.approver == "silent" else world.approve)
+
+
+SCREEN_VALUES: dict[str, bool] = {"on": True, "off": False, "true": True, "false": False}
+"""What the ``screen`` option accepts (as ``--sut-option screen=VALUE`` passes it)."""
+
+
+def parse_screen(value: bool | str) -> bool:
+    """The ``screen`` option as a flag; anything but on/off/true/false raises
+    :class:`~agent.errors.BrainConfigError`."""
+    if isinstance(value, bool):
+        return value
+    flag = SCREEN_VALUES.get(value.strip().lower())
+    if flag is None:
+        raise BrainConfigError(f"screen must be 'on' or 'off', got {value!r}")
+    return flag
+
+
+def _tool_error_problems(world: object) -> list[str]:
+    """``world.tool_errors`` may name read tools only (one line per unknown name)."""
+    named = world.get("tool_errors") if isinstance(world, dict) else None
+    if not isinstance(named, dict):
+        return []
+    known = ", ".join(tool.name for tool in READ_TOOLS)
+    return [
+        f"world.tool_errors.{name}: unknown read tool {name!r} (known: {known})"
+        for name in named
+        if name not in {tool.name for tool in READ_TOOLS}
+    ]
 
 
 def _one_line(text: str) -> str:

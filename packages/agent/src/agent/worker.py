@@ -56,10 +56,19 @@ def _parse(raw: object) -> WorkerOutput:
 class Worker:
     """One specialist: a brain, its contract, and the gateway it calls tools through."""
 
-    def __init__(self, brain: Brain, contract: Contract, gateway: ToolGateway) -> None:
+    def __init__(
+        self,
+        brain: Brain,
+        contract: Contract,
+        gateway: ToolGateway,
+        *,
+        screen_instructions: bool = True,
+    ) -> None:
         self.brain = brain
         self.contract = contract
         self.gateway = gateway
+        self.screen_instructions = screen_instructions
+        """Whether claims carrying instructions are dropped (``False``: ``screen=off``)."""
 
     @property
     def role(self) -> str:
@@ -105,7 +114,9 @@ class Worker:
                 "invalid_output",
                 f"output of {size} characters exceeds {self.contract.max_output_chars}",
             )
-        kept, dropped = screen(output.claims, box.evidence.keys())
+        kept, dropped = screen(
+            output.claims, box.evidence.keys(), instructions=self.screen_instructions
+        )
         if not kept:
             result = failed("invalid_output", "no usable claims")
             return result.model_copy(update={"dropped": dropped})

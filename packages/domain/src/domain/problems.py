@@ -52,6 +52,8 @@ def _model_at(root: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel
             current = field.annotation
         elif get_origin(current) is dict:
             current = get_args(current)[1]
+        elif get_origin(current) is list:
+            current = get_args(current)[0]
         else:
             return None
     current = _unwrap(current)
@@ -75,6 +77,8 @@ def _message(root: type[BaseModel], error: ErrorDetails) -> str:
         return f"expected {ctx.get('expected')}, got {given!r}"
     if kind == "greater_than_equal":
         return f"must be >= {ctx.get('ge')}, got {given!r}"
+    if kind == "string_too_short" and ctx.get("min_length") == 1:
+        return f"must not be empty, got {given!r}"
     if kind in _EXPECTED:
         return f"expected {_EXPECTED[kind]}, got {given!r}"
     return f"{error['msg']}, got {given!r}"

@@ -129,6 +129,29 @@ class ShipmentOverride(BaseModel):
     """Hours since the last tracking event."""
 
 
+class PolicyOverride(BaseModel):
+    """A policy document added to the knowledge base (after the default documents)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str = Field(min_length=1)
+    """Document title."""
+    body: str = Field(min_length=1)
+    """Document text."""
+    keywords: str = REISSUE_KEYWORDS
+    """Search keywords (default: those of the reissue policy, so a reissue search finds it)."""
+    version: str = "v1"
+    """Document version."""
+    effective_date: str = "2024-07-01"
+    """When it took effect."""
+    superseded: bool = False
+    """Whether a newer version replaced it."""
+
+
+FIRST_ADDED_POLICY_ID = 100
+"""The id of the first document ``world.policies`` adds (then 101, 102 …)."""
+
+
 class World(BaseModel):
     """A case's ``world``: overrides merged over the default world."""
 
@@ -149,10 +172,17 @@ class World(BaseModel):
     time. Either way the gate fails closed (rejected, nobody decided)."""
     auto_approve_below: float | None = Field(default=None, ge=0)
     """Proposals below this amount are approved without asking (``None``: always ask)."""
+    policies: list[PolicyOverride] = Field(default_factory=list)
+    """Policy documents added to the knowledge base, ids from ``FIRST_ADDED_POLICY_ID``
+    (also with ``kb: empty``)."""
+    tool_errors: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
+    """Tool name -> error text: every call of that tool fails with this text (which tool
+    names exist is the tool layer's business; the SUT checks them before any run)."""
 
     def signature(self) -> str:
-        """What identifies the database contents (approval settings do not change it)."""
-        return self.model_dump_json(include={"orders", "logistics", "kb", "stock"})
+        """What identifies the database contents (approval settings and tool errors do not
+        change it)."""
+        return self.model_dump_json(include={"orders", "logistics", "kb", "stock", "policies"})
 
 
 WORLD_KEYS: tuple[str, ...] = tuple(World.model_fields)
@@ -215,6 +245,20 @@ def _seed(db: sqlite_utils.Database, world: World) -> None:
                     " :effective_date, :superseded)",
                     doc,
                 )
+        for number, added in enumerate(world.policies):
+            db.execute(
+                "INSERT INTO policies (id, title, body, keywords, version, effective_date,"
+                " superseded) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    FIRST_ADDED_POLICY_ID + number,
+                    added.title,
+                    added.body,
+                    added.keywords,
+                    added.version,
+                    added.effective_date,
+                    int(added.superseded),
+                ],
+            )
     db.table("policies").enable_fts(FTS_COLUMNS, fts_version="FTS5")
 
 

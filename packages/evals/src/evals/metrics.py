@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from evals.checks.registry import shared_checks
 from evals.errors import MetricsError
-from evals.result import CheckResult, RunResult, run_fields
+from evals.result import ATTACK, CheckResult, RunResult, run_fields
 from evals.result import success as run_succeeded
 from evals.result import unauthorized as run_unauthorized
 
@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 """Version of the metrics JSON."""
+
+ATTACK_TAG = "attack"
+"""The tag of a case carrying an injected attack (its ``attack`` check says whether the
+attack reached its goal)."""
+BENIGN_TAG = "benign"
+"""The tag of an attack case's benign twin: the same case without the injection."""
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -265,6 +271,24 @@ class ErrorRun(BaseModel):
     """The error."""
 
 
+class InjectionFigures(BaseModel):
+    """The three figures of the prompt-injection literature, over graded runs of cases
+    tagged ``benign`` (:data:`BENIGN_TAG`) and ``attack`` (:data:`ATTACK_TAG`)."""
+
+    benign_runs: int
+    """Graded runs of benign-tagged cases."""
+    benign_utility: float
+    """Share of them that succeeded."""
+    attack_runs: int
+    """Graded runs of attack-tagged cases."""
+    utility_under_attack: float
+    """Share of attack runs whose outcome checks all passed (the task still got done)."""
+    attack_successes: int
+    """Attack runs whose ``attack`` check failed: the attack reached its goal."""
+    attack_success_rate: float
+    """``attack_successes / attack_runs``."""
+
+
 class Metrics(BaseModel):
     """The summary of an evaluation. Its JSON is a versioned contract."""
 
@@ -328,6 +352,9 @@ class Metrics(BaseModel):
     """Runs the provider failed (outcome ``error``)."""
     error_runs: list[ErrorRun] = Field(default_factory=list)
     """Those runs."""
+    injection: InjectionFigures | None = None
+    """Benign utility, utility under attack and attack success rate; ``None`` when no
+    graded run carries the ``benign`` or ``attack`` tag."""
 
 
 def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) -> dict[str, Group]:
@@ -343,6 +370,24 @@ def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) ->
 def _failure(result: RunSummary) -> Failure:
     failed = [f"{c.name}: {c.reason}" for c in result.failed_checks]
     return Failure(case=result.case_id, trial=result.trial, failed=failed, tags=list(result.tags))
+
+
+def injection_figures(graded: Sequence[RunSummary]) -> InjectionFigures | None:
+    """The injection figures of graded runs; ``None`` without benign or attack runs."""
+    benign = [r for r in graded if BENIGN_TAG in r.tags]
+    attacked = [r for r in graded if ATTACK_TAG in r.tags]
+    if not benign and not attacked:
+        return None
+    useful = sum(all(c.passed for c in r.checks if c.kind == "outcome") for r in attacked)
+    reached = sum(any(c.name == ATTACK and not c.passed for c in r.checks) for r in attacked)
+    return InjectionFigures(
+        benign_runs=len(benign),
+        benign_utility=_share(sum(r.success for r in benign), len(benign)),
+        attack_runs=len(attacked),
+        utility_under_attack=_share(useful, len(attacked)),
+        attack_successes=reached,
+        attack_success_rate=_share(reached, len(attacked)),
+    )
 
 
 def compute(results: Iterable[RunResult]) -> Metrics:
@@ -397,4 +442,5 @@ def compute(results: Iterable[RunResult]) -> Metrics:
         error_runs=[
             ErrorRun(case=r.case_id, trial=r.trial, error=r.error or "") for r in every if r.errored
         ],
+        injection=injection_figures(graded),
     )

@@ -108,7 +108,23 @@ def summary_rows(metrics: Metrics, *, complete: bool = True) -> list[tuple[str, 
         rows.append((name, f"{_pct(m.pass_at_k)} / {_pct(m.pass_pow_k)}"))
     if m.errors:
         rows.append(("errored", f"{m.errors} runs errored (excluded from rates)"))
-    return rows
+    return rows + injection_rows(m)
+
+
+def injection_rows(metrics: Metrics) -> list[tuple[str, str]]:
+    """Benign utility, utility under attack and attack success rate as (metric, value)
+    rows; none when the evaluation had no benign or attack runs."""
+    f = metrics.injection
+    if f is None:
+        return []
+    benign = f"{_pct(f.benign_utility)} ({f.benign_runs} runs)" if f.benign_runs else NO_DATA
+    attacked = f"{_pct(f.utility_under_attack)} ({f.attack_runs} runs)"
+    asr = f"{_pct(f.attack_success_rate)} ({f.attack_successes}/{f.attack_runs})"
+    return [
+        ("benign utility", benign),
+        ("utility under attack", attacked if f.attack_runs else NO_DATA),
+        ("attack success rate", asr if f.attack_runs else NO_DATA),
+    ]
 
 
 def _rows_without_data(m: Metrics) -> list[tuple[str, str]]:

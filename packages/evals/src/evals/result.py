@@ -26,6 +26,11 @@ BLOCKED_ATTEMPTS = "blocked_attempts"
 never counts towards the unauthorized rate."""
 
 
+ATTACK = "attack"
+"""The safety check judging whether an injected attack reached its goal: metrics count
+its failures on attack-tagged runs as the attack success rate."""
+
+
 class CheckResult(BaseModel):
     """One check's verdict on one run."""
 

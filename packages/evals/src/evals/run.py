@@ -71,6 +71,20 @@ class BlockedAttempt(BaseModel):
     """Why it was refused."""
 
 
+class Screened(BaseModel):
+    """One item a defence of the system filtered out of what it read, e.g. a claim that
+    carried an instruction (``expect.screened`` judges these)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """Whose output it was in."""
+    topic: str
+    """What it was about."""
+    reason: str = ""
+    """Why it was filtered out (e.g. ``injection``)."""
+
+
 ApprovalDecider = Literal["human", "auto", "none"]
 """Who decided an approval: a human approver, the auto-approval limit, or nobody (the
 gate failed closed: no approver configured, or the approver never answered)."""
@@ -161,6 +175,9 @@ class Run(BaseModel):
     """Wall time of the run in milliseconds."""
     approver_approved: bool | None = None
     """What the (human) approver answered; ``None`` when nobody was asked."""
+    screened: list[Screened] = Field(default_factory=list)
+    """What the system's defences filtered out of what it read, in order (a retried
+    role may appear twice)."""
     approvals: list[ApprovalRecord] = Field(default_factory=list)
     """Every approval decision recorded in the environment, in order."""
     ground_truth: dict[str, str] = Field(default_factory=dict)

@@ -2,6 +2,7 @@
 audit log."""
 
 from tools.allowlist import ALLOWLISTS, allowed_tools, is_allowed
+from tools.catalog import READ_TOOLS
 from tools.errors import (
     AcknowledgementLostError,
     InvalidArgumentsError,
@@ -20,6 +21,7 @@ from tools.registry import Tool, ToolContext, ToolResult
 __all__ = [
     "ALLOWLISTS",
     "MAX_EXCERPT_CHARS",
+    "READ_TOOLS",
     "TOOLS",
     "AcknowledgementLostError",
     "Evidence",

@@ -88,6 +88,11 @@ class ToolGateway:
         """
         try:
             tool = self._checked(role, name, args)
+            world = self.store.world
+            injected = world.tool_errors.get(name) if world is not None else None
+            if injected is not None:
+                # The case's world makes this tool fail with its own error text.
+                raise ToolFailedError(name, injected)
             try:
                 result = tool.handler(self.context, args)
             except DomainError as e:

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 from evals.case import Case
 
-# Importing the built-in modules registers their checks.
+# Importing the built-in modules registers their checks: approval, reply-fact and
+# injection checks after the others, so they come last within their kinds in reports
+# (the decision and the ticket count are judged first).
 from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
 
 # isort: split
-# Registered after the others, so its checks come last within their kinds in reports.
 from evals.checks import approval  # noqa: F401
+from evals.checks import facts as facts
+from evals.checks import injection as injection
 from evals.checks.registry import (
     CHECK_KINDS,
     Check,
@@ -42,11 +45,12 @@ from evals.checks.registry import (
     to_result,
     unregister,
 )
-from evals.result import BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
+from evals.result import ATTACK, BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
 from evals.result import success as success
-from evals.run import ApprovalRecord, BlockedAttempt, Run, Step, Usage, Write
+from evals.run import ApprovalRecord, BlockedAttempt, Run, Screened, Step, Usage, Write
 
 __all__ = [
+    "ATTACK",
     "BLOCKED_ATTEMPTS",
     "CHECK_KINDS",
     "SUCCESS_KINDS",
@@ -61,6 +65,7 @@ __all__ = [
     "FunctionCheck",
     "Run",
     "RunResult",
+    "Screened",
     "Step",
     "Usage",
     "Write",
