@@ -40,9 +40,6 @@ EXCLUDED_DIRS = (".venv", ".nox", ".tools", ".git", "traces", "reports")
 """Top-level folders never copied (generated or machine-local)."""
 KEPT_FILES = ("reports/baseline.json",)
 """Files copied although their folder is excluded: the committed baseline."""
-REFERENCE_SUITES = ("read", "write", "approval", "injection")
-"""The suites the demos gate: the 26 reference cases the baseline and the expected
-figures of 40-acceptance.md describe (newer suites would shift every rate)."""
 GATE_LABEL = "bad_pr"
 """The report label of the gate run in the copy (``reports/bad_pr.json``)."""
 
@@ -312,7 +309,8 @@ def baseline_suites(root: Path) -> list[str]:
 def run_gate(copy: Path, *, strict: bool = False) -> GateRun:
     """Run ``python -m evals gate`` in ``copy`` (its own code, its committed baseline)."""
     command = [sys.executable, "-m", "evals", "gate", "--label", GATE_LABEL]
-    for suite in REFERENCE_SUITES:
+    # The suites the committed baseline was made from (every suite, as `make evals`).
+    for suite in baseline_suites(copy):
         command += ["--suite", suite]
     if strict:
         command.append("--strict")

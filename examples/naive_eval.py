@@ -42,7 +42,7 @@ def _load_bad_pr() -> ModuleType:
 bad_pr = _load_bad_pr()
 
 EXCLUDED_TAG = "flaky"
-"""Left out so both evaluations judge the same 25 cases (the gate excludes them too)."""
+"""Left out so both evaluations judge the same cases (the gate excludes them too)."""
 
 # Runs inside the patched copy (its own code): every case once, the final outcome only.
 NAIVE_RUN = """
@@ -95,7 +95,7 @@ class NaiveResult:
 def naive_eval(copy: Path) -> NaiveResult:
     """Run the answer-only evaluation in a (patched) copy of the repository."""
     done = subprocess.run(
-        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG, *bad_pr.REFERENCE_SUITES],
+        [sys.executable, "-c", NAIVE_RUN, EXCLUDED_TAG, *bad_pr.baseline_suites(copy)],
         cwd=copy,
         env=bad_pr.copy_env(copy),
         capture_output=True,
