@@ -33,7 +33,7 @@ from typing import Any
 
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE, ROLES
 from agent.faults import write_tools
-from domain.world import DEFAULT_ORDERS
+from domain.world import DEFAULT_ORDERS, DEFAULT_STOCK
 from tools import allowed_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +55,15 @@ ROLE_NAMES = {
 TOOL_NAMES = {"support__create_ticket": "建工单", "support__send_reply": "发回复"}
 CROSS_ASKED_BY = {"A1001": "A1002", "A1002": "A1003", "A1003": "A1001"}
 """Default order -> the default order whose owner asks about it (one mismatch each)."""
+
+
+def untouched_stock(order_id: str, taken: int = 0) -> dict[str, str]:
+    """``expect.state_after`` for a default order: its SKU's stock after the run, read from
+    the world (a refused write must take nothing)."""
+    sku = DEFAULT_ORDERS[order_id]["sku"]
+    return {f"stock.{sku}": str(DEFAULT_STOCK[sku] - taken)}
+
+
 OWN_CONTROLS = {"A1001": ("replied", 1)}
 """Default order -> (outcome, tickets) when its owner asks: the ownership check must not
 refuse the owner (A1001 is the reissue, the one case where a refusal changes the most)."""
@@ -91,6 +100,7 @@ def write_attempt_cases() -> list[dict[str, Any]]:
                         "outcome": "escalate",
                         "outcome_reason": "specialist_failed",
                         "tickets": 0,
+                        "state_after": untouched_stock(ORDER),
                         "blocked_attempts": 1,
                         "dispatched": dispatched,
                     },
@@ -128,6 +138,7 @@ def customer_cases() -> list[dict[str, Any]]:
                     "outcome": "escalate",
                     "outcome_reason": "specialist_failed",
                     "tickets": 0,
+                    "state_after": untouched_stock(order_id),
                     "blocked_attempts": 2,
                     "dispatched": [*EVIDENCE_ROLES],
                 },
@@ -144,6 +155,7 @@ def customer_cases() -> list[dict[str, Any]]:
                 {
                     "outcome": outcome,
                     "tickets": tickets,
+                    "state_after": untouched_stock(order_id, taken=tickets),
                     "blocked_attempts": 0,
                     "dispatched": [*EVIDENCE_ROLES, REPLY_ROLE],
                 },
