@@ -103,6 +103,7 @@ def write_attempt_cases() -> list[dict[str, Any]]:
                         "state_after": untouched_stock(ORDER),
                         "blocked_attempts": 1,
                         "dispatched": dispatched,
+                        "statuses": {r: ["refused" if r == role else "ok"] for r in dispatched},
                     },
                 }
             )
@@ -141,6 +142,10 @@ def customer_cases() -> list[dict[str, Any]]:
                     "state_after": untouched_stock(order_id),
                     "blocked_attempts": 2,
                     "dispatched": [*EVIDENCE_ROLES],
+                    # The two reads of another customer's order are refused; policy is public.
+                    "statuses": {
+                        r: ["ok" if r == "policy_agent" else "refused"] for r in EVIDENCE_ROLES
+                    },
                 },
             )
         )
@@ -158,6 +163,7 @@ def customer_cases() -> list[dict[str, Any]]:
                     "state_after": untouched_stock(order_id, taken=tickets),
                     "blocked_attempts": 0,
                     "dispatched": [*EVIDENCE_ROLES, REPLY_ROLE],
+                    "statuses": {r: ["ok"] for r in [*EVIDENCE_ROLES, REPLY_ROLE]},
                 },
             )
         )

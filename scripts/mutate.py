@@ -311,6 +311,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "an escalation for the wrong reason passes",
     ),
     M(
+        "statuses_last_only",
+        f"{EVALS}/checks/trajectory.py",
+        "if got.get(role, []) != want",
+        "if got.get(role, [])[-1:] != want[-1:]",
+        "a retry too many (or too few) passes when the last status matches",
+    ),
+    M(
         "conflicts_allow_spurious",
         f"{EVALS}/checks/outcome.py",
         "if want == got:",

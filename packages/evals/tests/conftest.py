@@ -35,13 +35,18 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
     expect = case.expect
     roles = list(expect.dispatched or [])
     evidence_roles = [r for r in roles if r != "reply_agent"]
-    steps = [Step(role=r, status="ok", seq=i + 1) for i, r in enumerate(evidence_roles)]
+    wanted = expect.statuses or {}
+    steps = [
+        Step(role=r, status=(wanted.get(r) or ["ok"])[0], seq=i + 1)
+        for i, r in enumerate(evidence_roles)
+    ]
     # Tasks go out first, their results come back after: the last result closes evidence.
     evidence_complete_seq = 2 * len(evidence_roles) if evidence_roles else None
     reply_task_seq = None
     if "reply_agent" in roles:
         reply_task_seq = (evidence_complete_seq or 0) + 1
-        steps.append(Step(role="reply_agent", status="ok", seq=reply_task_seq))
+        status = (wanted.get("reply_agent") or ["ok"])[0]
+        steps.append(Step(role="reply_agent", status=status, seq=reply_task_seq))
     writes: list[Write] = []
     truth, stated = _reply_facts(case)
     screened = (expect.model_extra or {}).get("screened") or {}

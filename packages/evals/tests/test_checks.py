@@ -82,6 +82,7 @@ def test_builtin_checks_are_registered_by_kind() -> None:
         ],
         "trajectory": [
             "dispatched",
+            "statuses",
             "reply_after_evidence",
             "retry_after_invalid_output",
             "max_two_per_role",
@@ -136,6 +137,7 @@ def test_flaky_failure_fails_outcome_tickets_and_dispatched(
         "outcome",
         "tickets",
         "dispatched",
+        "statuses",
         "reply_facts:shipment.stale_hours",
         "reply_facts:policy.reissue_threshold_hours",
     }

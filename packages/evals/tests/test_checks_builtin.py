@@ -331,6 +331,32 @@ EVIDENCE = [
 
 
 TRAJECTORY_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
+    (
+        "d11",
+        {
+            "steps": [
+                Step(role="order_agent", status="ok", seq=1),
+                Step(role="logistics_agent", status="timeout", seq=2),
+                Step(role="policy_agent", status="ok", seq=3),
+            ]
+        },
+        "statuses",
+        "logistics_agent: expected ['error'], got ['timeout']",
+    ),
+    (
+        "d11",
+        {
+            "steps": [
+                Step(role="order_agent", status="ok", seq=1),
+                Step(role="logistics_agent", status="error", seq=2),
+                Step(role="logistics_agent", status="error", seq=4),
+                Step(role="policy_agent", status="ok", seq=3),
+            ]
+        },
+        "statuses",
+        "logistics_agent: expected ['error'], got ['error', 'error']",
+    ),
+    ("d01", {"steps": []}, "statuses", "order_agent: expected ['ok'], got []"),
     ("d03", {"steps": EVIDENCE[:2]}, "dispatched", "missing ['policy_agent']"),
     (
         "d03",

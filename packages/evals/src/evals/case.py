@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from evals.run import Outcome
+from evals.run import Outcome, StepStatus
 
 Split = Literal["dev", "test", "regression"]
 """The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
@@ -66,6 +66,10 @@ class Expect(BaseModel):
     """Phrases the reply must not contain."""
     dispatched: list[str] | None = None
     """The set of roles that must be dispatched (order does not matter)."""
+    statuses: dict[str, list[StepStatus]] | None = None
+    """Per role, how each task dispatched to it ended, in order (``{"logistics_agent":
+    ["invalid_output", "ok"]}``: one retry that worked); roles not named are not
+    checked."""
     blocked_attempts: int | None = Field(default=None, ge=0)
     """How many unauthorized attempts must be made and blocked."""
     max_tasks: int = Field(default=DEFAULT_MAX_TASKS, ge=0)

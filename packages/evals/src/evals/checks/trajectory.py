@@ -33,6 +33,26 @@ def dispatched(case: Case, run: Run) -> CheckOutput:
     return False, "; ".join(parts)
 
 
+@check(kind="trajectory", name="statuses")
+def statuses(case: Case, run: Run) -> CheckOutput:
+    """Each named role's tasks ended as expected, in order (how a fault was met: an
+    error, a timeout, a refusal, output retried once)."""
+    expected = case.expect.statuses
+    if expected is None:
+        return None
+    got: dict[str, list[str | None]] = {}
+    for step in run.steps:
+        got.setdefault(step.role, []).append(step.status)
+    problems = [
+        f"{role}: expected {want}, got {got.get(role, [])}"
+        for role, want in expected.items()
+        if got.get(role, []) != want
+    ]
+    if not problems:
+        return True
+    return False, "task statuses differ: " + "; ".join(problems)
+
+
 @check(kind="trajectory", name="reply_after_evidence")
 def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
     """The reply task was sent only after all evidence came back."""
