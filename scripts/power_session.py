@@ -32,6 +32,14 @@ EXCLUDED: dict[str, str] = {
     "packages/agent/src/agent/settings.py": "model settings: only its defaults run offline",
     "packages/agent/src/agent/usage.py": "token meter: only openai_brain counts into it",
     "packages/tools/src/tools/openai_schema.py": "tool schemas: read only by openai_brain",
+    "packages/agent/src/agent/obedient.py": (
+        "the deliberately vulnerable path: runs only with screen=off (the injection"
+        " matrix's positive control, tested in test_injection_matrix.py), never in a gate"
+    ),
+    "packages/domain/src/domain/problems.py": (
+        "words the one-line problems of an invalid world: the gate refuses such a case"
+        " (exit 2) before any run, so no suite can reach it (domain tests cover it)"
+    ),
 }
 """Modules left out of the figure (no offline suite exercises them), with why."""
 
