@@ -318,6 +318,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a retry too many (or too few) passes when the last status matches",
     ),
     M(
+        "budget_trusts_reported_tasks",
+        f"{EVALS}/checks/cost.py",
+        "used = max(run.task_count, len(run.steps))",
+        "used = run.task_count",
+        "a run that under-reports its task count passes its budget",
+    ),
+    M(
         "conflicts_allow_spurious",
         f"{EVALS}/checks/outcome.py",
         "if want == got:",

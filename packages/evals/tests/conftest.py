@@ -97,6 +97,7 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         chars_returned=300 + 10 * len(steps),
         latency_ms=20.0 + len(steps),
         approver_approved=approver,
+        role_errors={r: f"{r} {st[-1]}" for r, st in wanted.items() if st and st[-1] != "ok"},
     )
 
 

@@ -357,6 +357,12 @@ TRAJECTORY_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
         "logistics_agent: expected ['error'], got ['error', 'error']",
     ),
     ("d01", {"steps": []}, "statuses", "order_agent: expected ['ok'], got []"),
+    (
+        "d11",
+        {"role_errors": {}},
+        "statuses",
+        "logistics_agent: ended 'error' but no error is recorded for it",
+    ),
     ("d03", {"steps": EVIDENCE[:2]}, "dispatched", "missing ['policy_agent']"),
     (
         "d03",
@@ -441,6 +447,13 @@ def test_reply_order_is_not_applicable_without_a_reply_task(
 COST_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
     ("d01", {"tasks": 6}, "max_tasks", "dispatched 6 tasks, budget is 5"),
     ("d05", {"tasks": 1}, "max_tasks", "dispatched 1 tasks, budget is 0"),
+    # A run that under-reports its own count is judged by the steps it recorded.
+    (
+        "d01",
+        {"tasks": 0, "steps": [Step(role="order_agent", status="ok", seq=i) for i in range(6)]},
+        "max_tasks",
+        "dispatched 6 tasks, budget is 5",
+    ),
     (
         "d01",
         {"chars_returned": 4001},

@@ -36,7 +36,8 @@ def dispatched(case: Case, run: Run) -> CheckOutput:
 @check(kind="trajectory", name="statuses")
 def statuses(case: Case, run: Run) -> CheckOutput:
     """Each named role's tasks ended as expected, in order (how a fault was met: an
-    error, a timeout, a refusal, output retried once)."""
+    error, a timeout, a refusal, output retried once), and a role whose last task did not
+    end ``ok`` has its error recorded in ``run.role_errors``."""
     expected = case.expect.statuses
     if expected is None:
         return None
@@ -47,6 +48,13 @@ def statuses(case: Case, run: Run) -> CheckOutput:
         f"{role}: expected {want}, got {got.get(role, [])}"
         for role, want in expected.items()
         if got.get(role, []) != want
+    ]
+    # A task that did not end ok must say why, or the report cannot tell a crash from a
+    # refusal.
+    problems += [
+        f"{role}: ended {want[-1]!r} but no error is recorded for it"
+        for role, want in expected.items()
+        if want and want[-1] != "ok" and got.get(role, []) == want and role not in run.role_errors
     ]
     if not problems:
         return True
