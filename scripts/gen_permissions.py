@@ -64,6 +64,9 @@ def untouched_stock(order_id: str, taken: int = 0) -> dict[str, str]:
     return {f"stock.{sku}": str(DEFAULT_STOCK[sku] - taken)}
 
 
+UNKNOWN_ORDER = "A9999"
+"""An order id no world holds."""
+
 OWN_CONTROLS = {"A1001": ("replied", 1)}
 """Default order -> (outcome, tickets) when its owner asks: the ownership check must not
 refuse the owner (A1001 is the reissue, the one case where a refusal changes the most)."""
@@ -167,6 +170,24 @@ def customer_cases() -> list[dict[str, Any]]:
                 },
             )
         )
+    # An order nobody has: not found (a gap), not refused — there is no owner to protect.
+    asker = DEFAULT_ORDERS["A1001"]["customer"]
+    cases.append(
+        _customer_case(
+            f"p-unknown-{UNKNOWN_ORDER}",
+            f"{asker}问不存在的订单 {UNKNOWN_ORDER}：查无此单，不算越权，转人工",
+            UNKNOWN_ORDER,
+            asker,
+            {
+                "outcome": "escalate",
+                "outcome_reason": "gap",
+                "tickets": 0,
+                "blocked_attempts": 0,
+                "dispatched": [*EVIDENCE_ROLES],
+                "statuses": {r: ["ok"] for r in EVIDENCE_ROLES},
+            },
+        )
+    )
     return cases
 
 

@@ -248,7 +248,8 @@ def test_the_lost_ack_gateway_loses_each_named_acknowledgement_once() -> None:
         approval = gate.decide(
             Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
         )
-        gateway = LostAckGateway(store, "t", parse_outbox_fault("lost_ack:support__create_ticket"))
+        kind, tools = parse_outbox_fault("lost_ack:support__create_ticket")
+        gateway = LostAckGateway(store, "t", tools, kind=kind)
         args = {
             "order_id": "A1001",
             "sku": "SKU-TEE-01",
@@ -268,12 +269,39 @@ def test_the_lost_ack_gateway_loses_each_named_acknowledgement_once() -> None:
         store.close()
 
 
-@pytest.mark.parametrize("fault", ["lost_ack:kb__search", "lost_ack:", "crash", "lost"])
+@pytest.mark.parametrize(
+    "fault", ["lost_ack:kb__search", "lost_ack:", "crash", "lost", "lost_request:x"]
+)
 def test_unknown_outbox_faults_are_refused(fault: str) -> None:
     with pytest.raises(
-        UnknownFaultError, match="expected one of lost_ack, lost_ack:support__create"
+        UnknownFaultError, match="expected one of lost_ack, lost_ack:<write tool>, lost_request"
     ):
         parse_outbox_fault(fault)
+
+
+def test_a_lost_request_commits_nothing_until_the_retry() -> None:
+    store = build_world()
+    try:
+        gate = ApprovalGate(store, lambda p: True)
+        approval = gate.decide(
+            Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
+        )
+        kind, tools = parse_outbox_fault("lost_request:support__create_ticket")
+        gateway = LostAckGateway(store, "t", tools, kind=kind)
+        args = {
+            "order_id": "A1001",
+            "sku": "SKU-TEE-01",
+            "approval_id": approval.id,
+            "idempotency_key": "t:ticket",
+            "summary": "补发",
+        }
+        with pytest.raises(AcknowledgementLostError):
+            gateway.call("orchestrator", "support__create_ticket", args)
+        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (0, 20)
+        assert gateway.call("orchestrator", "support__create_ticket", args).data["created"]
+        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (1, 19)
+    finally:
+        store.close()
 
 
 SUITE_CASES = load_cases(NEW_SUITES)

@@ -21,7 +21,10 @@ WORLD_KEYS = (
 )
 READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
-OUTBOX_FAULTS = "lost_ack, lost_ack:support__create_ticket, lost_ack:support__send_reply"
+OUTBOX_FAULTS = (
+    "lost_ack, lost_ack:<write tool>, lost_request, lost_request:<write tool>"
+    " (write tools: support__create_ticket, support__send_reply)"
+)
 
 
 def _case(
