@@ -241,14 +241,25 @@ def test_a_lost_acknowledgement_is_retried_once_and_lands_once(fault: str, lost:
     assert success(grade(_case(faults={"outbox": fault}), run))
 
 
-def test_the_lost_ack_gateway_loses_each_named_acknowledgement_once() -> None:
+@pytest.mark.parametrize(
+    ("fault", "after_loss", "lost"),
+    [
+        # The write landed although its acknowledgement was lost; the retry writes nothing.
+        ("lost_ack:support__create_ticket", (1, 19), ["support__create_ticket"]),
+        # The request never arrived: nothing is written until the retry.
+        ("lost_request:support__create_ticket", (0, 20), ["support__create_ticket"]),
+    ],
+)
+def test_the_outbox_faults_lose_the_first_call_of_each_named_tool_once(
+    fault: str, after_loss: tuple[int, int], lost: list[str]
+) -> None:
     store = build_world()
     try:
         gate = ApprovalGate(store, lambda p: True)
         approval = gate.decide(
             Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
         )
-        kind, tools = parse_outbox_fault("lost_ack:support__create_ticket")
+        kind, tools = parse_outbox_fault(fault)
         gateway = LostAckGateway(store, "t", tools, kind=kind)
         args = {
             "order_id": "A1001",
@@ -259,12 +270,11 @@ def test_the_lost_ack_gateway_loses_each_named_acknowledgement_once() -> None:
         }
         with pytest.raises(AcknowledgementLostError):
             gateway.call("orchestrator", "support__create_ticket", args)
-        # The write landed although its acknowledgement was lost; the retry writes nothing.
-        assert len(store.tickets()) == 1
+        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == after_loss
         again = gateway.call("orchestrator", "support__create_ticket", args)
-        assert again.data["created"] is False
+        assert again.data["created"] is (after_loss[0] == 0)
         assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (1, 19)
-        assert gateway.lost == ["support__create_ticket"]
+        assert gateway.lost == lost
     finally:
         store.close()
 
@@ -277,31 +287,6 @@ def test_unknown_outbox_faults_are_refused(fault: str) -> None:
         UnknownFaultError, match="expected one of lost_ack, lost_ack:<write tool>, lost_request"
     ):
         parse_outbox_fault(fault)
-
-
-def test_a_lost_request_commits_nothing_until_the_retry() -> None:
-    store = build_world()
-    try:
-        gate = ApprovalGate(store, lambda p: True)
-        approval = gate.decide(
-            Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
-        )
-        kind, tools = parse_outbox_fault("lost_request:support__create_ticket")
-        gateway = LostAckGateway(store, "t", tools, kind=kind)
-        args = {
-            "order_id": "A1001",
-            "sku": "SKU-TEE-01",
-            "approval_id": approval.id,
-            "idempotency_key": "t:ticket",
-            "summary": "补发",
-        }
-        with pytest.raises(AcknowledgementLostError):
-            gateway.call("orchestrator", "support__create_ticket", args)
-        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (0, 20)
-        assert gateway.call("orchestrator", "support__create_ticket", args).data["created"]
-        assert (len(store.tickets()), store.stock_level("SKU-TEE-01")) == (1, 19)
-    finally:
-        store.close()
 
 
 SUITE_CASES = load_cases(NEW_SUITES)
