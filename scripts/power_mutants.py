@@ -8,10 +8,10 @@ drive every rule with plain values.
 from __future__ import annotations
 
 import ast
-import random
+import hashlib
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -52,11 +52,44 @@ class Mutant:
     """Which match of ``operator`` in the module (0-based, counted over the whole file)."""
     definition: str | None = None
     """The function or class around it, when cosmic-ray found one."""
+    code: str = ""
+    """The mutated line's text, stripped (see :func:`with_anchors`)."""
+    nth: int = 0
+    """Which mutant of this operator on a line of this text in the module (0-based)."""
 
     @property
     def id(self) -> str:
-        """``path:line:operator:occurrence``: stable while the module is unchanged."""
+        """``path:line:operator:occurrence``: where to look, for people; moves with the
+        code above it."""
         return f"{self.path}:{self.line}:{self.operator}:{self.occurrence}"
+
+    @property
+    def anchor(self) -> str:
+        """The key of the sample and of the equivalents file: path, operator, the line's
+        text and ``nth``. Unlike :attr:`id` it stays put when code is added or removed
+        elsewhere in the module, so judged equivalents and the sample carry over."""
+        return anchor_of(self.path, self.operator, self.code, self.nth)
+
+
+def anchor_of(path: str, operator: str, code: str, nth: int) -> str:
+    """:attr:`Mutant.anchor` from its parts."""
+    return f"{path} {operator} #{nth}: {code}"
+
+
+def with_anchors(mutants: Iterable[Mutant], sources: dict[str, str]) -> list[Mutant]:
+    """``mutants`` with :attr:`Mutant.code` and :attr:`Mutant.nth` filled in from the
+    modules' text (``sources`` maps each ``path`` to it)."""
+    lines = {path: text.splitlines() for path, text in sources.items()}
+    seen: dict[tuple[str, str, str], int] = {}
+    out: list[Mutant] = []
+    for m in sorted(mutants, key=lambda m: (m.path, m.line, m.column, m.operator, m.occurrence)):
+        text = lines.get(m.path, [])
+        code = text[m.line - 1].strip() if 0 < m.line <= len(text) else ""
+        key = (m.path, m.operator, code)
+        nth = seen.get(key, 0)
+        seen[key] = nth + 1
+        out.append(replace(m, code=code, nth=nth))
+    return out
 
 
 # --- Annotation-only mutants -------------------------------------------------------------
@@ -121,18 +154,25 @@ def annotation_only(mutants: Iterable[Mutant], sources: dict[str, str]) -> set[s
 # --- The sample ------------------------------------------------------------------------
 
 
+def _rank(mutant: Mutant, seed: int) -> bytes:
+    return hashlib.sha256(f"{seed}\n{mutant.anchor}".encode()).digest()
+
+
 def sample(mutants: Sequence[Mutant], size: int | None, seed: int) -> list[Mutant]:
     """``size`` mutants drawn with ``seed`` (all when ``size`` is ``None`` or larger),
-    in id order.
+    in (path, line) order.
 
-    The draw is over the mutants sorted by id, so the same code, size and seed give the
-    same sample whatever order cosmic-ray stored them in.
+    Each mutant's place in the draw is a hash of the seed and its :attr:`Mutant.anchor`,
+    and the ``size`` first are taken. So the same code, size and seed give the same
+    sample whatever order cosmic-ray stored them in, and a change to one module only
+    changes the sample where mutants came or went: the rest of the sample, and what was
+    judged about it, carries over.
     """
-    ordered = sorted(mutants, key=lambda m: (m.path, m.line, m.operator, m.occurrence))
+    ordered = sorted(mutants, key=lambda m: (m.path, m.line, m.column, m.operator, m.occurrence))
     if size is None or size >= len(ordered):
         return ordered
-    chosen = random.Random(seed).sample(ordered, size)
-    return sorted(chosen, key=ordered.index)
+    chosen = {m.anchor for m in sorted(ordered, key=lambda m: _rank(m, seed))[:size]}
+    return [m for m in ordered if m.anchor in chosen]
 
 
 # --- Equivalent mutants ------------------------------------------------------------------
@@ -142,18 +182,23 @@ def sample(mutants: Sequence[Mutant], size: int | None, seed: int) -> list[Mutan
 class Equivalent:
     """A mutant judged equivalent: no test can tell it from the original."""
 
-    id: str
-    """The mutant's stable id (:attr:`Mutant.id`)."""
+    anchor: str
+    """The mutant's :attr:`Mutant.anchor`."""
     reason: str
     """Why it is equivalent, in one line."""
 
 
-def parse_equivalents(text: str, where: str) -> list[Equivalent]:
-    """The ``[[mutant]]`` entries of an equivalents file (``id`` and ``reason`` each).
+EQUIVALENT_KEYS = ("path", "operator", "code", "nth", "reason")
 
-    Raises :class:`PowerError` naming the file and the entry on anything else: an
-    unknown key, a missing or empty field, a duplicate id, an id not of the form
-    ``path:line:operator:occurrence``.
+
+def parse_equivalents(text: str, where: str) -> list[Equivalent]:
+    """The ``[[mutant]]`` entries of an equivalents file.
+
+    Each has ``path``, ``operator``, ``code`` (the mutated line's stripped text) and
+    ``reason`` (one line), and ``nth`` when the same operator hits a line of the same text
+    more than once in the module (default 0). Raises :class:`PowerError` naming the file
+    and the entry on anything else: an unknown key, a missing or empty field, a
+    duplicate mutant.
     """
     try:
         data = tomllib.loads(text)
@@ -169,23 +214,28 @@ def parse_equivalents(text: str, where: str) -> list[Equivalent]:
     seen: set[str] = set()
     for number, entry in enumerate(entries, start=1):
         here = f"{where}: entry {number}"
-        extra = sorted(set(entry) - {"id", "reason"})
+        extra = sorted(set(entry) - set(EQUIVALENT_KEYS))
         if extra:
-            raise PowerError(f"{here}: unknown key {extra[0]!r} (expected id and reason)")
-        for key in ("id", "reason"):
+            raise PowerError(
+                f"{here}: unknown key {extra[0]!r} (expected {', '.join(EQUIVALENT_KEYS)})"
+            )
+        for key in ("path", "operator", "code", "reason"):
             value = entry.get(key)
             if not isinstance(value, str) or not value.strip():
                 raise PowerError(f"{here}: {key!r} must be a non-empty string")
-        mutant_id, reason = entry["id"].strip(), entry["reason"].strip()
-        if "\n" in reason:
-            raise PowerError(f"{here}: 'reason' must be one line")
-        parts = mutant_id.rsplit(":", 3)
-        if len(parts) != 4 or not parts[1].isdigit() or not parts[3].isdigit():
-            raise PowerError(f"{here}: id {mutant_id!r} is not path:line:operator:occurrence")
-        if mutant_id in seen:
-            raise PowerError(f"{here}: duplicate id {mutant_id!r}")
-        seen.add(mutant_id)
-        found.append(Equivalent(mutant_id, reason))
+        nth = entry.get("nth", 0)
+        if not isinstance(nth, int) or isinstance(nth, bool) or nth < 0:
+            raise PowerError(f"{here}: 'nth' must be a whole number >= 0")
+        reason = entry["reason"].strip()
+        if "\n" in reason or "\n" in entry["code"]:
+            raise PowerError(f"{here}: 'code' and 'reason' must be one line each")
+        anchor = anchor_of(
+            entry["path"].strip(), entry["operator"].strip(), entry["code"].strip(), nth
+        )
+        if anchor in seen:
+            raise PowerError(f"{here}: duplicate mutant {anchor!r}")
+        seen.add(anchor)
+        found.append(Equivalent(anchor, reason))
     return found
 
 

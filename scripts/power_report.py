@@ -51,6 +51,7 @@ def _entry(result: Result, equivalent: pm.Equivalent | None) -> dict[str, Any]:
     m = result.mutant
     entry: dict[str, Any] = {
         "id": m.id,
+        "anchor": m.anchor,
         "path": m.path,
         "line": m.line,
         "operator": m.operator,
@@ -80,8 +81,8 @@ def build(
     wall_s: float,
 ) -> dict[str, Any]:
     """The whole report as plain data (``power.json``)."""
-    by_id = {e.id: e for e in equivalents}
-    known = {m.id for m in selection.candidates}
+    by_anchor = {e.anchor: e for e in equivalents}
+    known = {m.anchor for m in selection.candidates}
     invalid = [
         {"id": m.id, "error": selection.invalid[m.job_id]}
         for m in selection.mutants
@@ -90,7 +91,7 @@ def build(
     counts = {status: 0 for status in pm.STATUSES}
     for r in results:
         counts[r.status] += 1
-    equivalent_run = [r for r in results if r.mutant.id in by_id]
+    equivalent_run = [r for r in results if r.mutant.anchor in by_anchor]
     killed = counts["killed"]
     denominator = len(results) - len(equivalent_run)
     return {
@@ -115,8 +116,8 @@ def build(
             "are in the denominator and not killed",
         },
         "equivalent_but_killed": [r.mutant.id for r in equivalent_run if r.status == "killed"],
-        "stale_equivalents": [e.id for e in equivalents if e.id not in known],
-        "mutants": [_entry(r, by_id.get(r.mutant.id)) for r in results],
+        "stale_equivalents": [e.anchor for e in equivalents if e.anchor not in known],
+        "mutants": [_entry(r, by_anchor.get(r.mutant.anchor)) for r in results],
     }
 
 
@@ -148,6 +149,8 @@ def _section(title: str, entries: Sequence[Mapping[str, Any]], body: str) -> lis
         where = f" in `{e['definition']}`" if e["definition"] else ""
         lines.append(f"### `{e['id']}`{where}")
         lines.append("")
+        if e.get("anchor"):
+            lines += [f"anchor: `{e['anchor']}`", ""]
         if e["equivalent"]:
             lines += [f"Listed as equivalent: {e['equivalent']}", ""]
         lines += ["```diff", e["diff"].rstrip(), "```", ""]

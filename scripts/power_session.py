@@ -164,10 +164,11 @@ def select(
 ) -> Selection:
     """Drop annotation-only and invalid mutants, draw the sample, and mark every other
     work item of the session skipped (with why)."""
-    mutants = read_mutants(db)
+    found = read_mutants(db)
     specs = {item.job_id: item.mutations[0] for item in db.work_items}
-    paths = {m.path for m in mutants}
+    paths = {m.path for m in found}
     sources = {p: (snapshot / p).read_text(encoding="utf-8") for p in paths}
+    mutants = pm.with_anchors(found, sources)
     dropped = pm.annotation_only(mutants, sources)
     say(f"{len(mutants)} mutants, {len(dropped)} annotation-only; checking the others compile …")
     invalid = invalid_python([m for m in mutants if m.job_id not in dropped], specs, sources)

@@ -154,8 +154,9 @@ def test_annotation_only(tmp_path: Path, line: int, snippet: str, annotation_onl
 # --- The sample -------------------------------------------------------------------------
 
 
-def mutant(n: int, path: str = "a.py") -> pm.Mutant:
-    return pm.Mutant(f"job{n}", path, n, 0, n, 1, "core/NumberReplacer", n)
+def mutant(n: int, path: str = "a.py", line: int | None = None) -> pm.Mutant:
+    at = n if line is None else line
+    return pm.Mutant(f"job{n}", path, at, 0, at, 1, "core/NumberReplacer", n, code=f"x = {n}")
 
 
 POOL = [mutant(n, path) for n in range(40) for path in ("a.py", "b.py")]
@@ -184,26 +185,56 @@ def test_sample_is_determined_by_seed_not_by_storage_order(seed: int) -> None:
     assert pm.sample(POOL, 10, seed) != pm.sample(POOL, 10, seed + 100)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_sample_carries_over_when_code_moves_or_grows(seed: int) -> None:
+    before = pm.sample(POOL, 20, seed)
+    # Ten lines added at the top of a.py: every line number there moves.
+    moved = [mutant(m.occurrence, m.path, m.line + 10) if m.path == "a.py" else m for m in POOL]
+    assert {m.anchor for m in pm.sample(moved, 20, seed)} == {m.anchor for m in before}
+    # One new mutant: at most one of the twenty is displaced.
+    grown = pm.sample([*POOL, mutant(500, "c.py")], 20, seed)
+    assert len({m.anchor for m in grown} & {m.anchor for m in before}) >= 19
+
+
+def test_anchors_tell_apart_equal_lines_in_file_order() -> None:
+    source = "a = 1\nb = 2\n\na = 1\n"
+    found = [
+        pm.Mutant(f"j{i}", "m.py", line, 4, line, 5, "core/NumberReplacer", i)
+        for i, line in enumerate([4, 1, 2])
+    ]
+    anchored = {m.line: m.anchor for m in pm.with_anchors(found, {"m.py": source})}
+    assert anchored == {
+        1: "m.py core/NumberReplacer #0: a = 1",
+        2: "m.py core/NumberReplacer #0: b = 2",
+        4: "m.py core/NumberReplacer #1: a = 1",
+    }
+
+
 # --- The equivalents file ---------------------------------------------------------------
 
-ID = "packages/agent/src/agent/bus.py:42:core/NumberReplacer:0"
+WHERE = 'path = "packages/agent/src/agent/bus.py"\noperator = "core/NumberReplacer"\n'
+CODE = 'code = "LIMIT = 64000"\n'
+ANCHOR = "packages/agent/src/agent/bus.py core/NumberReplacer #0: LIMIT = 64000"
 
 
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        (f'[[mutant]]\nid = "{ID}"\nreason = "dead branch"\n', None),
+        (f'[[mutant]]\n{WHERE}{CODE}reason = "dead branch"\n', None),
         ("# nothing judged yet\n", None),
-        (f'[[mutant]]\nid = "{ID}"\n', "'reason' must be a non-empty string"),
-        (f'[[mutant]]\nid = "{ID}"\nreason = "  "\n', "'reason' must be a non-empty string"),
-        ('[[mutant]]\nreason = "x"\n', "'id' must be a non-empty string"),
-        (f'[[mutant]]\nid = "{ID}"\nreason = "x"\nwhy = "y"\n', "unknown key 'why'"),
-        ('[[mutant]]\nid = "bus.py:42"\nreason = "x"\n', "is not path:line:operator:occurrence"),
+        (f"[[mutant]]\n{WHERE}{CODE}", "'reason' must be a non-empty string"),
+        (f'[[mutant]]\n{WHERE}{CODE}reason = "  "\n', "'reason' must be a non-empty string"),
+        (f'[[mutant]]\n{WHERE}reason = "x"\n', "'code' must be a non-empty string"),
+        (f'[[mutant]]\n{CODE}reason = "x"\n', "'path' must be a non-empty string"),
+        (f'[[mutant]]\n{WHERE}{CODE}reason = "x"\nwhy = "y"\n', "unknown key 'why'"),
+        (f'[[mutant]]\n{WHERE}{CODE}reason = "x"\nid = "a:1"\n', "unknown key 'id'"),
+        (f'[[mutant]]\n{WHERE}{CODE}nth = -1\nreason = "x"\n', "'nth' must be a whole number"),
+        (f'[[mutant]]\n{WHERE}{CODE}nth = true\nreason = "x"\n', "'nth' must be a whole number"),
         (
-            f'[[mutant]]\nid = "{ID}"\nreason = "x"\n[[mutant]]\nid = "{ID}"\nreason = "y"\n',
-            "entry 2: duplicate id",
+            f'[[mutant]]\n{WHERE}{CODE}reason = "x"\n[[mutant]]\n{WHERE}{CODE}reason = "y"\n',
+            "entry 2: duplicate mutant",
         ),
-        (f'[[mutant]]\nid = "{ID}"\nreason = """a\nb"""\n', "'reason' must be one line"),
+        (f'[[mutant]]\n{WHERE}{CODE}reason = """a\nb"""\n', "must be one line"),
         ('mutant = "x"\n', "array of tables"),
         ("[equivalent]\n", "unknown table 'equivalent'"),
         ("[[mutant]\n", "not valid TOML"),
@@ -212,7 +243,7 @@ ID = "packages/agent/src/agent/bus.py:42:core/NumberReplacer:0"
 def test_parse_equivalents(text: str, problem: str | None) -> None:
     if problem is None:
         found = pm.parse_equivalents(text, "eq.toml")
-        assert all(e.id == ID and e.reason for e in found)
+        assert all(e.anchor == ANCHOR and e.reason for e in found)
         return
     with pytest.raises(pm.PowerError, match=problem) as raised:
         pm.parse_equivalents(text, "eq.toml")
@@ -227,6 +258,9 @@ def test_the_committed_equivalents_file_parses() -> None:
 
 
 # --- The report -------------------------------------------------------------------------
+
+
+GONE = "x.py op #0: y = 1"
 
 
 def report_of(statuses: list[str], equivalent: dict[int, str]) -> dict[str, Any]:
@@ -244,7 +278,7 @@ def report_of(statuses: list[str], equivalent: dict[int, str]) -> dict[str, Any]
         specs={},
     )
     equivalents = [
-        pm.Equivalent(sampled[n].id if n >= 0 else "x.py:1:op:0", r) for n, r in equivalent.items()
+        pm.Equivalent(sampled[n].anchor if n >= 0 else GONE, r) for n, r in equivalent.items()
     ]
     return power_report.build(
         results=results,
@@ -263,7 +297,7 @@ def report_of(statuses: list[str], equivalent: dict[int, str]) -> dict[str, Any]
         (["killed", "killed", "survived", "crash"], {}, 2, 4, ([], [])),
         (["killed", "survived", "timeout", "error"], {1: "dead"}, 1, 3, ([], [])),
         (["killed", "survived"], {0: "wrong"}, 1, 1, ([], ["a.py:0:core/NumberReplacer:0"])),
-        (["killed"], {-1: "gone"}, 1, 1, (["x.py:1:op:0"], [])),
+        (["killed"], {-1: "gone"}, 1, 1, ([GONE], [])),
     ],
 )
 def test_kill_rate_and_equivalents(
