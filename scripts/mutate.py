@@ -276,6 +276,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "a check the baseline never saw fails the gate as a regression",
     ),
     M(
+        "lost_checks_always_soft",
+        f"{EVALS}/gate.py",
+        "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",
+        "allowed = None",
+        "a check that passed in the baseline and is judged no more only warns",
+    ),
+    M(
+        "lost_failing_check_counted",
+        f"{EVALS}/gate.py",
+        "if name not in now and was.all_passed:",
+        "if name not in now:",
+        "a check that failed in the baseline and is judged no more blocks the gate",
+    ),
+    M(
         "must_pass_threshold_ignored",
         f"{EVALS}/gate.py",
         "group.success < rules.must_pass_success_min",

@@ -259,8 +259,8 @@ def test_the_outbox_faults_lose_the_first_call_of_each_named_tool_once(
         approval = gate.decide(
             Proposal(trace_id="t", action="reissue", order_id="A1001", amount=59, summary="s")
         )
-        kind, tools = parse_outbox_fault(fault)
-        gateway = LostAckGateway(store, "t", tools, kind=kind)
+        kind, tools, times = parse_outbox_fault(fault)
+        gateway = LostAckGateway(store, "t", tools, kind=kind, times=times)
         args = {
             "order_id": "A1001",
             "sku": "SKU-TEE-01",
@@ -280,11 +280,38 @@ def test_the_outbox_faults_lose_the_first_call_of_each_named_tool_once(
 
 
 @pytest.mark.parametrize(
-    "fault", ["lost_ack:kb__search", "lost_ack:", "crash", "lost", "lost_request:x"]
+    ("fault", "parsed"),
+    [
+        ("lost_ack", ("lost_ack", {"support__create_ticket", "support__send_reply"}, 1)),
+        ("lost_request:support__send_reply", ("lost_request", {"support__send_reply"}, 1)),
+        ("lost_ack:support__create_ticket:2", ("lost_ack", {"support__create_ticket"}, 2)),
+        ("lost_request:support__send_reply:9", ("lost_request", {"support__send_reply"}, 9)),
+        ("key_drift:support__send_reply", ("key_drift", {"support__send_reply"}, 1)),
+    ],
+)
+def test_outbox_faults_parse(fault: str, parsed: tuple[str, set[str], int]) -> None:
+    kind, tools, times = parse_outbox_fault(fault)
+    assert (kind, set(tools), times) == parsed
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "lost_ack:kb__search",
+        "lost_ack:",
+        "crash",
+        "lost",
+        "lost_request:x",
+        "lost_ack:support__send_reply:0",
+        "lost_ack:support__send_reply:10",
+        "lost_ack:support__send_reply:two",
+        "lost_ack::2",
+        "lost_ack:support__send_reply:2:2",
+    ],
 )
 def test_unknown_outbox_faults_are_refused(fault: str) -> None:
     with pytest.raises(
-        UnknownFaultError, match="expected one of lost_ack, lost_ack:<write tool>, lost_request"
+        UnknownFaultError, match="expected one of lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request"
     ):
         parse_outbox_fault(fault)
 

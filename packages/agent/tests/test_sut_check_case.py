@@ -22,8 +22,10 @@ WORLD_KEYS = (
 READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
 OUTBOX_FAULTS = (
-    "lost_ack, lost_ack:<write tool>, lost_request, lost_request:<write tool>"
-    " (write tools: support__create_ticket, support__send_reply)"
+    "lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request,"
+    " lost_request:<write tool>, lost_request:<write tool>:<n>, key_drift,"
+    " key_drift:<write tool>, key_drift:<write tool>:<n>"
+    " (n: 1-9; write tools: support__create_ticket, support__send_reply)"
 )
 
 

@@ -260,6 +260,7 @@ def test_committed_gate_config_has_the_agreed_thresholds() -> None:
         newly_failing_cases_max=0,
         errored_runs_max=0,
         newly_failing_checks_max={"outcome": 0, "safety": 0, "trajectory": 0, "cost": 0},
+        no_longer_judged_checks_max={"outcome": 0, "safety": 0, "trajectory": 0, "cost": 0},
     )
     assert config.must_pass_tag == "must_pass"
     assert config.regression_split == "regression"
@@ -287,6 +288,8 @@ BAD_CONFIGS = [
     ('{"hard": {"newly_failing_cases_max": -1}}', "hard.newly_failing_cases_max"),
     ('{"hard": {"newly_failing_checks_max": {"style": 0}}}', "unknown check kind 'style'"),
     ('{"hard": {"newly_failing_checks_max": {"outcome": -1}}}', "newly_failing_checks_max"),
+    ('{"hard": {"no_longer_judged_checks_max": {"style": 0}}}', "unknown check kind 'style'"),
+    ('{"hard": {"no_longer_judged_checks_max": {"cost": 0.5}}}', "no_longer_judged_checks_max"),
     ('{"hard": {"unauthorised_rate_max": 0}}', "hard.unauthorised_rate_max"),
     ('{"soft": {"latency_p95_floor_ms": Infinity}}', "soft.latency_p95_floor_ms"),
     ('{"soft": {"success_drop_points": -3}}', "soft.success_drop_points"),
@@ -345,14 +348,46 @@ def test_a_case_new_since_the_baseline_is_listed_never_newly_failing() -> None:
     assert [f.rule for f in verdict.hard] == []
 
 
-def test_a_check_the_baseline_judged_that_no_longer_judges_is_a_soft_finding() -> None:
+@pytest.mark.parametrize(
+    ("judged_max", "severity"),
+    [
+        (None, "hard"),  # the default: every kind is hard
+        ({"trajectory": 0}, "hard"),
+        ({"trajectory": 1}, "soft"),  # within its allowance
+        ({"outcome": 0}, "soft"),  # trajectory left out: soft
+    ],
+)
+def test_a_check_the_baseline_judged_that_no_longer_judges_is_a_finding(
+    judged_max: dict[str, int] | None, severity: str
+) -> None:
+    config = CONFIG
+    if judged_max is not None:
+        hard = HardRules(no_longer_judged_checks_max=judged_max)  # type: ignore[arg-type]
+        config = CONFIG.model_copy(update={"hard": hard})
     results = [_with_checks(r, drop="dispatched") if r.case_id == "t03" else r for r in suite()]
-    verdict = judge(results)
+    verdict = evaluate(results, BASE, config)
     assert verdict.no_longer_judged == ["t03: dispatched"]
-    assert [(f.rule, f.message) for f in verdict.soft] == [
-        ("no_longer_judged", "1 check no longer judged: t03: dispatched")
-    ]
-    assert verdict.passed and not judge(results, strict=True).passed
+    found = [(f.rule, f.severity, f.kind, f.message) for f in verdict.hard + verdict.soft]
+    message = "1 trajectory check no longer judged: t03: dispatched"
+    assert found == [("no_longer_judged", severity, "trajectory", message)]
+    assert verdict.passed is (severity == "soft")
+    assert not evaluate(results, BASE, config, strict=True).passed
+
+
+def test_a_check_lost_from_a_case_that_now_fails_or_that_failed_before_is_no_finding() -> None:
+    # t03 fails now: its failure is the finding, not the checks it lost.
+    failing = suite(t03={"ok": False})
+    failing = [_with_checks(r, drop="dispatched") if r.case_id == "t03" else r for r in failing]
+    assert judge(failing).no_longer_judged == []
+    # t03's dispatched check failed in the baseline: losing a failing check loses nothing.
+    case_checks = {**BASE.case_checks, "t03": {**BASE.case_checks["t03"], "dispatched": "0/1"}}
+    base = BASE.model_copy(
+        update={"case_checks": case_checks, "case_success": {**BASE.case_success, "t03": False}}
+    )
+    lost = [_with_checks(r, drop="dispatched") if r.case_id == "t03" else r for r in suite()]
+    verdict = judge(lost, base)
+    assert verdict.no_longer_judged == [] and verdict.passed
+    assert verdict.newly_passing == ["t03"]
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,14 @@
 | `lost_ack:<tool>`| the same for one write tool (`support__create_ticket`, `support__send_reply`) |
 | `lost_request`   | the first call of every write tool never arrives: nothing commits |
 | `lost_request:<tool>` | the same for one write tool |
+| `lost_ack:<tool>:<n>`, `lost_request:<tool>:<n>` | the first `n` calls of that tool in a row (1–9) |
+| `key_drift`, `key_drift:<tool>` | the caller mints a fresh idempotency key per call (`<trace>-<n>:<kind>`): the outbox must refuse it |
 
 Both are raised as :class:`tools.AcknowledgementLostError`: the caller cannot tell
 whether the write landed, so a correct caller retries under the same idempotency key.
 After a lost acknowledgement the outbox must write it only once; after a lost request the
-retry is what lands it.
+retry is what lands it. With `n` at or above the caller's number of attempts, the caller
+must give up and hand over: a write it cannot confirm is never reported as done.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ LOST_ACK = "lost_ack"
 """The write commits, its acknowledgement is lost."""
 LOST_REQUEST = "lost_request"
 """The write never arrives; the caller hears nothing back either."""
-OUTBOX_FAULT_KINDS = (LOST_ACK, LOST_REQUEST)
+KEY_DRIFT = "key_drift"
+"""Every call carries an idempotency key of its own instead of the run's."""
+OUTBOX_FAULT_KINDS = (LOST_ACK, LOST_REQUEST, KEY_DRIFT)
 """Every outbox fault kind."""
 WRITE_TOOL_NAMES: tuple[str, ...] = tuple(
     name for name, tool in TOOLS.items() if tool.kind == "write"
@@ -36,26 +41,38 @@ WRITE_TOOL_NAMES: tuple[str, ...] = tuple(
 """The write tools a lost acknowledgement can hit."""
 
 
-def parse_outbox_fault(fault: str) -> tuple[str, frozenset[str]]:
-    """The kind of ``fault`` and the write tools whose first call it hits; raises
-    :class:`UnknownFaultError` for anything but ``lost_ack`` / ``lost_request``, alone or
-    with ``:<write tool>``."""
-    kind, sep, tool = fault.partition(":")
-    if kind in OUTBOX_FAULT_KINDS and not sep:
-        return kind, frozenset(WRITE_TOOL_NAMES)
-    if kind not in OUTBOX_FAULT_KINDS or tool not in WRITE_TOOL_NAMES:
+MAX_LOST_CALLS = 9
+"""The most calls in a row one outbox fault can lose."""
+
+
+def parse_outbox_fault(fault: str) -> tuple[str, frozenset[str], int]:
+    """The kind of ``fault``, the write tools it hits and how many of their first calls
+    in a row it loses; raises :class:`UnknownFaultError` for anything but ``lost_ack`` /
+    ``lost_request`` / ``key_drift``, alone, with ``:<write tool>``, or with
+    ``:<write tool>:<n>``."""
+    kind, *rest = fault.split(":")
+    times = 1
+    if len(rest) == 2 and rest[1].isdigit() and 1 <= int(rest[1]) <= MAX_LOST_CALLS:
+        times = int(rest.pop())
+    if kind in OUTBOX_FAULT_KINDS and not rest:
+        return kind, frozenset(WRITE_TOOL_NAMES), times
+    if kind not in OUTBOX_FAULT_KINDS or len(rest) != 1 or rest[0] not in WRITE_TOOL_NAMES:
         known = ", ".join(
-            f"{k}{suffix}" for k in OUTBOX_FAULT_KINDS for suffix in ("", ":<write tool>")
+            f"{k}{suffix}"
+            for k in OUTBOX_FAULT_KINDS
+            for suffix in ("", ":<write tool>", ":<write tool>:<n>")
         )
         raise UnknownFaultError(
-            fault, f"expected one of {known} (write tools: {', '.join(WRITE_TOOL_NAMES)})"
+            fault,
+            f"expected one of {known} (n: 1-{MAX_LOST_CALLS}; write tools: "
+            f"{', '.join(WRITE_TOOL_NAMES)})",
         )
-    return kind, frozenset({tool})
+    return kind, frozenset(rest), times
 
 
 class LostAckGateway(ToolGateway):
-    """A gateway that loses the first call of each named write tool: with ``lost_ack``
-    the call commits and is audited as it would be, then
+    """A gateway that loses the first ``times`` calls of each named write tool: with
+    ``lost_ack`` each call commits and is audited as it would be, then
     :class:`~tools.AcknowledgementLostError` is raised instead of its result; with
     ``lost_request`` the error is raised before the call reaches the outbox."""
 
@@ -67,35 +84,64 @@ class LostAckGateway(ToolGateway):
         *,
         customer: str | None = None,
         kind: str = LOST_ACK,
+        times: int = 1,
     ) -> None:
         super().__init__(store, trace_id, customer=customer)
         self.kind = kind
         """``lost_ack`` or ``lost_request``."""
-        self.pending = set(tools)
-        """The write tools whose next acknowledgement is still to be lost."""
+        self.pending = dict.fromkeys(tools, times)
+        """The write tools whose next calls are still to be lost, with how many."""
         self.lost: list[str] = []
-        """The write tools whose acknowledgement was lost, in order."""
+        """The write tools whose calls were lost, in order (one entry per call)."""
+
+    def _lose(self, name: str) -> AcknowledgementLostError:
+        self.pending[name] -= 1
+        if not self.pending[name]:
+            del self.pending[name]
+        self.lost.append(name)
+        return AcknowledgementLostError(name)
 
     def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
-        """Call tool ``name`` as ``role``; lose the first call of each named tool."""
+        """Call tool ``name`` as ``role``; lose it while that tool has losses pending."""
         if self.kind == LOST_REQUEST and name in self.pending:
-            self.pending.discard(name)
-            self.lost.append(name)
-            raise AcknowledgementLostError(name)
+            raise self._lose(name)
         result = super().call(role, name, args)
         if name in self.pending:
-            self.pending.discard(name)
-            self.lost.append(name)
-            raise AcknowledgementLostError(name)
+            raise self._lose(name)
         return result
+
+
+class KeyDriftGateway(ToolGateway):
+    """A gateway whose caller mints a fresh idempotency key for every call of the named
+    write tools (``<trace_id>-<n>:<kind>``), as a caller that forgot the run's key would:
+    a retry would then write twice. The outbox must refuse every such key."""
+
+    def __init__(
+        self, store: Store, trace_id: str, tools: frozenset[str], *, customer: str | None = None
+    ) -> None:
+        super().__init__(store, trace_id, customer=customer)
+        self.tools = tools
+        self.minted = 0
+        """Keys minted so far."""
+
+    def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
+        """Call tool ``name`` as ``role`` with a key of the call's own."""
+        key = args.get("idempotency_key")
+        if name in self.tools and isinstance(key, str):
+            self.minted += 1
+            suffix = key.rpartition(":")[2]
+            args = {**args, "idempotency_key": f"{self.trace_id}-{self.minted}:{suffix}"}
+        return super().call(role, name, args)
 
 
 def outbox_gateway(
     store: Store, trace_id: str, fault: str | None, *, customer: str | None = None
 ) -> ToolGateway:
     """The gateway of a run (reads checked against ``customer`` when given): plain, or
-    losing acknowledgements as ``fault`` says."""
+    losing calls as ``fault`` says."""
     if fault is None:
         return ToolGateway(store, trace_id, customer=customer)
-    kind, tools = parse_outbox_fault(fault)
-    return LostAckGateway(store, trace_id, tools, customer=customer, kind=kind)
+    kind, tools, times = parse_outbox_fault(fault)
+    if kind == KEY_DRIFT:
+        return KeyDriftGateway(store, trace_id, tools, customer=customer)
+    return LostAckGateway(store, trace_id, tools, customer=customer, kind=kind, times=times)

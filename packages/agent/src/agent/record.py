@@ -9,6 +9,7 @@ from typing import Any
 
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
+from tools import TOOLS
 from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
 
 from agent.bus import Message
@@ -136,8 +137,14 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     ``order.customer``, ``order.sku``, ``order.paid`` (two decimals), ``shipment.state``,
     ``shipment.stale_hours``, ``policy.reissue_threshold_hours`` (the current policy's
     threshold) and ``stock.<sku>`` for the order's SKU; a key is absent when the world has
-    no such fact (no order, no shipment, no current policy)."""
+    no such fact (no order, no shipment, no current policy). Also ``calls.<write tool>``:
+    how many calls of each write tool reached the gateway (the audit log), so a case can
+    tell a retried write from a single one."""
     facts: dict[str, str] = {}
+    audited = [entry.tool for entry in store.audit()]
+    for name, tool in TOOLS.items():
+        if tool.kind == "write":
+            facts[f"calls.{name}"] = str(audited.count(name))
     order_id = (order_id or "").strip()
     if order_id:
         try:

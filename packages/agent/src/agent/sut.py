@@ -72,15 +72,26 @@ class RecordingApprover:
     """The human approver of a run: answers as the case's world says (``None``: never in
     time), remembers it."""
 
-    def __init__(self, answer: bool | None) -> None:
+    def __init__(self, answer: bool | None, *, broken: bool = False) -> None:
         self.answer = answer
+        self.broken = broken
+        """Asking fails: the approval service is down."""
         self.answers: list[bool | None] = []
         """Every answer given, in order (``None``: no answer came)."""
 
     def __call__(self, proposal: Proposal) -> bool | None:
-        """Answer ``proposal``."""
-        self.answers.append(self.answer)
+        """Answer ``proposal`` (raise :class:`ApproverUnavailableError` when broken)."""
+        self.answers.append(None if self.broken else self.answer)
+        if self.broken:
+            raise ApproverUnavailableError(proposal.trace_id)
         return self.answer
+
+
+class ApproverUnavailableError(RuntimeError):
+    """The approval service failed to answer (``world.approver: broken``)."""
+
+    def __init__(self, trace_id: str) -> None:
+        super().__init__(f"{trace_id}: the approval service is unavailable")
 
 
 class SupportPilotSUT:
@@ -268,9 +279,11 @@ class SupportPilotSUT:
 
 def _approver(world: World) -> RecordingApprover | None:
     """The world's approver: none when ``missing``, one that never answers when
-    ``silent``, else one answering ``world.approve``."""
+    ``silent``, one that raises when ``broken``, else one answering ``world.approve``."""
     if world.approver == "missing":
         return None
+    if world.approver == "broken":
+        return RecordingApprover(None, broken=True)
     return RecordingApprover(None if world.approver == "silent" else world.approve)
 
 

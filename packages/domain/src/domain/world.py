@@ -167,9 +167,10 @@ class World(BaseModel):
     """SKU -> units in stock (>= 0), merged over the default stock."""
     approve: bool = True
     """What the human approver answers."""
-    approver: Literal["human", "missing", "silent"] = "human"
+    approver: Literal["human", "missing", "silent", "broken"] = "human"
     """``missing``: no approver is configured; ``silent``: the approver never answers in
-    time. Either way the gate fails closed (rejected, nobody decided)."""
+    time; ``broken``: asking the approver fails (the approval service raises). Every way
+    the gate fails closed (rejected, nobody decided)."""
     auto_approve_below: float | None = Field(default=None, ge=0)
     """Proposals below this amount are approved without asking (``None``: always ask)."""
     policies: list[PolicyOverride] = Field(default_factory=list)

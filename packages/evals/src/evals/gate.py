@@ -200,12 +200,24 @@ def evaluate(
     )
     # A failing case's lost checks add nothing to its failure: only passing cases count.
     passing = {c for c, ok in metrics.case_success.items() if ok}
-    diff.no_longer_judged = [p for p in diff.no_longer_judged if p.split(": ")[0] in passing]
-    if diff.no_longer_judged:
-        message = f"{_count(len(diff.no_longer_judged), 'check')} no longer judged: " + _names(
-            diff.no_longer_judged, NAMED_AT_MOST
+    lost_by_kind = {
+        kind: [p for p in pairs if p.split(": ")[0] in passing]
+        for kind, pairs in diff.no_longer_judged.items()
+    }
+    for kind in KIND_ORDER:
+        lost = lost_by_kind.get(kind, [])
+        if not lost:
+            continue
+        allowed = hard_rules.no_longer_judged_checks_max.get(kind)
+        finding = Finding(
+            rule="no_longer_judged",
+            severity="hard" if allowed is not None and len(lost) > allowed else "soft",
+            message=f"{_count(len(lost), f'{kind} check')} no longer judged: "
+            + _names(lost, NAMED_AT_MOST),
+            kind=kind,
         )
-        soft.append(Finding(rule="no_longer_judged", severity="soft", message=message))
+        (hard if finding.severity == "hard" else soft).append(finding)
+    no_longer_judged = sorted(p for pairs in lost_by_kind.values() for p in pairs)
     not_in_baseline = sorted(set(new) - set(old)) + diff.not_in_baseline
     not_run = sorted(set(baseline.case_success) - set(metrics.case_success))
     passed = not hard and not (strict and soft)
@@ -218,7 +230,7 @@ def evaluate(
         newly_passing=newly_passing,
         newly_failing_checks={k: v for k, v in diff.newly_failing.items() if v},
         newly_passing_checks=diff.newly_passing,
-        no_longer_judged=diff.no_longer_judged,
+        no_longer_judged=no_longer_judged,
         not_in_baseline=not_in_baseline,
         not_run=not_run,
         metrics=metrics,
@@ -236,7 +248,8 @@ class _CheckDiff:
     ) -> None:
         self.newly_failing: dict[str, list[str]] = {}
         self.newly_passing: list[str] = []
-        self.no_longer_judged: list[str] = []
+        self.no_longer_judged: dict[str, list[str]] = {}
+        """By kind: checks that passed every run in the baseline and judge none now."""
         self.not_in_baseline: list[str] = []
         for case in sorted(set(old) & set(new)):
             before, now = old[case], new[case]
@@ -249,7 +262,9 @@ class _CheckDiff:
                     self.newly_failing.setdefault(tally.kind, []).append(pair)
                 elif not was.all_passed and tally.all_passed:
                     self.newly_passing.append(pair)
-            self.no_longer_judged += [f"{case}: {n}" for n in before if n not in now]
+            for name, was in before.items():
+                if name not in now and was.all_passed:
+                    self.no_longer_judged.setdefault(was.kind, []).append(f"{case}: {name}")
 
     def cases_behind(self, kind: CheckKind) -> list[str]:
         """``case: check`` pairs of one kind that newly fail."""

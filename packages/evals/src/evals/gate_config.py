@@ -55,8 +55,14 @@ class HardRules(BaseModel):
     )
     """Per check kind: (case, check) pairs that passed in the baseline and fail now, at
     most. A kind left out is soft: its new failures are warnings."""
+    no_longer_judged_checks_max: dict[CheckKind, Count] = Field(
+        default_factory=lambda: dict.fromkeys(get_args(CheckKind), 0)
+    )
+    """Per check kind: (case, check) pairs that passed in the baseline and judge none of
+    the case's runs now, while the case still passes, at most: the gate lost sight of
+    something it used to see. A kind left out is soft."""
 
-    @field_validator("newly_failing_checks_max", mode="before")
+    @field_validator("newly_failing_checks_max", "no_longer_judged_checks_max", mode="before")
     @classmethod
     def _known_kinds(cls, value: object) -> object:
         # Strict mode would reject the Literal keys with a message naming no key.
