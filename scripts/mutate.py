@@ -276,6 +276,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a check the baseline never saw fails the gate as a regression",
     ),
     M(
+        "sut_exit_ends_evaluation",
+        f"{EVALS}/runner.py",
+        "except (SystemExit, KeyboardInterrupt) as e:",
+        "except GeneratorExit as e:",
+        "sys.exit(0) in a SUT ends the evaluation green, with no report and no verdict",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

@@ -106,6 +106,27 @@ def test_sut_exceptions_become_sut_error_runs(
     assert len(outcome.results) == len(cases) * 2
 
 
+@pytest.mark.parametrize("sut", [fake_suts.ExitingSUT, fake_suts.AsyncExitingSUT])
+@pytest.mark.parametrize(
+    ("how", "error"),
+    [
+        ("exit0", "SystemExit: 0"),
+        ("exit3", "SystemExit: 3"),
+        ("interrupt", "KeyboardInterrupt"),
+    ],
+)
+def test_a_sut_that_tries_to_end_the_process_is_a_sut_error_not_the_end(
+    cases: list[Case], monkeypatch: pytest.MonkeyPatch, sut: type, how: str, error: str
+) -> None:
+    # sys.exit(0) in a SUT must never end an evaluation green without a verdict.
+    monkeypatch.setenv("FAKE_SUT_EXIT", "d02")
+    monkeypatch.setenv("FAKE_SUT_EXIT_HOW", how)
+    outcome = Runner(sut(), concurrency=2).run(cases)
+    assert outcome.complete and len(outcome.results) == len(cases)
+    crashed = [(r.label, r.error) for r in outcome.results if r.outcome == "sut_error"]
+    assert crashed == [("d02#0", f"{error} (raised by the system under test)")]
+
+
 def test_a_sut_returning_something_else_is_a_sut_error(cases: list[Case]) -> None:
     outcome = Runner(fake_suts.NotARunSUT()).run(cases[:1])
     assert outcome.results[0].outcome == "sut_error"

@@ -258,6 +258,11 @@ class Runner:
             return _failed(case, trial, _describe(e))
         except Exception as e:  # the SUT's own failure: recorded, never a harness crash
             return _failed(case, trial, _describe(e))
+        except (SystemExit, KeyboardInterrupt) as e:
+            # Raised by the SUT's own code (a real Ctrl-C reaches the runner as a signal,
+            # not through the SUT call): a SUT may not end the evaluation, least of all
+            # green and without a verdict. Recorded as its failure, like any crash.
+            return _failed(case, trial, f"{_describe(e)} (raised by the system under test)")
         if not isinstance(value, Run):
             return _failed(case, trial, f"SUT returned {type(value).__name__}, not a Run")
         return value
