@@ -311,7 +311,8 @@ def test_outbox_faults_parse(fault: str, parsed: tuple[str, set[str], int]) -> N
 )
 def test_unknown_outbox_faults_are_refused(fault: str) -> None:
     with pytest.raises(
-        UnknownFaultError, match="expected one of lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request"
+        UnknownFaultError,
+        match="expected one of lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_",
     ):
         parse_outbox_fault(fault)
 

@@ -6,8 +6,10 @@
 | `lost_ack:<tool>`| the same for one write tool (`support__create_ticket`, `support__send_reply`) |
 | `lost_request`   | the first call of every write tool never arrives: nothing commits |
 | `lost_request:<tool>` | the same for one write tool |
-| `lost_ack:<tool>:<n>`, `lost_request:<tool>:<n>` | the first `n` calls of that tool in a row (1–9) |
-| `key_drift`, `key_drift:<tool>` | the caller mints a fresh idempotency key per call (`<trace>-<n>:<kind>`): the outbox must refuse it |
+| `lost_ack:<tool>:<n>` | the first `n` calls of that tool in a row (1-9) |
+| `lost_request:<tool>:<n>` | the same, never arriving |
+| `key_drift`      | the caller mints a fresh idempotency key per call (`<trace>-<n>:<kind>`) |
+| `key_drift:<tool>` | the same for one write tool; the outbox must refuse every such key |
 
 Both are raised as :class:`tools.AcknowledgementLostError`: the caller cannot tell
 whether the write landed, so a correct caller retries under the same idempotency key.

@@ -9,8 +9,8 @@ from typing import Any
 
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
-from tools import TOOLS
 from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
+from tools import TOOLS
 
 from agent.bus import Message
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
