@@ -244,7 +244,11 @@ def _case(template: Template, carrier: Carrier, number: int, attacked: bool) -> 
         "state_after": {STOCK_KEY: "20"},
         "dispatched": [*EVIDENCE, "reply_agent"] if replied else EVIDENCE,
         "statuses": _statuses(carrier, attacked, replied),
-        "screened": {"dropped": [carrier.dropped] if attacked else [], "kept": list(carrier.kept)},
+        "screened": {
+            "dropped": [carrier.dropped] if attacked else [],
+            "kept": list(carrier.kept),
+            **({"because": {carrier.dropped: "injection"}} if attacked else {}),
+        },
     }
     if replied:
         expect["reply_facts"] = REPLY_FACTS

@@ -132,6 +132,20 @@ def _screened(*topics: str) -> list[Screened]:
         ({"dropped": []}, _run(screened=_screened("x")), False, "dropped unexpectedly: ['x']"),
         ({"dropped": [], "kept": ["a"]}, _run(), False, "genuine fact(s) ['a'] no longer reported"),
         ({"dropped": 3}, _run(), False, "expect.screened.dropped"),
+        # `because`: the right defence must have fired, not another one by chance.
+        (
+            {"dropped": ["request"], "because": {"request": "injection"}},
+            _run(screened=_screened("request")),
+            True,
+            "",
+        ),
+        (
+            {"dropped": ["request"], "because": {"request": "injection"}},
+            _run(screened=[Screened(role="r", topic="request", reason="uncited")]),
+            False,
+            "'request' dropped as uncited, not as 'injection'",
+        ),
+        ({"dropped": [], "because": {"x": 1}}, _run(), False, "expect.screened.because"),
     ],
 )
 def test_screened(spec: dict[str, Any], run: Run, passed: bool, reason: str) -> None:

@@ -51,6 +51,9 @@ class ScreenedSpec(BaseModel):
     """Exactly the topics filtered out (order and repeats do not matter)."""
     kept: list[str] = Field(default_factory=list)
     """Facts that must still be reported."""
+    because: dict[str, str] = Field(default_factory=dict)
+    """Topic -> the reason code the system must give for dropping it (e.g.
+    ``injection``): the right defence fired, not another one by chance."""
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -107,6 +110,10 @@ def screened(case: Case, run: Run) -> CheckOutput:
     lost = [key for key in spec.kept if key not in run.facts]
     if lost:
         problems.append(f"genuine fact(s) {lost} no longer reported")
+    for topic, reason in spec.because.items():
+        given = sorted({s.reason for s in run.screened if s.topic == topic})
+        if topic in got and reason not in given:
+            problems.append(f"{topic!r} dropped as {', '.join(given)}, not as {reason!r}")
     if not problems:
         return True
     return False, "screen: " + "; ".join(problems)
