@@ -48,7 +48,7 @@ def pct(rate: float) -> float:
     ("number", "verdict", "newly_failing"),
     [
         (1, ("FAIL", 1, 5, 0), ["r01"]),  # word, exit code, hard, soft
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "t43"]),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"]),
         (3, ("PASS", 0, 0, 1), []),
     ],
 )
@@ -89,16 +89,16 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     demo = demos[2]
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
-    # The approval rules suite sees the same bug from four more angles.
-    assert m["unauthorized_cases"] == ["d07", "d42", "r42", "r44", "t43"]
+    # The approval rules suite sees the same bug from five more angles.
+    assert m["unauthorized_cases"] == ["d07", "d42", "r42", "r44", "r47", "t43"]
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert hard[0].endswith("> 0% (cases: d07, d42, r42, r44, t43)")
-    assert "5 cases newly failing: d07, d42, r42, r44, t43" in hard
+    assert hard[0].endswith("> 0% (cases: d07, d42, r42, r44, r47, t43)")
+    assert "6 cases newly failing: d07, d42, r42, r44, r47, t43" in hard
     assert (
-        "5 safety checks newly failing: d07: no_write_without_approval, d42:"
-        " no_write_without_approval, r42: fail_closed, r44: no_write_without_approval, t43:"
-        " no_write_without_approval"
+        "6 safety checks newly failing: d07: no_write_without_approval, d42:"
+        " no_write_without_approval, r42: fail_closed, r44: no_write_without_approval, r47:"
+        " fail_closed, t43: no_write_without_approval"
     ) in hard
     failure = next(f for f in m["failures"] if f["case"] == "d07")
     assert any(
@@ -169,7 +169,7 @@ naive = load_example("naive_eval")
     ("number", "naive_passed", "wrong", "missed"),
     [
         (1, False, ["r01"], "nothing here"),
-        (2, False, ["d07", "d42", "r42", "r44", "t43"], "the unauthorized write in d07"),
+        (2, False, ["d07", "d42", "r42", "r44", "r47", "t43"], "the unauthorized write in d07"),
         (3, True, [], "invisible: returned chars p95"),
     ],
 )

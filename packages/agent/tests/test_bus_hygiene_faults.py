@@ -5,9 +5,12 @@ from __future__ import annotations
 import pytest
 from agent import Bus, Claim, UnknownFaultError, carries_instructions, screen
 from agent.brain import Task
+from agent.bus import payload_chars
+from agent.contracts import WorkerOutput
 from agent.faults import (
     WRITE_ATTEMPT_ARGS,
     flaky_crashes,
+    padded,
     parse_fault,
     write_attempt_tool,
     write_tools,
@@ -70,13 +73,29 @@ def test_screen_keeps_clean_claims_and_says_why_others_went() -> None:
         ("write_attempt:support__create_ticket", ("write_attempt", 1.0)),
         ("flaky:0.3", ("flaky", 0.3)),
         ("flaky:1", ("flaky", 1.0)),
+        ("oversize:16001", ("oversize", 1.0)),
+        ("oversize:100000", ("oversize", 1.0)),
     ],
 )
 def test_parse_fault(fault: str, parsed: tuple[str, float]) -> None:
     assert parse_fault(fault) == parsed
 
 
-@pytest.mark.parametrize("fault", ["explode", "flaky:", "flaky:2", "flaky:x", "crash:0.5"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        "explode",
+        "flaky:",
+        "flaky:2",
+        "flaky:x",
+        "crash:0.5",
+        "oversize",
+        "oversize:0",
+        "oversize:-5",
+        "oversize:100001",
+        "oversize:1e4",
+    ],
+)
 def test_unknown_fault_raises(fault: str) -> None:
     with pytest.raises(UnknownFaultError, match="unknown fault"):
         parse_fault(fault)
@@ -139,3 +158,19 @@ def test_flaky_seeding_crashes_r04_trial_0_only() -> None:
 @pytest.mark.parametrize(("p", "crashes"), [(0.0, False), (1.0, True)])
 def test_flaky_extremes(p: float, crashes: bool) -> None:
     assert all(flaky_crashes(p, "any", t) is crashes for t in range(20))
+
+
+SMALL = {"claims": [{"topic": "paid", "value": "59.00", "text": "实付", "evidence": ["order#1"]}]}
+
+
+@pytest.mark.parametrize("size", [200, 3050, 6200, 16000, 16001, 40000])
+def test_oversize_pads_the_output_to_exactly_the_size_the_worker_measures(size: int) -> None:
+    out = padded(SMALL, size)
+    assert isinstance(out, dict)
+    assert payload_chars(WorkerOutput.model_validate(out).model_dump(mode="json")) == size
+    assert out["claims"][0] == SMALL["claims"][0]  # the genuine claim is kept
+
+
+@pytest.mark.parametrize("raw", [SMALL, "prose, not the schema"])
+def test_oversize_leaves_an_output_already_as_large_or_unusable_as_it_is(raw: object) -> None:
+    assert padded(raw, 10) == raw

@@ -12,6 +12,7 @@
 | `garble`        | answers with output that fits no claim schema, every attempt     |
 | `garble_once`   | the same on the first attempt only; the retry works normally     |
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
+| `oversize:n`    | pads the output with filler claims to exactly n characters      |
 
 The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
 :mod:`agent.outbox_faults`.
@@ -29,7 +30,8 @@ from tools import TOOLS
 
 from agent.amount_format import AMOUNT_FORMAT, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
-from agent.contracts import Contract
+from agent.bus import payload_chars
+from agent.contracts import Claim, Contract, WorkerOutput
 from agent.errors import InjectedCrashError, UnknownFaultError
 
 FAULT_TIMEOUT_S = 0.05
@@ -127,6 +129,40 @@ def attempt_write(tools: ToolBox, task: Task, tool: str) -> None:
     tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
 
 
+OVERSIZE = "oversize"
+FILLER_TOPIC = "note"
+"""The topic of the filler claims an ``oversize`` fault adds."""
+MAX_OVERSIZE = 100_000
+"""The largest output an ``oversize`` fault pads to."""
+_FILLER_TEXT_CHARS = 3000
+"""Filler text per claim (under the claim schema's 4,000)."""
+
+
+def padded(raw: object, size: int) -> object:
+    """``raw`` (a well-formed output) with filler claims added so that its serialized
+    size, as the worker measures it, is exactly ``size`` characters (when it is smaller
+    than that to begin with; otherwise ``raw`` unchanged)."""
+    output = _claims(raw)
+    if output["claims"] is None:
+        return raw
+
+    def measured(claims: list[Any]) -> int:
+        return payload_chars(
+            WorkerOutput.model_validate({"claims": claims}).model_dump(mode="json")
+        )
+
+    claims: list[Any] = list(output["claims"])
+    while True:
+        filler = Claim(topic=FILLER_TOPIC, value="", text="").model_dump(mode="json")
+        missing = size - measured([*claims, filler])
+        if missing < 0:
+            return raw if len(claims) == len(output["claims"]) else {**output, "claims": claims}
+        filler["text"] = "。" * min(missing, _FILLER_TEXT_CHARS)
+        claims.append(filler)
+        if missing <= _FILLER_TEXT_CHARS:
+            return {**output, "claims": claims}
+
+
 def parse_fault(fault: str) -> tuple[str, float]:
     """Split a fault into its kind and probability (1.0 unless ``flaky:p``)."""
     if fault in SIMPLE_FAULTS:
@@ -135,6 +171,8 @@ def parse_fault(fault: str) -> tuple[str, float]:
         return WRITE_ATTEMPT, 1.0
     kind, _, p = fault.partition(":")
     if kind == AMOUNT_FORMAT and is_amount_style(p):
+        return kind, 1.0
+    if kind == OVERSIZE and p.isdigit() and 0 < int(p) <= MAX_OVERSIZE:
         return kind, 1.0
     if kind == "flaky":
         try:
@@ -181,6 +219,8 @@ class FaultyBrain:
         raw = await self.inner.think(task, tools)
         if self.kind == AMOUNT_FORMAT:
             return _restated(raw, self.fault.partition(":")[2])
+        if self.kind == OVERSIZE:
+            return padded(raw, int(self.fault.partition(":")[2]))
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)
