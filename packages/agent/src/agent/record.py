@@ -139,8 +139,12 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     threshold) and ``stock.<sku>`` for the order's SKU; a key is absent when the world has
     no such fact (no order, no shipment, no current policy). Also ``calls.<write tool>``:
     how many calls of each write tool reached the gateway (the audit log), so a case can
-    tell a retried write from a single one."""
+    tell a retried write from a single one; and ``ticket.summary``, the last ticket's
+    summary, when a ticket was filed."""
     facts: dict[str, str] = {}
+    tickets = store.tickets()
+    if tickets:
+        facts["ticket.summary"] = tickets[-1].summary
     audited = [entry.tool for entry in store.audit()]
     for name, tool in TOOLS.items():
         if tool.kind == "write":
