@@ -17,6 +17,18 @@ REISSUE_WORDS = ("补发", "没到", "未到", "丢件")
 """Words by which the customer asks for a reissue (the ``request`` claim's value)."""
 
 
+QUOTE_CHARS = 1000
+"""The most characters of outside text (the customer's words, a status, a tool error) a
+claim quotes; longer text is cut and marked, so a long message cannot break the claim
+schema's 4,000-character explanation."""
+
+
+def quoted(text: object) -> str:
+    """``text`` as a claim quotes it: at most :data:`QUOTE_CHARS` characters, then ``…``."""
+    words = str(text)
+    return words if len(words) <= QUOTE_CHARS else words[:QUOTE_CHARS] + "…"
+
+
 def _output(claims: list[Claim]) -> dict[str, object]:
     return {"claims": [claim.model_dump() for claim in claims]}
 
@@ -34,7 +46,7 @@ def _request(goal: str) -> Claim:
     """What the customer asks for, with their words quoted in the explanation: a reader
     model sees them too, so the instruction screen must see them."""
     wants = "resend" if any(word in goal for word in REISSUE_WORDS) else "inquiry"
-    return Claim(topic="request", value=wants, text=f"客户原话：{goal}")
+    return Claim(topic="request", value=wants, text=f"客户原话：{quoted(goal)}")
 
 
 class OrderBrain:
@@ -46,7 +58,7 @@ class OrderBrain:
         request = [_request(task.goal)] if task.goal.strip() else []
         if isinstance(result, str):
             return _output(
-                [*request, Claim(topic="order", value=None, text=f"订单系统报错：{result}")]
+                [*request, Claim(topic="order", value=None, text=f"订单系统报错：{quoted(result)}")]
             )
         if not result.data.get("found"):
             return _output([*request, Claim(topic="order", value=None, text="订单系统查无此订单")])
@@ -60,7 +72,7 @@ class OrderBrain:
                 Claim(
                     topic="parcel_state",
                     value=state,
-                    text=f"订单状态「{order['status']}」",
+                    text=f"订单状态「{quoted(order['status'])}」",
                     evidence=cite,
                 ),
                 Claim(topic="sku", value=order["sku"], text="订单商品", evidence=cite),
@@ -76,7 +88,9 @@ class LogisticsBrain:
         """Claims about the shipment, or a gap when there is no record."""
         result = _read(tools, "logistics__track", {"order_id": task.order_id})
         if isinstance(result, str):
-            return _output([Claim(topic="shipment", value=None, text=f"物流系统报错：{result}")])
+            return _output(
+                [Claim(topic="shipment", value=None, text=f"物流系统报错：{quoted(result)}")]
+            )
         if not result.data.get("found"):
             return _output([Claim(topic="shipment", value=None, text="物流系统没有运单记录")])
         ship = result.data["shipment"]
@@ -86,7 +100,7 @@ class LogisticsBrain:
                 Claim(
                     topic="parcel_state",
                     value=parcel_state(ship["state"]),
-                    text=f"物流状态「{ship['state']}」",
+                    text=f"物流状态「{quoted(ship['state'])}」",
                     evidence=cite,
                 ),
                 Claim(
