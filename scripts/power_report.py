@@ -94,6 +94,9 @@ def build(
     equivalent_run = [r for r in results if r.mutant.anchor in by_anchor]
     killed = counts["killed"]
     denominator = len(results) - len(equivalent_run)
+    judged = sum(1 for r in results if r.status in ("killed", "survived")) - sum(
+        1 for r in equivalent_run if r.status in ("killed", "survived")
+    )
     return {
         "version": REPORT_VERSION,
         "complete": complete,
@@ -115,6 +118,13 @@ def build(
             "meaning": "killed / (tried - equivalent); crash, timeout and error "
             "are in the denominator and not killed",
         },
+        "judged_kill_rate": {
+            "killed": killed,
+            "denominator": judged,
+            "rate": killed / judged if judged else None,
+            "meaning": "killed / (killed + survived - equivalent): only the mutants the "
+            "gate reached a verdict on; crashes, timeouts and errors are left out",
+        },
         "equivalent_but_killed": [r.mutant.id for r in equivalent_run if r.status == "killed"],
         "stale_equivalents": [e.anchor for e in equivalents if e.anchor not in known],
         "mutants": [_entry(r, by_anchor.get(r.mutant.anchor)) for r in results],
@@ -127,7 +137,7 @@ def _pct(rate: float | None) -> str:
 
 def summary(report: Mapping[str, Any]) -> str:
     """The figures in a few lines (printed at the end of a run)."""
-    c, k = report["counts"], report["kill_rate"]
+    c, k, j = report["counts"], report["kill_rate"], report["judged_kill_rate"]
     head = "" if report["complete"] else "INCOMPLETE (interrupted): "
     return (
         f"{head}tried {report['tried']} of {report['sampled']} sampled "
@@ -136,8 +146,9 @@ def summary(report: Mapping[str, Any]) -> str:
         f"{len(report['invalid_dropped'])} invalid Python); killed {c['killed']}, "
         f"survived {c['survived']}, crash {c['crash']}, timeout {c['timeout']}, "
         f"error {c['error']}; equivalent {report['equivalent_in_sample']}\n"
-        f"kill rate {k['killed']}/{k['denominator']} = {_pct(k['rate'])}; "
-        f"wall time {report['wall_s']:.0f}s"
+        f"kill rate {k['killed']}/{k['denominator']} = {_pct(k['rate'])} "
+        f"(of the mutants the gate judged: {j['killed']}/{j['denominator']} = "
+        f"{_pct(j['rate'])}); wall time {report['wall_s']:.0f}s"
     )
 
 
@@ -181,7 +192,7 @@ def _invalid(invalid: Sequence[Mapping[str, str]]) -> list[str]:
 
 def render(report: Mapping[str, Any]) -> str:
     """The report as Markdown: figures, exclusions, then every mutant not killed."""
-    c, k = report["counts"], report["kill_rate"]
+    c, k, j = report["counts"], report["kill_rate"], report["judged_kill_rate"]
     s = report["settings"]
     mutants = report["mutants"]
     title = "# Power of the suites on mutants of SupportPilot"
@@ -203,6 +214,10 @@ def render(report: Mapping[str, Any]) -> str:
         f"**Kill rate: {k['killed']} / {k['denominator']} = {_pct(k['rate'])}** "
         "(killed / (tried - equivalent); crashes, timeouts and errors "
         "stay in the denominator and are not killed).",
+        "",
+        f"Of the mutants the gate reached a verdict on (crashes, timeouts and errors left "
+        f"out, as the harness fell over before the suites could judge): "
+        f"{j['killed']} / {j['denominator']} = {_pct(j['rate'])}.",
         "",
         f"Wall time {report['wall_s']:.0f}s; {s['jobs']} at a time; "
         f"{s['timeout_s']:g}s per gate run; test command `{s['test_command']}`.",

@@ -292,12 +292,13 @@ def report_of(statuses: list[str], equivalent: dict[int, str]) -> dict[str, Any]
 
 
 @pytest.mark.parametrize(
-    ("statuses", "equivalent", "killed", "denominator", "flags"),
+    ("statuses", "equivalent", "killed", "denominator", "judged", "flags"),
     [
-        (["killed", "killed", "survived", "crash"], {}, 2, 4, ([], [])),
-        (["killed", "survived", "timeout", "error"], {1: "dead"}, 1, 3, ([], [])),
-        (["killed", "survived"], {0: "wrong"}, 1, 1, ([], ["a.py:0:core/NumberReplacer:0"])),
-        (["killed"], {-1: "gone"}, 1, 1, ([GONE], [])),
+        (["killed", "killed", "survived", "crash"], {}, 2, 4, 3, ([], [])),
+        (["killed", "survived", "timeout", "error"], {1: "dead"}, 1, 3, 1, ([], [])),
+        (["killed", "survived"], {0: "wrong"}, 1, 1, 1, ([], ["a.py:0:core/NumberReplacer:0"])),
+        (["killed"], {-1: "gone"}, 1, 1, 1, ([GONE], [])),
+        (["crash", "crash"], {}, 0, 2, 0, ([], [])),
     ],
 )
 def test_kill_rate_and_equivalents(
@@ -305,11 +306,13 @@ def test_kill_rate_and_equivalents(
     equivalent: dict[int, str],
     killed: int,
     denominator: int,
+    judged: int,
     flags: tuple[list[str], list[str]],
 ) -> None:
     report = report_of(statuses, equivalent)
     assert report["kill_rate"]["killed"] == killed
     assert report["kill_rate"]["denominator"] == denominator
+    assert report["judged_kill_rate"]["denominator"] == judged
     assert (report["stale_equivalents"], report["equivalent_but_killed"]) == flags
     text = power_report.render(report)
     assert f"{killed} / {denominator}" in text
