@@ -292,23 +292,23 @@ def report_of(statuses: list[str], equivalent: dict[int, str]) -> dict[str, Any]
 
 
 @pytest.mark.parametrize(
-    ("statuses", "equivalent", "killed", "denominator", "judged", "flags"),
+    ("statuses", "equivalent", "figures", "flags"),
     [
-        (["killed", "killed", "survived", "crash"], {}, 2, 4, 3, ([], [])),
-        (["killed", "survived", "timeout", "error"], {1: "dead"}, 1, 3, 1, ([], [])),
-        (["killed", "survived"], {0: "wrong"}, 1, 1, 1, ([], ["a.py:0:core/NumberReplacer:0"])),
-        (["killed"], {-1: "gone"}, 1, 1, 1, ([GONE], [])),
-        (["crash", "crash"], {}, 0, 2, 0, ([], [])),
+        # figures: killed, kill-rate denominator, judged-rate denominator
+        (["killed", "killed", "survived", "crash"], {}, (2, 4, 3), ([], [])),
+        (["killed", "survived", "timeout", "error"], {1: "dead"}, (1, 3, 1), ([], [])),
+        (["killed", "survived"], {0: "wrong"}, (1, 1, 1), ([], ["a.py:0:core/NumberReplacer:0"])),
+        (["killed"], {-1: "gone"}, (1, 1, 1), ([GONE], [])),
+        (["crash", "crash"], {}, (0, 2, 0), ([], [])),
     ],
 )
 def test_kill_rate_and_equivalents(
     statuses: list[str],
     equivalent: dict[int, str],
-    killed: int,
-    denominator: int,
-    judged: int,
+    figures: tuple[int, int, int],
     flags: tuple[list[str], list[str]],
 ) -> None:
+    killed, denominator, judged = figures
     report = report_of(statuses, equivalent)
     assert report["kill_rate"]["killed"] == killed
     assert report["kill_rate"]["denominator"] == denominator
