@@ -275,8 +275,26 @@ def test_a_check_that_raises_fails_instead_of_stopping(
     assert "ZeroDivisionError" in results[0].reason
 
 
+def test_registering_the_same_definition_again_is_harmless(
+    reference_cases: dict[str, Case], scratch_check: list[str]
+) -> None:
+    # A notebook cell or a test module run twice defines the same check twice.
+    scratch_check.append("twice")
+    for verdict in (True, False):
+
+        def twice(case: Case, run: Run, verdict: bool = verdict) -> bool:
+            return verdict
+
+        made = check(kind="outcome", name="twice")(twice)
+    assert [c for c in registered() if c.name == "twice"] == [made]
+    results = grade(reference_cases["d05"], Run(case_id="d05", outcome="ask_user"), [made])
+    assert [(r.name, r.passed) for r in results] == [("twice", False)]  # the last one
+
+
 def test_registration_refuses_duplicates_and_bad_kinds(scratch_check: list[str]) -> None:
-    with pytest.raises(CheckRegistrationError, match="'outcome' is already registered"):
+    with pytest.raises(
+        CheckRegistrationError, match=r"'outcome' is already registered \(from evals.checks"
+    ):
         check(kind="outcome", name="outcome")(lambda case, run: True)
     with pytest.raises(CheckRegistrationError, match="kind 'style'"):
         check(kind="style", name="styled")(lambda case, run: True)  # type: ignore[arg-type]

@@ -122,13 +122,23 @@ def shared_checks(results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
     return found
 
 
+def _origin(check_obj: Check) -> tuple[str, str, str]:
+    """Where a check was defined: module, qualified name, kind. The same definition run
+    again (a notebook cell, a module imported under two names) has the same origin."""
+    defined: object = getattr(check_obj, "function", None) or type(check_obj)
+    module = str(getattr(defined, "__module__", "?"))
+    return module, str(getattr(defined, "__qualname__", "?")), check_obj.kind
+
+
 def register(check_obj: Check, *, replace: bool = False) -> Check:
     """Add a check to the registry (used by :func:`grade`) and return it.
 
     An optional ``expect_keys`` attribute (a collection of strings) declares the extra
-    ``expect`` keys the check reads. Raises :class:`~evals.errors.CheckRegistrationError`
-    when the name is taken (unless ``replace``), the kind is not one of the four, or
-    ``expect_keys`` is not a collection of non-empty strings.
+    ``expect`` keys the check reads. Registering the same definition again (a notebook
+    cell run twice, a module imported twice) replaces it quietly. Raises
+    :class:`~evals.errors.CheckRegistrationError` when the name is taken by another
+    definition (unless ``replace``), the kind is not one of the four, or ``expect_keys``
+    is not a collection of non-empty strings.
     """
     if check_obj.kind not in CHECK_KINDS:
         raise CheckRegistrationError(
@@ -142,8 +152,12 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
             f"check {check_obj.name!r} has expect_keys {keys!r}; "
             "expected a collection of non-empty strings"
         )
-    if check_obj.name in _REGISTRY and not replace:
-        raise CheckRegistrationError(f"a check named {check_obj.name!r} is already registered")
+    taken = _REGISTRY.get(check_obj.name)
+    if taken is not None and not replace and _origin(taken) != _origin(check_obj):
+        raise CheckRegistrationError(
+            f"a check named {check_obj.name!r} is already registered "
+            f"(from {'.'.join(_origin(taken)[:2])})"
+        )
     _REGISTRY[check_obj.name] = check_obj
     _ORDERED.clear()
     return check_obj
