@@ -283,6 +283,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "sys.exit(0) in a SUT ends the evaluation green, with no report and no verdict",
     ),
     M(
+        "registry_replaces_any_check",
+        f"{EVALS}/checks/registry.py",
+        "if taken is not None and not replace and _origin(taken) != _origin(check_obj):",
+        "if False:",
+        "a project's check silently replaces a built-in check of the same name",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",
