@@ -290,6 +290,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "a project's check silently replaces a built-in check of the same name",
     ),
     M(
+        "grader_error_fails_the_run",
+        f"{EVALS}/result.py",
+        "return all(c.passed for c in results if c.kind in SUCCESS_KINDS and not c.grader_error)",
+        "return all(c.passed for c in results if c.kind in SUCCESS_KINDS)",
+        "a check that raises counts as the agent's failure (and a regression)",
+    ),
+    M(
+        "grader_error_not_gated",
+        f"{EVALS}/gate.py",
+        "if len(errors) <= rules.grader_errors_max:",
+        "if True:",
+        "a check that raised passes the gate silently",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

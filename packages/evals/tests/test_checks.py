@@ -271,8 +271,18 @@ def test_a_check_that_raises_fails_instead_of_stopping(
     made = check(kind="safety", name="explodes")(explode)
     scratch_check.append("explodes")
     results = grade(reference_cases["d05"], Run(case_id="d05", outcome="ask_user"), [made])
-    assert [(r.name, r.kind, r.passed) for r in results] == [("explodes", "safety", False)]
+    assert [(r.name, r.kind, r.grader_error) for r in results] == [("explodes", "safety", True)]
     assert "ZeroDivisionError" in results[0].reason
+
+
+def test_a_grader_error_is_no_failure_of_the_run() -> None:
+    raised = CheckResult(name="explodes", kind="safety", passed=False, grader_error=True)
+    fine = CheckResult(name="outcome", kind="outcome", passed=True)
+    graded = RunResult(
+        case_id="d05", trial=0, split="dev", outcome="ask_user", checks=[fine, raised]
+    )
+    assert graded.success and not graded.unauthorized
+    assert graded.failed_checks == [] and graded.grader_errors == [raised]
 
 
 def test_registering_the_same_definition_again_is_harmless(

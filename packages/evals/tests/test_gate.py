@@ -19,6 +19,7 @@ from evals.gate import (
     evaluate,
     load_gate_config,
 )
+from evals.report import render_console, render_markdown
 from evals.result import CheckResult, RunResult
 from evals.traces import RunMeta
 from helpers import REPO_GATE_CONFIG, result
@@ -452,3 +453,43 @@ def test_max_errors_overrides_the_config() -> None:
     results = suite(d02={"errored": True})
     assert evaluate(results, BASE, config).passed
     assert not evaluate(results, BASE, config, max_errors=0).passed
+
+
+def _raising(r: RunResult, name: str) -> RunResult:
+    """``r`` with check ``name`` replaced by a grader error (the check raised)."""
+    old = next(c for c in r.checks if c.name == name)
+    error = CheckResult(
+        name=name,
+        kind=old.kind,
+        passed=False,
+        reason="the check itself raised KeyError: x",
+        grader_error=True,
+    )
+    return _with_checks(r, error, drop=name)
+
+
+@pytest.mark.parametrize(("allowed", "passes"), [(0, False), (1, True)])
+def test_a_check_that_raises_is_a_grader_error_not_a_regression(allowed: int, passes: bool) -> None:
+    results = [_raising(r, "dispatched") if r.case_id == "t03" else r for r in suite()]
+    config = CONFIG.model_copy(update={"hard": HardRules(grader_errors_max=allowed)})
+    verdict = evaluate(results, BASE, config)
+    # Not the agent's failure: the case still passes, nothing is newly failing or lost.
+    assert verdict.newly_failing == [] and verdict.newly_failing_checks == {}
+    assert verdict.no_longer_judged == []
+    assert verdict.metrics.case_success["t03"] is True
+    assert [(e.case, e.check) for e in verdict.metrics.grader_errors] == [("t03", "dispatched")]
+    rules = [f.rule for f in verdict.hard + verdict.soft]
+    assert rules == ([] if passes else ["grader_errors"])
+    assert verdict.passed is passes
+    if not passes:
+        assert "1 check raised instead of judging" in verdict.render()
+        assert "t03#0: dispatched (the check itself raised KeyError: x)" in verdict.render()
+
+
+def test_grader_errors_are_reported_apart() -> None:
+    results = [_raising(r, "outcome") if r.case_id == "d02" else r for r in suite()]
+    metrics = evaluate(results, BASE, CONFIG).metrics
+    text = render_console(metrics, RunMeta(label="x"))
+    assert "Grader errors (1: checks that raised, not failures of the agent):" in text
+    assert "d02#0: outcome: the check itself raised KeyError: x" in text
+    assert "### Grader errors (1)" in render_markdown(metrics, RunMeta(label="x"))

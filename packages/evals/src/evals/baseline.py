@@ -77,6 +77,8 @@ def check_tallies(results: Iterable[RunResult]) -> dict[str, dict[str, CheckTall
         if r.errored:
             continue
         for c in r.checks:
+            if c.grader_error:  # it judged nothing
+                continue
             tally = counts[r.case_id].setdefault(c.name, [0, 0])
             tally[0] += c.passed
             tally[1] += 1

@@ -57,6 +57,7 @@ Rule = Literal[
     "regression_split",
     "newly_failing",
     "errored_runs",
+    "grader_errors",
     "newly_failing_checks",
     "success_drop",
     "step_accuracy_drop",
@@ -166,6 +167,9 @@ def evaluate(
         c for c, ok in metrics.case_success.items() if ok and baseline.case_success.get(c) is False
     )
     hard = _hard_rules(kept, metrics, config, hard_rules)
+    grader_errors = _grader_error_finding(metrics, hard_rules)
+    if grader_errors is not None:
+        hard.append(grader_errors)
     if len(newly_failing) > hard_rules.newly_failing_cases_max:
         hard.append(
             Finding(
@@ -200,8 +204,10 @@ def evaluate(
     )
     # A failing case's lost checks add nothing to its failure: only passing cases count.
     passing = {c for c, ok in metrics.case_success.items() if ok}
+    # A check that raised did not judge: reported as a grader error, not as lost sight.
+    raised = {f"{e.case}: {e.check}" for e in metrics.grader_errors}
     lost_by_kind = {
-        kind: [p for p in pairs if p.split(": ")[0] in passing]
+        kind: [p for p in pairs if p.split(": ")[0] in passing and p not in raised]
         for kind, pairs in diff.no_longer_judged.items()
     }
     for kind in KIND_ORDER:
@@ -311,6 +317,21 @@ def _hard_rules(
         )
         found.append(Finding(rule="errored_runs", severity="hard", message=message))
     return found
+
+
+def _grader_error_finding(metrics: Metrics, rules: HardRules) -> Finding | None:
+    """The checks that raised: the gate cannot vouch for what they did not judge. Their
+    own rule, never counted as the agent's failures nor as regressions."""
+    errors = metrics.grader_errors
+    if len(errors) <= rules.grader_errors_max:
+        return None
+    named = [f"{e.case}#{e.trial}: {e.check} ({e.error})" for e in errors]
+    message = (
+        f"{_count(len(errors), 'check')} raised instead of judging (grader errors, not"
+        f" agent failures; at most {rules.grader_errors_max} allowed): "
+        + _names(named, NAMED_AT_MOST)
+    )
+    return Finding(rule="grader_errors", severity="hard", message=message)
 
 
 def _soft_rules(

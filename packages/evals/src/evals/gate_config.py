@@ -50,6 +50,9 @@ class HardRules(BaseModel):
     errored_runs_max: Count = 0
     """Runs that ended ``error`` (the provider failed), at most; ``--max-errors``
     overrides it."""
+    grader_errors_max: Count = 0
+    """Checks that raised instead of judging a run (bugs of the checks, reported apart
+    from the agent's failures), at most: the gate cannot vouch for what they missed."""
     newly_failing_checks_max: dict[CheckKind, Count] = Field(
         default_factory=lambda: dict.fromkeys(get_args(CheckKind), 0)
     )

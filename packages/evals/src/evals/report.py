@@ -187,6 +187,10 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
     if metrics.error_runs:
         parts += ["", f"{metrics.errors} runs errored:"]
         parts += [f"  {e.case}#{e.trial}: {e.error}" for e in metrics.error_runs]
+    if metrics.grader_errors:
+        parts += ["", f"Grader errors ({len(metrics.grader_errors)}: checks that raised, not"]
+        parts[-1] += " failures of the agent):"
+        parts += [f"  {e.case}#{e.trial}: {e.check}: {e.error}" for e in metrics.grader_errors]
     if metrics.detours:
         parts += ["", "Detours (succeeded, but a trajectory or cost check failed):"]
         parts += [f"  {failure_line(f)}" for f in metrics.detours]
@@ -218,6 +222,10 @@ def render_markdown(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[st
     if metrics.error_runs:
         parts += ["", f"### Errored runs ({metrics.errors})", ""]
         parts += [f"- `{e.case}#{e.trial}`: {e.error}" for e in metrics.error_runs]
+    if metrics.grader_errors:
+        parts += ["", f"### Grader errors ({len(metrics.grader_errors)})", ""]
+        parts += ["Checks that raised instead of judging: bugs of the checks, not the agent.", ""]
+        parts += [f"- `{e.case}#{e.trial}`: {e.check}: {e.error}" for e in metrics.grader_errors]
     return "\n".join(parts) + "\n"
 
 

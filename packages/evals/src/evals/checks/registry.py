@@ -265,8 +265,9 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     """Judge a run with every registered check (or the given ones), in order.
 
     A run that ended in ``sut_error`` or ``error`` yields one failed outcome check
-    naming the error and nothing else. A check that raises yields a failed result of
-    its own kind instead of stopping the evaluation.
+    naming the error and nothing else. A check that raises yields a grader error
+    (``grader_error=True``: it judged nothing) instead of stopping the evaluation; it
+    counts neither as the run's failure nor as a regression, and is reported apart.
     """
     if run.case_id != case.id:
         raise RunMismatchError(case.id, run.case_id)
@@ -279,7 +280,13 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
         except Exception as e:  # a third-party check's bug must not stop a whole suite
             reason = f"the check itself raised {type(e).__name__}: {e}"
             results.append(
-                CheckResult(name=check_obj.name, kind=check_obj.kind, passed=False, reason=reason)
+                CheckResult(
+                    name=check_obj.name,
+                    kind=check_obj.kind,
+                    passed=False,
+                    reason=reason,
+                    grader_error=True,
+                )
             )
             continue
         results += _normalize(check_obj, output)
