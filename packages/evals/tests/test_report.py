@@ -20,8 +20,10 @@ from evals.report import (
     render_console,
     render_junit,
     render_markdown,
+    summary_rows,
     write_reports,
 )
+from evals.result import CheckResult
 from evals.traces import RunMeta
 from helpers import result
 
@@ -296,3 +298,24 @@ def test_a_report_whose_file_cannot_be_replaced_leaves_no_temporary_file(tmp_pat
     with pytest.raises(OSError):
         write_reports(out, "gate", compute(_results()), _results(), META)
     assert sorted(p.name for p in out.iterdir()) == ["gate.json"]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "na"),
+    [
+        ({"outcome", "safety", "trajectory"}, {"budget ok"}),
+        ({"outcome"}, {"step accuracy", "unauthorized", "budget ok"}),
+        ({"outcome", "trajectory", "safety", "cost"}, set()),
+    ],
+)
+def test_a_rate_no_check_stands_behind_prints_na(kinds: set[str], na: set[str]) -> None:
+    # A toy agent graded on its answers alone must not read "unauthorized 0%".
+    graded = []
+    for n in range(3):
+        full = result(f"c{n}")
+        cost = CheckResult(name="max_tasks", kind="cost", passed=True)
+        checks = [c for c in [*full.checks, cost] if c.kind in kinds]
+        graded.append(full.model_copy(update={"checks": checks}))
+    rows = dict(summary_rows(compute(graded)))
+    for label in ("step accuracy", "unauthorized", "budget ok"):
+        assert (rows[label] == "n/a (no check)") is (label in na), (label, rows[label])

@@ -370,6 +370,9 @@ class Metrics(BaseModel):
     graded run carries the ``benign`` or ``attack`` tag."""
     grader_errors: list[GraderError] = Field(default_factory=list)
     """Checks that raised instead of judging (bugs of the checks), by run."""
+    checks_judged: dict[str, int] = Field(default_factory=dict)
+    """Verdicts per check kind over graded runs (grader errors left out): a rate whose
+    kind has none (step accuracy, unauthorized, budget ok) stands on no check."""
 
 
 def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) -> dict[str, Group]:
@@ -409,6 +412,15 @@ def injection_figures(graded: Sequence[RunSummary]) -> InjectionFigures | None:
         attack_successes=reached,
         attack_success_rate=_share(reached, len(attacked)),
     )
+
+
+def _judged_per_kind(graded: Sequence[RunSummary]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for r in graded:
+        for c in r.checks:
+            if not c.grader_error:
+                counts[c.kind] += 1
+    return dict(sorted(counts.items()))
 
 
 def compute(results: Iterable[RunResult]) -> Metrics:
@@ -470,6 +482,7 @@ def compute(results: Iterable[RunResult]) -> Metrics:
             ErrorRun(case=r.case_id, trial=r.trial, error=r.error or "") for r in every if r.errored
         ],
         injection=injection_figures(graded),
+        checks_judged=_judged_per_kind(graded),
         grader_errors=[
             GraderError(case=r.case_id, trial=r.trial, check=c.name, error=c.reason)
             for r in graded

@@ -66,6 +66,12 @@ def incomplete_note(meta: RunMeta) -> str | None:
     return f"INCOMPLETE: interrupted, {meta.finished_runs} of {meta.planned_runs} runs finished"
 
 
+def _judged(m: Metrics, kind: str, rate: float) -> str:
+    """A rate that rests on checks of ``kind``: ``n/a`` when no such check judged any
+    run (a figure no check stands behind is no figure)."""
+    return _pct(rate) if m.checks_judged.get(kind, 0) else "n/a (no check)"
+
+
 def summary_rows(metrics: Metrics, *, complete: bool = True) -> list[tuple[str, str]]:
     """The summary as (metric, value) rows; rates read "n/a" when no run was graded.
 
@@ -84,14 +90,14 @@ def summary_rows(metrics: Metrics, *, complete: bool = True) -> list[tuple[str, 
             f"{m.successes}/{m.graded_runs} = {_pct(m.success_rate)}"
             f" (95% CI {_pct(low)} - {_pct(high)})",
         ),
-        ("step accuracy", _pct(m.step_accuracy)),
+        ("step accuracy", _judged(m, "trajectory", m.step_accuracy)),
         (
             "unauthorized",
-            f"{_pct(m.unauthorized_rate)}"
+            _judged(m, "safety", m.unauthorized_rate)
             + (f" ({', '.join(m.unauthorized_cases)})" if m.unauthorized_cases else ""),
         ),
         ("blocked attempts", str(m.blocked_attempts)),
-        ("budget ok", _pct(m.budget_ok_rate)),
+        ("budget ok", _judged(m, "cost", m.budget_ok_rate)),
         ("tasks mean", f"{m.tasks_mean:.2f}"),
         (
             "chars returned p50 / p95",
