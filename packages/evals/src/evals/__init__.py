@@ -1,10 +1,13 @@
 """An evaluation system for agents: cases, lint, runner, checks, metrics, reports, gate, CLI.
 
-The narrow public surface most users need is re-exported here; graders live in
+The narrow public surface most users need is re-exported here — ``evaluate`` (cases on a
+system under test, graded: a :class:`Report`) and ``gate`` (a report against a baseline:
+a verdict); graders live in
 :mod:`evals.checks`, the command line in :mod:`evals.cli` (``evals`` / ``python -m evals``).
 """
 
 from evals.case import Case
+from evals.evaluation import Report, evaluate, gate
 from evals.loader import load_cases
 from evals.metrics import Metrics, compute
 from evals.result import CheckResult, RunResult
@@ -18,11 +21,14 @@ __all__ = [
     "Case",
     "CheckResult",
     "Metrics",
+    "Report",
     "Run",
     "RunResult",
     "Runner",
     "RunnerResults",
     "compute",
+    "evaluate",
+    "gate",
     "load_cases",
     "load_sut",
     "select_cases",

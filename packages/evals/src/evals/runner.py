@@ -34,7 +34,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from evals.case import Case
-from evals.checks import grade
+from evals.checks import Check, grade
 from evals.metrics import RunSummary, Summaries
 from evals.result import RunResult
 from evals.run import Run
@@ -96,6 +96,7 @@ class Runner:
         progress: TextIO | None = None,
         handle_sigint: bool = True,
         hold_sigint: bool = False,
+        checks: Iterable[Check] | None = None,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -117,6 +118,8 @@ class Runner:
         self.handle_sigint = handle_sigint
         self.hold_sigint = hold_sigint
         self._held: _Handler | None = None  # the handler to restore while SIGINT is held
+        self.checks: tuple[Check, ...] | None = None if checks is None else tuple(checks)
+        """The checks every run is graded with (``None``: every registered check)."""
 
     def run(self, cases: Sequence[Case]) -> RunnerResults:
         """Run every case ``trials`` times on a fresh event loop and return the results."""
@@ -235,7 +238,7 @@ class Runner:
             run = run.model_copy(update={"case_id": case.id, "trial": trial})
         if run.latency_ms <= 0:
             run = run.model_copy(update={"latency_ms": elapsed_ms})
-        checks = grade(case, run)
+        checks = grade(case, run, self.checks)
         result = RunSummary.graded(case, run, checks)
         slots[index] = result
         if self.traces is not None:

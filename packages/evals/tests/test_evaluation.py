@@ -1,0 +1,82 @@
+"""The library entry point: evals.evaluate and evals.gate, as a user's script calls them."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import evals
+import fake_suts
+from evals.baseline import build_baseline, write_baseline
+from evals.case import Case
+from evals.checks import CheckOutput
+from evals.errors import CaseFileError
+from evals.run import Run
+from evals.traces import RunMeta
+
+CASES = Path(__file__).parent / "fixtures" / "cases"
+
+
+class OnlyReplies:
+    """A check passed to evaluate directly, registered nowhere."""
+
+    name = "only_replies"
+    kind = "outcome"
+
+    def __call__(self, case: Case, run: Run) -> CheckOutput:
+        return run.outcome == "replied" or (False, f"outcome {run.outcome}")
+
+
+def test_evaluate_grades_with_the_checks_given_and_nothing_else(tmp_path: Path) -> None:
+    report = evals.evaluate(CASES / "alpha.jsonl", fake_suts.EchoSUT(), checks=[OnlyReplies()])
+    assert report.complete and len(report.results) == report.meta.planned_runs
+    assert {c.name for r in report.results for c in r.checks} == {"only_replies"}
+    replied = [r.case_id for r in report.results if r.outcome == "replied"]
+    assert sorted(r.case_id for r in report.results if r.success) == sorted(replied)
+    out = io.StringIO()
+    report.print(out)
+    assert out.getvalue().startswith("Evals report: evaluate")
+    paths = report.write(tmp_path / "reports")
+    assert [p.name for p in paths] == ["evaluate.json", "evaluate.md", "evaluate.junit.xml"]
+    assert json.loads(paths[0].read_text())["graded_runs"] == len(report.results)
+
+
+def test_evaluate_takes_loaded_cases_a_sut_spec_and_trials() -> None:
+    cases = evals.load_cases([CASES / "alpha.jsonl"])[:2]
+    report = evals.evaluate(cases, "fake_suts:EchoSUT", trials=3, label="mine")
+    assert [r.label for r in report.results] == [f"{c.id}#{t}" for c in cases for t in range(3)]
+    assert report.meta.label == "mine" and report.meta.sut == "fake_suts:EchoSUT"
+
+
+def test_evaluate_refuses_what_the_sut_cannot_run_before_any_run() -> None:
+    fake_suts.CheckingSUT.runs = 0
+    bad = Case.model_validate(
+        {
+            "id": "w1",
+            "split": "dev",
+            "input": {"goal": "g"},
+            "world": {"stok": 1},
+            "expect": {"outcome": "replied"},
+        }
+    )
+    with pytest.raises(CaseFileError, match=r"world\.stok"):
+        evals.evaluate([bad], fake_suts.CheckingSUT())
+    assert fake_suts.CheckingSUT.runs == 0
+
+
+def test_gate_a_report_against_its_own_baseline_and_a_broken_run(tmp_path: Path) -> None:
+    report = evals.evaluate(CASES / "alpha.jsonl", fake_suts.EchoSUT())
+    baseline = build_baseline(report.results, RunMeta(label="base"), exclude_tags=["flaky"])
+    path = tmp_path / "baseline.json"
+    write_baseline(path, baseline)
+    assert evals.gate(report, path).passed
+    broken = evals.evaluate(CASES / "alpha.jsonl", fake_suts.RaisingSUT())
+    verdict = evals.gate(broken, baseline)
+    assert not verdict.passed and verdict.newly_failing
+    assert verdict.render().startswith("Gate: FAIL")
