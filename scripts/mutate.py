@@ -304,6 +304,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a check that raised passes the gate silently",
     ),
     M(
+        "hook_failure_blames_the_case",
+        f"{EVALS}/validation.py",
+        'found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")',
+        'found.problems.append(Problem(file, line, SUT_FIELD, f"check_case raised {e}"))',
+        "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

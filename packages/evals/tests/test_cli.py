@@ -243,6 +243,13 @@ GATE_SCENARIOS = [
     ),
     ({"FAKE_SUT_CHARS": "500"}, [], 0, ["Gate: PASS (0 hard, 1 soft)", "(100 -> 500)"]),
     ({"FAKE_SUT_CHARS": "500"}, ["--strict"], 1, ["Gate: FAIL (0 hard, 1 soft, strict)"]),
+    # A SUT whose check_case hook raises failed on that case: a failure, not exit 2.
+    (
+        {"FAKE_SUT_HOOK_FAIL": "d02"},
+        ["--sut", "fake_suts:HookFailingSUT"],
+        1,
+        ["1 case newly failing: d02", "check_case raised IndexError: list index out of range"],
+    ),
     ({"FAKE_SUT_ERROR": "t02"}, [], 1, ["results incomplete: 1 run errored"]),
     ({"FAKE_SUT_ERROR": "t02"}, ["--max-errors", "1"], 0, ["Gate: PASS"]),
     # Bug found by hand: a provider outage added soft findings "-100.0 points".

@@ -127,6 +127,18 @@ def test_a_sut_that_tries_to_end_the_process_is_a_sut_error_not_the_end(
     assert crashed == [("d02#0", f"{error} (raised by the system under test)")]
 
 
+def test_a_case_the_suts_hook_failed_on_is_a_sut_error_without_a_call(
+    cases: list[Case],
+) -> None:
+    fake_suts.CheckingSUT.runs = 0
+    crashed = {"d02": "check_case raised IndexError: list index out of range"}
+    outcome = Runner(fake_suts.CheckingSUT(), trials=2, crashed=crashed).run(cases)
+    failed = [(r.label, r.error) for r in outcome.results if r.outcome == "sut_error"]
+    why = "the SUT failed before the run: check_case raised IndexError: list index out of range"
+    assert failed == [("d02#0", why), ("d02#1", why)]
+    assert fake_suts.CheckingSUT.runs == 2 * (len(cases) - 1)
+
+
 def test_a_sut_returning_something_else_is_a_sut_error(cases: list[Case]) -> None:
     outcome = Runner(fake_suts.NotARunSUT()).run(cases[:1])
     assert outcome.results[0].outcome == "sut_error"

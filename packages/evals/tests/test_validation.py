@@ -10,7 +10,7 @@ from evals.case import Case
 from evals.errors import CaseFileError
 from evals.loader import load_cases_with_sources
 from evals.run import Run
-from evals.validation import CaseChecker, check_cases, require_runnable
+from evals.validation import CaseChecker, check_cases, require_runnable, screen_cases
 
 
 def case(case_id: str, **world: object) -> Case:
@@ -78,15 +78,6 @@ def test_a_sut_without_the_hook_finds_nothing() -> None:
         (["the world is too big"], ["f.jsonl:7: (case): the world is too big"]),
         (["a b: c"], ["f.jsonl:7: (case): a b: c"]),
         (["world.x: two\nlines"], ["f.jsonl:7: world.x: two lines"]),
-        (
-            ValueError("bad\nthing"),
-            ["f.jsonl:7: (sut): check_case raised ValueError: bad thing"],
-        ),
-        (
-            "world.x: oops",
-            ["f.jsonl:7: (sut): check_case returned 'world.x: oops'; expected a list of strings"],
-        ),
-        ([3], ["f.jsonl:7: (sut): check_case returned [3]; expected a list of strings"]),
     ],
 )
 def test_every_answer_of_the_hook_becomes_one_line_problems(
@@ -94,6 +85,23 @@ def test_every_answer_of_the_hook_becomes_one_line_problems(
 ) -> None:
     found = check_cases(OddSUT(answer), [case("a")], {"a": ("f.jsonl", 7)})
     assert [p.render() for p in found] == rendered
+
+
+@pytest.mark.parametrize(
+    ("answer", "crashed"),
+    [
+        (ValueError("bad\nthing"), "check_case raised ValueError: bad thing"),
+        ("world.x: oops", "check_case returned 'world.x: oops'; expected a list of strings"),
+        ([3], "check_case returned [3]; expected a list of strings"),
+    ],
+)
+def test_a_hook_that_fails_is_the_suts_failure_not_a_problem_of_the_case(
+    answer: object, crashed: str
+) -> None:
+    screening = screen_cases(OddSUT(answer), [case("a")], {"a": ("f.jsonl", 7)})
+    assert screening.problems == []
+    assert screening.crashed == {"a": crashed}
+    assert require_runnable(OddSUT(answer), [case("a")]) == {"a": crashed}  # no exit 2
 
 
 def test_a_case_without_a_source_is_named_by_its_id() -> None:

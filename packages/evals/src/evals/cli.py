@@ -265,7 +265,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
             "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
         )
     # The SUT's own view of each case (world overrides, fault roles), still before any run.
-    require_runnable(sut, selected, sources)
+    crashed = require_runnable(sut, selected, sources)
     label = _label(args, suites)
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
@@ -300,6 +300,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         traces=traces,
         progress=sys.stderr,
         hold_sigint=True,  # a second Ctrl-C must not lose the partial report
+        crashed=crashed,
     )
     try:
         try:

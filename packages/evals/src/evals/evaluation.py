@@ -105,7 +105,7 @@ def evaluate(
     """
     system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
     selected, sources = _cases(cases)
-    require_runnable(system, selected, sources)
+    crashed = require_runnable(system, selected, sources)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
@@ -118,7 +118,12 @@ def evaluate(
         planned_runs=len(selected) * trials,
     )
     runner = Runner(
-        system, trials=trials, concurrency=concurrency, timeout_s=timeout, checks=checks
+        system,
+        trials=trials,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        checks=checks,
+        crashed=crashed,
     )
     outcome = runner.run(selected)
     final = meta.model_copy(

@@ -32,7 +32,7 @@ from evals.loader import load_cases_with_sources
 from evals.result import CheckResult, success
 from evals.run import Run
 from evals.sut import AnySUT, AsyncSUT, load_sut
-from evals.validation import check_cases
+from evals.validation import screen_cases
 
 _SUT = pytest.StashKey[AnySUT]()
 
@@ -105,13 +105,19 @@ class CaseFile(pytest.File):
             cases, sources = load_cases_with_sources([self.path])
         except CaseFileError as e:
             raise self.CollectError(e.render()) from None
-        problems = check_cases(sut, cases, sources)
-        if problems:
-            raise self.CollectError("\n".join(p.render() for p in problems))
+        screening = screen_cases(sut, cases, sources)
+        if screening.problems:
+            raise self.CollectError("\n".join(p.render() for p in screening.problems))
         trials: int = self.config.getoption("--evals-trials")
         for case in cases:
             for trial in range(trials):
-                item = CaseItem.from_parent(self, name=f"{case.id}#{trial}", case=case, trial=trial)
+                item = CaseItem.from_parent(
+                    self,
+                    name=f"{case.id}#{trial}",
+                    case=case,
+                    trial=trial,
+                    crashed=screening.crashed.get(case.id),
+                )
                 item.user_properties += [("split", case.split), ("tags", ",".join(case.tags))]
                 yield item
 
@@ -127,10 +133,12 @@ class CaseFailedError(Exception):
 class CaseItem(pytest.Item):
     """One trial of one case."""
 
-    def __init__(self, *, case: Case, trial: int, **kwargs: Any) -> None:
+    def __init__(self, *, case: Case, trial: int, crashed: str | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
         self.trial = trial
+        self.crashed = crashed
+        """How the SUT's ``check_case`` hook failed on this case, if it did."""
 
     def _run(self) -> Run:
         sut = self.config.stash[_SUT]
@@ -140,6 +148,8 @@ class CaseItem(pytest.Item):
 
     def runtest(self) -> None:
         """Run the SUT on the case and grade it; fail with the failed checks' reasons."""
+        if self.crashed is not None:
+            raise RuntimeError(f"the SUT failed before the run: {self.crashed}")
         run = self._run()
         if not isinstance(run, Run):
             raise TypeError(f"the SUT returned {type(run).__name__}, not a Run")

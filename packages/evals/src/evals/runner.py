@@ -28,7 +28,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO
@@ -97,6 +97,7 @@ class Runner:
         handle_sigint: bool = True,
         hold_sigint: bool = False,
         checks: Iterable[Check] | None = None,
+        crashed: Mapping[str, str] | None = None,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -120,6 +121,9 @@ class Runner:
         self._held: _Handler | None = None  # the handler to restore while SIGINT is held
         self.checks: tuple[Check, ...] | None = None if checks is None else tuple(checks)
         """The checks every run is graded with (``None``: every registered check)."""
+        self.crashed: dict[str, str] = dict(crashed or {})
+        """Cases the SUT's ``check_case`` hook failed on (id -> how): every run of them
+        is a ``sut_error``, the SUT is not called."""
 
     def run(self, cases: Sequence[Case]) -> RunnerResults:
         """Run every case ``trials`` times on a fresh event loop and return the results."""
@@ -247,6 +251,8 @@ class Runner:
 
     async def _call(self, case: Case, trial: int) -> Run:
         """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
+        if case.id in self.crashed:
+            return _failed(case, trial, f"the SUT failed before the run: {self.crashed[case.id]}")
         try:
             async with asyncio.timeout(self.timeout_s) as limit:
                 if self._arun is not None:

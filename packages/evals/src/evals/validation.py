@@ -12,11 +12,18 @@ It must be cheap and must not run the agent. :func:`check_cases` calls it for ev
 case and locates each problem at the case's line, from the sources
 :func:`evals.loader.load_cases_with_sources` returns; the CLI prints them like load
 problems and exits 2 (:func:`require_runnable`).
+
+A hook that *raises* (or answers something other than a list of strings) says nothing
+about the case: the system under test itself failed on it. That is its failure, as a
+``run`` that raises is: :func:`require_runnable` returns such cases apart, and the runner
+records each of their runs as ``sut_error`` without calling the SUT — never an exit 2
+that would blame the case file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from evals.case import Case
@@ -49,48 +56,69 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+@dataclass(frozen=True)
+class Screening:
+    """What the SUT's hook said about a set of cases."""
+
+    problems: list[Problem] = field(default_factory=list)
+    """Problems of the cases, located at their lines."""
+    crashed: dict[str, str] = field(default_factory=dict)
+    """Case id -> how the hook itself failed on it (raised, or answered no list)."""
+
+
+def screen_cases(
+    sut: object,
+    cases: Iterable[Case],
+    sources: Mapping[str, tuple[str, int]] | None = None,
+) -> Screening:
+    """Ask ``sut.check_case`` about every case, in case order.
+
+    ``sources`` maps a case id to its file and line (as
+    :func:`~evals.loader.load_cases_with_sources` returns); a case without one is located
+    as ``<case ID>`` line 0. A SUT without ``check_case`` finds nothing. A hook that
+    raises or returns something other than a list of strings failed on that case: it is
+    listed in ``crashed``, never a problem of the case and never a traceback.
+    """
+    if not isinstance(sut, CaseChecker):
+        return Screening()
+    located = sources or {}
+    found = Screening()
+    for case in cases:
+        file, line = located.get(case.id, (f"<case {case.id}>", 0))
+        try:
+            answer = sut.check_case(case)
+        except Exception as e:  # the SUT's bug must not stop the command with a traceback
+            found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")
+            continue
+        if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
+            message = f"check_case returned {answer!r}; expected a list of strings"
+            found.crashed[case.id] = _one_line(message)
+            continue
+        for text in answer:
+            where, message = _split(_one_line(text))
+            found.problems.append(Problem(file, line, where, message))
+    return found
+
+
 def check_cases(
     sut: object,
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
 ) -> list[Problem]:
-    """Every problem ``sut.check_case`` finds in ``cases``, in case order.
-
-    ``sources`` maps a case id to its file and line (as
-    :func:`~evals.loader.load_cases_with_sources` returns); a case without one is located
-    as ``<case ID>`` line 0. A SUT without ``check_case`` finds nothing. A hook that
-    raises or returns something other than a list of strings is itself a problem of
-    that case (field ``(sut)``), never a crash.
-    """
-    if not isinstance(sut, CaseChecker):
-        return []
-    located = sources or {}
-    problems: list[Problem] = []
-    for case in cases:
-        file, line = located.get(case.id, (f"<case {case.id}>", 0))
-        try:
-            found = sut.check_case(case)
-        except Exception as e:  # the SUT's bug must not stop the command with a traceback
-            message = _one_line(f"check_case raised {type(e).__name__}: {e}")
-            problems.append(Problem(file, line, SUT_FIELD, message))
-            continue
-        if not isinstance(found, list) or not all(isinstance(p, str) for p in found):
-            message = f"check_case returned {found!r}; expected a list of strings"
-            problems.append(Problem(file, line, SUT_FIELD, _one_line(message)))
-            continue
-        for text in found:
-            field, message = _split(_one_line(text))
-            problems.append(Problem(file, line, field, message))
-    return problems
+    """Every problem ``sut.check_case`` finds in ``cases``, in case order (a hook that
+    fails on a case is the SUT's failure, not a problem: see :func:`screen_cases`)."""
+    return screen_cases(sut, cases, sources).problems
 
 
 def require_runnable(
     sut: object,
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
-) -> None:
-    """Raise :class:`~evals.errors.CaseFileError` listing every problem
-    :func:`check_cases` finds (the CLI prints one line each and exits 2)."""
-    problems = check_cases(sut, cases, sources)
-    if problems:
-        raise CaseFileError(problems)
+) -> dict[str, str]:
+    """Raise :class:`~evals.errors.CaseFileError` listing every problem the hook finds
+    (the CLI prints one line each and exits 2); otherwise return the cases the hook
+    itself failed on (case id -> how), whose runs are the SUT's failures."""
+    screening = screen_cases(sut, cases, sources)
+    if screening.problems:
+        raise CaseFileError(screening.problems)
+    return screening.crashed
