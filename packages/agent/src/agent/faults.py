@@ -140,8 +140,8 @@ _FILLER_TEXT_CHARS = 3000
 
 def padded(raw: object, size: int) -> object:
     """``raw`` (a well-formed output) with filler claims added so that its serialized
-    size, as the worker measures it, is exactly ``size`` characters (when it is smaller
-    than that to begin with; otherwise ``raw`` unchanged)."""
+    size, as the worker measures it, is exactly ``size`` characters. ``raw`` unchanged
+    when it is already that large, or too close to it for even an empty filler claim."""
     output = _claims(raw)
     if output["claims"] is None:
         return raw
@@ -152,15 +152,24 @@ def padded(raw: object, size: int) -> object:
         )
 
     claims: list[Any] = list(output["claims"])
-    while True:
+    added = 0
+    while measured(claims) < size:
         filler = Claim(topic=FILLER_TOPIC, value="", text="").model_dump(mode="json")
-        missing = size - measured([*claims, filler])
-        if missing < 0:
-            return raw if len(claims) == len(output["claims"]) else {**output, "claims": claims}
-        filler["text"] = "。" * min(missing, _FILLER_TEXT_CHARS)
+        room = size - measured([*claims, filler])
+        if room < 0:
+            if not added:
+                return raw
+            # Even an empty filler is too much: lengthen the last one by what is missing
+            # (one "。" is one character of JSON).
+            claims[-1] = {
+                **claims[-1],
+                "text": claims[-1]["text"] + "。" * (size - measured(claims)),
+            }
+            break
+        filler["text"] = "。" * min(room, _FILLER_TEXT_CHARS)
         claims.append(filler)
-        if missing <= _FILLER_TEXT_CHARS:
-            return {**output, "claims": claims}
+        added += 1
+    return {**output, "claims": claims} if added else raw
 
 
 def parse_fault(fault: str) -> tuple[str, float]:
