@@ -140,8 +140,11 @@ _FILLER_TEXT_CHARS = 3000
 
 def padded(raw: object, size: int) -> object:
     """``raw`` (a well-formed output) with filler claims added so that its serialized
-    size, as the worker measures it, is exactly ``size`` characters. ``raw`` unchanged
-    when it is already that large, or too close to it for even an empty filler claim."""
+    size, as the worker measures it, is exactly ``size`` characters (``raw`` unchanged
+    when it is already too large for even an empty filler claim).
+
+    Every filler but the last leaves at least a full filler's worth of room, so the last
+    one always takes exactly what is left (one "。" is one character of JSON)."""
     output = _claims(raw)
     if output["claims"] is None:
         return raw
@@ -151,25 +154,17 @@ def padded(raw: object, size: int) -> object:
             WorkerOutput.model_validate({"claims": claims}).model_dump(mode="json")
         )
 
+    def filler(chars: int) -> dict[str, Any]:
+        return Claim(topic=FILLER_TOPIC, value="", text="。" * chars).model_dump(mode="json")
+
     claims: list[Any] = list(output["claims"])
-    added = 0
-    while measured(claims) < size:
-        filler = Claim(topic=FILLER_TOPIC, value="", text="").model_dump(mode="json")
-        room = size - measured([*claims, filler])
+    while True:
+        room = size - measured([*claims, filler(0)])
         if room < 0:
-            if not added:
-                return raw
-            # Even an empty filler is too much: lengthen the last one by what is missing
-            # (one "。" is one character of JSON).
-            claims[-1] = {
-                **claims[-1],
-                "text": claims[-1]["text"] + "。" * (size - measured(claims)),
-            }
-            break
-        filler["text"] = "。" * min(room, _FILLER_TEXT_CHARS)
-        claims.append(filler)
-        added += 1
-    return {**output, "claims": claims} if added else raw
+            return raw
+        if room <= _FILLER_TEXT_CHARS:
+            return {**output, "claims": [*claims, filler(room)]}
+        claims.append(filler(min(_FILLER_TEXT_CHARS, room - _FILLER_TEXT_CHARS)))
 
 
 def parse_fault(fault: str) -> tuple[str, float]:
