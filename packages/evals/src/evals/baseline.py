@@ -11,7 +11,6 @@ the right shape): a damaged baseline is refused, never read as a weaker gate.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -28,6 +27,7 @@ from pydantic import (
     model_validator,
 )
 
+from evals._files import write_atomic
 from evals._json_files import read_model
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute, summarize
@@ -230,9 +230,7 @@ def build_baseline(
 def write_baseline(path: Path, baseline: Baseline) -> None:
     """Write the baseline atomically, stable key order, for a readable git diff."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(baseline.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, baseline.model_dump_json(indent=2) + "\n")
 
 
 def load_baseline(path: Path) -> Baseline:

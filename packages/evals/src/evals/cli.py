@@ -26,7 +26,6 @@ from evals.lint import lint_paths
 from evals.loader import load_cases_with_sources
 from evals.metrics import compute
 from evals.report import (
-    append_markdown,
     load_report,
     render_console,
     report_paths,
@@ -142,8 +141,8 @@ def _gate(args: argparse.Namespace) -> int:
     baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude)
-    _report(args, config, done, gate_config.exclude_tags)
     if not done.outcome.complete:
+        _report(args, config, done, gate_config.exclude_tags)
         print("Gate: not judged (INCOMPLETE: interrupted)")
         return EXIT_INTERRUPTED
     verdict = evaluate(
@@ -153,11 +152,12 @@ def _gate(args: argparse.Namespace) -> int:
         strict=args.strict,
         max_errors=args.max_errors,
     )
+    # The verdict goes into <label>.md in the same single write as the report: appended
+    # afterwards, a concurrent gate's verdict could land in the same file.
+    sections = {"Gate verdict": verdict.render()}
+    _report(args, config, done, gate_config.exclude_tags, sections=sections)
     print()
     print(verdict.render())
-    append_markdown(
-        args.out or config.reports_dir, done.meta.label, "Gate verdict", verdict.render()
-    )
     return verdict.exit_code
 
 
@@ -322,7 +322,12 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
 
 
 def _report(
-    args: argparse.Namespace, config: EvalsConfig, done: Evaluation, not_gated: list[str]
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    done: Evaluation,
+    not_gated: list[str],
+    *,
+    sections: dict[str, str] | None = None,
 ) -> None:
     """Write the report files and print the console report; then Ctrl-C works again."""
     try:
@@ -330,7 +335,9 @@ def _report(
         out: Path = args.out or config.reports_dir
         results = done.outcome.results
         label, meta = done.meta.label, done.meta
-        written = write_reports(out, label, metrics, results, meta, not_gated=not_gated)
+        written = write_reports(
+            out, label, metrics, results, meta, not_gated=not_gated, sections=sections
+        )
         print(render_console(metrics, meta, not_gated=not_gated), flush=True)
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
         print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)

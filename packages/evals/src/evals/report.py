@@ -11,16 +11,15 @@ With no graded runs (every run errored) rates are printed as "n/a", never as 0%.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import xml.etree.ElementTree as ET
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
 from tabulate import tabulate
 
+from evals._files import write_atomic
 from evals._json_files import first_problem
 from evals.baseline import Baseline
 from evals.errors import ReportError
@@ -207,8 +206,15 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
     return "\n".join(parts)
 
 
-def render_markdown(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str] = ()) -> str:
-    """A Markdown summary fit for a CI step summary (failures noted as in the console)."""
+def render_markdown(
+    metrics: Metrics,
+    meta: RunMeta,
+    *,
+    not_gated: Collection[str] = (),
+    sections: Mapping[str, str] | None = None,
+) -> str:
+    """A Markdown summary fit for a CI step summary (failures noted as in the console);
+    each of ``sections`` (title -> text, e.g. the gate verdict) follows as a code block."""
     parts = [f"## Evals: {meta.label or meta.command or 'run'}", "", headline(meta)]
     note = incomplete_note(meta)
     if note:
@@ -232,6 +238,8 @@ def render_markdown(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[st
         parts += ["", f"### Grader errors ({len(metrics.grader_errors)})", ""]
         parts += ["Checks that raised instead of judging: bugs of the checks, not the agent.", ""]
         parts += [f"- `{e.case}#{e.trial}`: {e.check}: {e.error}" for e in metrics.grader_errors]
+    for title, text in (sections or {}).items():
+        parts += ["", f"### {title}", "", "```", text, "```"]
     return "\n".join(parts) + "\n"
 
 
@@ -329,36 +337,25 @@ def write_reports(
     meta: RunMeta,
     *,
     not_gated: Collection[str] = (),
+    sections: Mapping[str, str] | None = None,
 ) -> list[Path]:
-    """Write ``<label>.json``, ``<label>.md`` and ``<label>.junit.xml`` under ``out_dir``.
+    """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict)
+    and ``<label>.junit.xml`` under ``out_dir``.
 
-    Each file is replaced atomically; an ``OSError`` (no space, a folder in the way …)
-    is raised as it is, leaving no temporary file behind."""
+    Each file is replaced whole, in one step, through a temporary file of its own
+    (:func:`evals._files.write_atomic`), so concurrent evaluations under one label never
+    mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
+    is, leaving no temporary file behind."""
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, junit_path = report_paths(out_dir, label)
     texts = {
         json_path: metrics_json(metrics, meta),
-        md_path: render_markdown(metrics, meta, not_gated=not_gated),
+        md_path: render_markdown(metrics, meta, not_gated=not_gated, sections=sections),
         junit_path: render_junit(results, meta),
     }
     for path, text in texts.items():
-        tmp = path.with_name(f".{path.name}.tmp")
-        try:
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise
+        write_atomic(path, text)
     return list(texts)
-
-
-def append_markdown(out_dir: Path, label: str, title: str, text: str) -> Path:
-    """Append a section (e.g. the gate verdict) to ``<label>.md`` as a code block."""
-    path = report_paths(out_dir, label)[1]
-    with path.open("a", encoding="utf-8") as f:
-        f.write(f"\n### {title}\n\n```\n{text}\n```\n")
-    return path
 
 
 def load_report(path: Path) -> tuple[Metrics, RunMeta]:

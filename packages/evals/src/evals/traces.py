@@ -12,7 +12,6 @@ handed to the OS in one ``write`` call on an unbuffered file, which is the flush
 
 from __future__ import annotations
 
-import os
 import secrets
 import time
 from collections.abc import Iterator, Sequence
@@ -22,6 +21,7 @@ from typing import IO, Self
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from evals._files import write_atomic
 from evals.result import CheckResult
 from evals.run import Run
 
@@ -180,9 +180,7 @@ class TraceWriter:
 
 def write_meta(folder: Path, meta: RunMeta) -> None:
     """Write ``meta.json`` atomically (a reader never sees half a file)."""
-    tmp = folder / f".{META_FILE}.tmp"
-    tmp.write_text(meta.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, folder / META_FILE)
+    write_atomic(folder / META_FILE, meta.model_dump_json(indent=2) + "\n")
 
 
 def read_meta(folder: Path) -> RunMeta:

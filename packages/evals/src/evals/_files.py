@@ -1,0 +1,37 @@
+"""Replacing a file whole: every report, baseline and trace meta is written this way.
+
+The text goes to a fresh temporary file in the target's own folder, created exclusively
+(``tempfile.mkstemp``: ``O_CREAT | O_EXCL``, a random name, so a file or symlink planted
+at any name is never opened, let alone followed), and is then renamed over the target
+(``os.replace``, atomic on one file system; it replaces a symlink at the target rather
+than writing through it). Concurrent writers of the same file therefore never share a
+temporary file: a reader sees one writer's whole text, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+FILE_MODE = 0o644
+"""The permissions of a written file: what a plain ``open(..., "w")`` gives under the
+usual umask."""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) in one step; see the module docstring.
+
+    An ``OSError`` (no space, a folder in the way …) is raised as it is, leaving no
+    temporary file behind."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, FILE_MODE)  # mkstemp's 0600 would hide reports from CI readers
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

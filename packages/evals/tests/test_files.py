@@ -1,0 +1,132 @@
+"""Report, baseline and trace-meta files are replaced whole, through exclusive temporary
+files: concurrent writers never fail or mix their texts, planted symlinks are not followed."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from evals._files import write_atomic
+from evals.baseline import build_baseline, write_baseline
+from evals.metrics import compute
+from evals.report import report_paths, write_reports
+from evals.traces import META_FILE, RunMeta, write_meta
+from helpers import result
+
+WRITERS = 16
+ROUNDS = 20
+
+
+def _meta(n: int) -> RunMeta:
+    return RunMeta(run_id=f"run-{n}", label="same", suites=[f"suite{n}"], planned_runs=n + 1)
+
+
+def _write_report(folder: Path, n: int) -> list[Path]:
+    results = [result(f"c{i}", ok=i < n) for i in range(n + 1)]
+    meta = _meta(n).model_copy(update={"finished_runs": n + 1, "complete": True})
+    return write_reports(folder, "same", compute(results), results, meta)
+
+
+def _write_baseline(folder: Path, n: int) -> list[Path]:
+    path = folder / "baseline.json"
+    results = [result(f"c{i}", ok=i < n) for i in range(n + 1)]
+    write_baseline(path, build_baseline(results, _meta(n), []))
+    return [path]
+
+
+def _write_meta(folder: Path, n: int) -> list[Path]:
+    write_meta(folder, _meta(n))
+    return [folder / META_FILE]
+
+
+@pytest.mark.parametrize("write", [_write_report, _write_baseline, _write_meta])
+def test_concurrent_writers_of_one_file_never_fail_nor_mix(
+    tmp_path: Path, write: Callable[[Path, int], list[Path]]
+) -> None:
+    # Bug found (issue 13): one fixed temporary name per file made concurrent writers
+    # rename each other's temporary file away (FileNotFoundError) or interleave texts.
+    texts: dict[Path, set[str]] = {}
+    for n in range(WRITERS):  # every whole text a writer may leave, written alone first
+        alone = tmp_path / f"alone{n}"
+        alone.mkdir()
+        for path in write(alone, n):
+            texts.setdefault(path.relative_to(alone), set()).add(path.read_text("utf-8"))
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    errors: list[BaseException] = []
+    start = threading.Barrier(WRITERS)
+
+    def writer(n: int) -> None:
+        start.wait()
+        try:
+            for _ in range(ROUNDS):
+                write(shared, n)
+        except BaseException as e:  # collected: a thread's exception is otherwise lost
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(WRITERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert sorted(p.name for p in shared.iterdir()) == sorted(str(p) for p in texts)
+    for name, whole in texts.items():
+        assert (shared / name).read_text("utf-8") in whole
+
+
+@pytest.mark.parametrize("write", [_write_report, _write_baseline, _write_meta])
+def test_a_symlink_planted_at_a_temporary_name_is_not_followed(
+    tmp_path: Path, write: Callable[[Path, int], list[Path]]
+) -> None:
+    # Bug found (issue 13): a symlink at the old fixed name '.<name>.tmp' redirected the
+    # write to its target, outside the reports folder.
+    folder, outside = tmp_path / "reports", tmp_path / "outside"
+    folder.mkdir()
+    outside.mkdir()
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    names = [p.name for p in write(probe, 1)]
+    for name in names:
+        (outside / name).write_text("untouched", encoding="utf-8")
+        (folder / f".{name}.tmp").symlink_to(outside / name)
+    written = write(folder, 1)
+
+    for name in names:
+        assert (outside / name).read_text("utf-8") == "untouched"
+        planted = folder / f".{name}.tmp"
+        assert planted.is_symlink() and planted.resolve() == outside / name
+    for path in written:
+        assert not path.is_symlink()
+        assert path.read_text("utf-8") == (probe / path.name).read_text("utf-8")
+
+
+def test_a_symlink_at_the_target_is_replaced_not_written_through(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.json"
+    outside.write_text("untouched", encoding="utf-8")
+    target = tmp_path / "gate.json"
+    target.symlink_to(outside)
+    write_atomic(target, "new")
+    assert outside.read_text("utf-8") == "untouched"
+    assert not target.is_symlink()
+    assert target.read_text("utf-8") == "new"
+
+
+@pytest.mark.parametrize("text", ["", "one line\n", "ünïcödé\r\nno newline conversion"])
+def test_the_text_is_written_exactly_and_readable_by_others(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "x.md"
+    write_atomic(path, text)
+    assert path.read_bytes() == text.encode("utf-8")
+    assert path.stat().st_mode & 0o044 == 0o044
+    assert [p.name for p in tmp_path.iterdir()] == ["x.md"]
+
+
+def test_report_paths_are_what_write_reports_writes(tmp_path: Path) -> None:
+    assert _write_report(tmp_path, 2) == report_paths(tmp_path, "same")
