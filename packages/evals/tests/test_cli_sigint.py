@@ -1,4 +1,5 @@
-"""Ctrl-C during a run: exit 130, partial report marked INCOMPLETE, finished traces kept."""
+"""Ctrl-C (SIGINT) or SIGTERM during a run: exit 130 or 143, partial report marked
+INCOMPLETE, finished traces kept."""
 
 from __future__ import annotations
 
@@ -32,16 +33,19 @@ def _wait_for_lines(path: Path, count: int, proc: subprocess.Popen[str]) -> None
 
 
 def _start(
-    project: Path, concurrency: int, env: dict[str, str] | None = None
+    project: Path,
+    concurrency: int,
+    env: dict[str, str] | None = None,
+    command: str = "run",
 ) -> subprocess.Popen[str]:
-    """``evals run --trials 4`` of the 9 fixture cases, each run taking 0.25 s."""
+    """``evals <command> --trials 4`` of the fixture cases, each run taking 0.25 s."""
     env = {**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0.25", **(env or {})}
     return subprocess.Popen(
         [
             sys.executable,
             "-m",
             "evals",
-            "run",
+            command,
             "--trials",
             "4",
             "--concurrency",
@@ -58,29 +62,44 @@ def _start(
 
 
 def _trace_folder(project: Path) -> Path:
+    """The trace folder of the evaluation labelled ``cut``, once it exists."""
     traces = project / "traces"
     deadline = time.monotonic() + 60
-    while not (traces.is_dir() and any(traces.iterdir())) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        found = sorted(traces.glob("*-cut-*")) if traces.is_dir() else []
+        if found:
+            (folder,) = found
+            return folder
         time.sleep(0.02)
-    (folder,) = list(traces.iterdir())
-    return folder
+    pytest.fail(f"no trace folder of 'cut' in {traces} within 60 s")
+
+
+STOPS = [
+    (signal.SIGINT, 130, "INCOMPLETE: interrupted,"),
+    (signal.SIGTERM, 143, "INCOMPLETE: interrupted by SIGTERM,"),
+]
+"""(signal sent, exit code, what the partial report says)"""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_sigint_stops_the_run_and_keeps_what_finished(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signum", "code", "note"), STOPS)
+def test_a_stop_signal_ends_the_run_and_keeps_what_finished(
+    tmp_path: Path, signum: signal.Signals, code: int, note: str
+) -> None:
     project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
     proc = _start(project, concurrency=2)
     folder = _trace_folder(project)
     _wait_for_lines(folder / "runs.jsonl", 3, proc)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
 
-    assert proc.returncode == 130, err
+    assert proc.returncode == code, err
     assert "Traceback" not in err
-    assert "INCOMPLETE: interrupted" in out
+    assert note in out
     records = list(read_traces(folder))
     meta = read_meta(folder)
     assert meta.complete is False
+    assert meta.stop_signal == signum.name
     assert 3 <= len(records) < 36
     assert meta.finished_runs == len(records)
     assert meta.planned_runs == 36
@@ -91,7 +110,50 @@ def test_sigint_stops_the_run_and_keeps_what_finished(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_a_second_sigint_does_not_lose_the_partial_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("gate", "Gate: not judged (INCOMPLETE: interrupted)"),
+        ("baseline", "baseline not written: the run was interrupted"),
+    ],
+)
+def test_sigterm_stops_the_gate_and_the_baseline_like_ctrl_c(
+    tmp_path: Path, command: str, says: str
+) -> None:
+    # Bug found (issue 13): SIGTERM killed the evaluation at once, leaving no report.
+    project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
+    baseline = project / "reports" / "baseline.json"
+    if command == "gate":
+        made = subprocess.run(
+            [sys.executable, "-m", "evals", "baseline"],
+            cwd=project,
+            env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert made.returncode == 0, made.stderr
+    before = baseline.read_text(encoding="utf-8") if baseline.exists() else None
+    proc = _start(project, concurrency=2, command=command)
+    folder = _trace_folder(project)
+    _wait_for_lines(folder / "runs.jsonl", 3, proc)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    assert says in out + err
+    assert "INCOMPLETE: interrupted by SIGTERM" in out
+    report = json.loads((project / "reports" / "cut.json").read_text(encoding="utf-8"))
+    assert report["runs"] == read_meta(folder).finished_runs == len(list(read_traces(folder)))
+    assert (baseline.read_text(encoding="utf-8") if baseline.exists() else None) == before
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("second", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_stop_signal_does_not_lose_the_partial_report(
+    tmp_path: Path, second: signal.Signals
+) -> None:
     # Bug found by hand: a second Ctrl-C while the partial report was being written
     # printed only "evals: interrupted" and wrote no report.
     project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
@@ -108,7 +170,7 @@ def test_a_second_sigint_does_not_lose_the_partial_report(tmp_path: Path) -> Non
     deadline = time.monotonic() + 60
     while not junit_path.is_file() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
-    proc.send_signal(signal.SIGINT)  # the reports are written; the console report is not out
+    proc.send_signal(second)  # the reports are written; the console report is not out
     out, err = proc.communicate(timeout=60)
 
     assert proc.returncode == 130, err

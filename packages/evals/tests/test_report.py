@@ -34,6 +34,7 @@ META = RunMeta(
     sut="agent.sut:SupportPilotSUT",
     trials=1,
     git_revision="0123456789ab",
+    finished="2026-01-01T00:01:00Z",
     planned_runs=5,
     finished_runs=5,
     complete=True,
@@ -87,9 +88,33 @@ def test_console_shows_pass_at_k_with_several_trials_and_tokens_when_spent() -> 
 
 
 @pytest.mark.parametrize("render", [render_console, render_markdown])
-def test_incomplete_reports_say_so(render) -> None:
-    meta = META.model_copy(update={"complete": False, "finished_runs": 3, "planned_runs": 9})
-    assert "INCOMPLETE: interrupted, 3 of 9 runs finished" in render(compute(_results()[:3]), meta)
+@pytest.mark.parametrize(
+    ("finished", "stop_signal", "note"),
+    [
+        ("2026-01-01T00:01:00Z", None, "INCOMPLETE: interrupted, 3 of 9 runs finished"),
+        ("2026-01-01T00:01:00Z", "SIGINT", "INCOMPLETE: interrupted, 3 of 9 runs finished"),
+        (
+            "2026-01-01T00:01:00Z",
+            "SIGTERM",
+            "INCOMPLETE: interrupted by SIGTERM, 3 of 9 runs finished",
+        ),
+        # No end recorded: the evaluation is still going, or was killed (SIGKILL).
+        (None, None, "INCOMPLETE: not finished (still running, or killed), 3 of 9 runs finished"),
+    ],
+)
+def test_incomplete_reports_say_so(
+    render, finished: str | None, stop_signal: str | None, note: str
+) -> None:
+    meta = META.model_copy(
+        update={
+            "complete": False,
+            "finished_runs": 3,
+            "planned_runs": 9,
+            "finished": finished,
+            "stop_signal": stop_signal,
+        }
+    )
+    assert note in render(compute(_results()[:3]), meta)
 
 
 def test_markdown_lists_failures() -> None:

@@ -226,6 +226,7 @@ def test_an_interrupted_run_has_covered_every_case(cases: list[Case]) -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 @pytest.mark.parametrize(
     ("hold", "interrupt_after", "held"),
     [
@@ -234,18 +235,24 @@ def test_an_interrupted_run_has_covered_every_case(cases: list[Case]) -> None:
         (True, 0, False),  # not interrupted: nothing to hold
     ],
 )
-def test_a_ctrl_c_leaves_sigint_held_until_released(
-    cases: list[Case], hold: bool, interrupt_after: int, held: bool
+def test_a_stop_signal_leaves_both_held_until_released(
+    cases: list[Case], signum: signal.Signals, hold: bool, interrupt_after: int, held: bool
 ) -> None:
-    before = signal.getsignal(signal.SIGINT)
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.getsignal(s) for s in stops}
     runner = Runner(
-        fake_suts.RecordingSUT(interrupt_after=interrupt_after), concurrency=1, hold_sigint=hold
+        fake_suts.RecordingSUT(interrupt_after=interrupt_after, signum=signum),
+        concurrency=1,
+        hold_sigint=hold,
     )
     try:
         outcome = runner.run(cases)
         assert outcome.interrupted is (interrupt_after > 0)
-        assert (signal.getsignal(signal.SIGINT) == signal.SIG_IGN) is held
+        assert outcome.stop_signal == (signum if interrupt_after else None)
+        for s in stops:
+            assert (signal.getsignal(s) == signal.SIG_IGN) is held
         runner.release_sigint()
-        assert signal.getsignal(signal.SIGINT) == before
+        assert {s: signal.getsignal(s) for s in stops} == before
     finally:
-        signal.signal(signal.SIGINT, before)
+        for s, handler in before.items():
+            signal.signal(s, handler)

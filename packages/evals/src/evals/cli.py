@@ -2,9 +2,9 @@
 
 Exit codes: 0 ok; 1 the gate or lint says no; 2 bad input or usage (a bad case file
 prints the loader's one-line problems, never a traceback; so does a reports or traces
-folder that cannot be written); 130 interrupted (Ctrl-C: the partial report is printed,
-marked INCOMPLETE, and finished traces are kept; further Ctrl-Cs are ignored until it is
-written).
+folder that cannot be written); 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: the
+partial report is written and printed, marked INCOMPLETE, and finished traces are kept;
+further SIGINTs and SIGTERMs are ignored until it is written.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+"""Stopped by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM)."""
 STABILITY_TAG = "flaky"
 
 
@@ -47,7 +49,14 @@ class Evaluation:
     outcome: RunnerResults
     meta: RunMeta
     runner: Runner
-    """The runner, holding SIGINT after a Ctrl-C until the partial report is written."""
+    """The runner, holding SIGINT and SIGTERM after a stop until the partial report is
+    written."""
+
+    @property
+    def interrupted_exit(self) -> int:
+        """The exit code of a stopped evaluation: 128 + the signal's number."""
+        signum = self.outcome.stop_signal
+        return EXIT_INTERRUPTED if signum is None else 128 + signum
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,7 +110,7 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config()
     done = _evaluate(args, config, exclude_tags=args.exclude_tag)
     _report(args, config, done, _not_gated(args, config))
-    return EXIT_OK if done.outcome.complete else EXIT_INTERRUPTED
+    return EXIT_OK if done.outcome.complete else done.interrupted_exit
 
 
 def _stability(args: argparse.Namespace) -> int:
@@ -119,7 +128,7 @@ def _baseline(args: argparse.Namespace) -> int:
     _report(args, config, done, gate_config.exclude_tags)
     if not done.outcome.complete:
         print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return done.interrupted_exit
     errored = sum(1 for r in done.outcome.results if r.errored)
     max_errors = gate_config.hard.errored_runs_max if args.max_errors is None else args.max_errors
     if errored > max_errors:
@@ -144,7 +153,7 @@ def _gate(args: argparse.Namespace) -> int:
     if not done.outcome.complete:
         _report(args, config, done, gate_config.exclude_tags)
         print("Gate: not judged (INCOMPLETE: interrupted)")
-        return EXIT_INTERRUPTED
+        return done.interrupted_exit
     verdict = evaluate(
         done.outcome.results,
         baseline,
@@ -299,7 +308,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         timeout_s=args.timeout,
         traces=traces,
         progress=sys.stderr,
-        hold_sigint=True,  # a second Ctrl-C must not lose the partial report
+        hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
         crashed=crashed,
     )
     try:
@@ -312,6 +321,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
                 "finished": utc_now(),
                 "finished_runs": len(outcome.results),
                 "complete": outcome.complete,
+                "stop_signal": _signal_name(outcome.stop_signal),
             }
         )
         traces.close(final)
@@ -329,7 +339,8 @@ def _report(
     *,
     sections: dict[str, str] | None = None,
 ) -> None:
-    """Write the report files and print the console report; then Ctrl-C works again."""
+    """Write the report files and print the console report; then Ctrl-C and SIGTERM
+    work again."""
     try:
         metrics = compute(done.outcome.results)
         out: Path = args.out or config.reports_dir
@@ -343,6 +354,10 @@ def _report(
         print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
     finally:
         done.runner.release_sigint()
+
+
+def _signal_name(signum: int | None) -> str | None:
+    return None if signum is None else signal.Signals(signum).name
 
 
 def _label(args: argparse.Namespace, suites: list[str]) -> str:

@@ -62,7 +62,19 @@ def incomplete_note(meta: RunMeta) -> str | None:
     """``INCOMPLETE …`` when the evaluation did not finish, else ``None``."""
     if meta.complete:
         return None
-    return f"INCOMPLETE: interrupted, {meta.finished_runs} of {meta.planned_runs} runs finished"
+    return f"INCOMPLETE: {_why_incomplete(meta)}, {_runs_finished(meta)}"
+
+
+def _why_incomplete(meta: RunMeta) -> str:
+    if meta.finished is None:  # nobody wrote the end: still running, or killed
+        return "not finished (still running, or killed)"
+    if meta.stop_signal not in (None, "SIGINT"):
+        return f"interrupted by {meta.stop_signal}"
+    return "interrupted"
+
+
+def _runs_finished(meta: RunMeta) -> str:
+    return f"{meta.finished_runs} of {meta.planned_runs} runs finished"
 
 
 def _judged(m: Metrics, kind: str, rate: float) -> str:
@@ -275,7 +287,7 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     if not meta.complete:  # else CI shows an interrupted evaluation green
         errors += 1
         case = ET.Element("testcase", {"classname": "evals", "name": INCOMPLETE_TESTCASE})
-        message = f"interrupted: {meta.finished_runs} of {meta.planned_runs} runs finished"
+        message = f"{_why_incomplete(meta)}: {_runs_finished(meta)}"
         ET.SubElement(case, "error", {"message": message, "type": "incomplete"})
         cases.append(_testcase_xml(case))
     counts = {

@@ -9,14 +9,15 @@ results. Each finished run is graded at once and its trace appended to disk; onl
 memory, so memory stays flat however many runs there are.
 
 A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
-``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C stops
-scheduling, cancels what is in flight and returns the finished results, marked
-incomplete. Runs are scheduled trial-major (every case's trial 0, then trial 1 …), so
-the finished results of an interrupted evaluation cover every case about equally.
+``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C
+(SIGINT) or SIGTERM stops scheduling, cancels what is in flight and returns the finished
+results, marked incomplete, with the signal that stopped them. Runs are scheduled
+trial-major (every case's trial 0, then trial 1 …), so the finished results of an
+interrupted evaluation cover every case about equally.
 
-With ``hold_sigint``, a Ctrl-C also leaves further Ctrl-Cs ignored when :meth:`Runner.run`
-returns, so the caller can write the partial report undisturbed; it then calls
-:meth:`Runner.release_sigint` to restore the handling there was before.
+With ``hold_sigint``, such a stop also leaves further SIGINTs and SIGTERMs ignored when
+:meth:`Runner.run` returns, so the caller can write the partial report undisturbed; it
+then calls :meth:`Runner.release_sigint` to restore the handling there was before.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ from evals.traces import TraceWriter
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONCURRENCY = 4
+STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop an evaluation, keeping what finished: Ctrl-C, and what CI
+runners, ``timeout`` and container stops send."""
 
 
 def select_cases(
@@ -74,7 +78,9 @@ class RunnerResults:
     planned_runs: int
     """Runs selected (cases x trials)."""
     interrupted: bool
-    """True when Ctrl-C stopped the evaluation."""
+    """True when a signal (Ctrl-C or SIGTERM) stopped the evaluation."""
+    stop_signal: int | None = None
+    """The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), if any."""
 
     @property
     def complete(self) -> bool:
@@ -118,7 +124,8 @@ class Runner:
         self.progress = progress
         self.handle_sigint = handle_sigint
         self.hold_sigint = hold_sigint
-        self._held: _Handler | None = None  # the handler to restore while SIGINT is held
+        # The handlers to restore while the stop signals are held.
+        self._held: dict[signal.Signals, _Handler] | None = None
         self.checks: tuple[Check, ...] | None = None if checks is None else tuple(checks)
         """The checks every run is graded with (``None``: every registered check)."""
         self.crashed: dict[str, str] = dict(crashed or {})
@@ -129,7 +136,7 @@ class Runner:
         """Run every case ``trials`` times on a fresh event loop and return the results."""
         done: list[RunnerResults] = []
         before = (
-            signal.getsignal(signal.SIGINT)
+            {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
             if threading.current_thread() is threading.main_thread()
             else None
         )
@@ -142,14 +149,16 @@ class Runner:
         # restoring the SIGINT handler, and that repr grows with every run.
         asyncio.run(main())
         if self._held is not None and before is not None:
-            self._held = before  # the process's handler, not the one asyncio.run installed
+            # The process's handlers, not the one asyncio.run installed for SIGINT.
+            self._held = {k: v for k, v in before.items() if v is not None}
         return done[0]
 
     def release_sigint(self) -> None:
-        """End the hold a Ctrl-C left with ``hold_sigint``: restore the handler there was
-        before the run. Does nothing when SIGINT is not held."""
+        """End the hold a stop (Ctrl-C or SIGTERM) left with ``hold_sigint``: restore the
+        handlers there were before the run. Does nothing when nothing is held."""
         if self._held is not None:
-            signal.signal(signal.SIGINT, self._held)
+            for signum, handler in self._held.items():
+                signal.signal(signum, handler)
             self._held = None
 
     async def arun(self, cases: Sequence[Case]) -> RunnerResults:
@@ -161,6 +170,7 @@ class Runner:
         semaphore = asyncio.Semaphore(self.concurrency)
         in_flight: set[asyncio.Task[None]] = set()
         interrupted = False
+        stop_signal: int | None = None
         harness_errors: list[BaseException] = []
 
         def stop_all() -> None:
@@ -168,9 +178,10 @@ class Runner:
             for task in list(in_flight):
                 task.cancel()
 
-        def on_sigint() -> None:
-            nonlocal interrupted
-            interrupted = True
+        def on_stop(signum: int) -> None:
+            nonlocal interrupted, stop_signal
+            if not interrupted:
+                interrupted, stop_signal = True, signum
             stop_all()
 
         def finished(task: asyncio.Task[None]) -> None:
@@ -195,7 +206,7 @@ class Runner:
                 await asyncio.wait(set(in_flight))
 
         producer = loop.create_task(produce())
-        sigint_installed = self.handle_sigint and _install_sigint(loop, on_sigint)
+        sigint_installed = self.handle_sigint and _install_stop_signals(loop, on_stop)
         try:
             try:
                 await producer
@@ -211,21 +222,34 @@ class Runner:
         if harness_errors:
             raise harness_errors[0]
         results = Summaries(r for r in slots if r is not None)
-        return RunnerResults(results=results, planned_runs=planned, interrupted=interrupted)
+        return RunnerResults(
+            results=results,
+            planned_runs=planned,
+            interrupted=interrupted,
+            stop_signal=stop_signal,
+        )
 
     def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
-        """Give SIGINT back; with ``hold``, leave it ignored (see the module docstring)."""
-        if hold:
-            self._held = signal.default_int_handler  # what the loop would leave behind
+        """Give the stop signals back; with ``hold``, leave them ignored (see the module
+        docstring)."""
+        if not hold:
+            for signum in STOP_SIGNALS:
+                loop.remove_signal_handler(signum)
+            return
+        # What the loop leaves behind, restored on release.
+        self._held = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+        # Blocked while they change hands: in between, the loop's defaults would turn a
+        # further Ctrl-C into a KeyboardInterrupt and a SIGTERM into a silent death.
+        # Setting SIG_IGN drops one that arrived meanwhile.
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:
-            loop.remove_signal_handler(signal.SIGINT)  # back to default_int_handler …
-            if hold:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # … and at once to ignored
-        except KeyboardInterrupt:
-            # A further Ctrl-C in the instant between the two calls: the hold is for it.
-            if not hold:
-                raise
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for signum in STOP_SIGNALS:
+                # A Ctrl-C a SUT thread caught meanwhile: the hold is for it.
+                with contextlib.suppress(KeyboardInterrupt):
+                    loop.remove_signal_handler(signum)
+                signal.signal(signum, signal.SIG_IGN)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
     async def _one(
         self,
@@ -323,14 +347,18 @@ _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
 """A signal handler, as ``signal.signal`` takes it."""
 
 
-def _install_sigint(loop: asyncio.AbstractEventLoop, handler: Callable[[], None]) -> bool:
-    """Route Ctrl-C to ``handler``; False where that is impossible (not the main thread,
-    or a platform without ``add_signal_handler``)."""
+def _install_stop_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[int], None]) -> bool:
+    """Route SIGINT and SIGTERM to ``handler(signum)``; False where that is impossible
+    (not the main thread, or a platform without ``add_signal_handler``)."""
     if threading.current_thread() is not threading.main_thread():
         return False
     try:
-        loop.add_signal_handler(signal.SIGINT, handler)
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, handler, signum)
     except (NotImplementedError, RuntimeError, ValueError):
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(signum)
         return False
     return True
 

@@ -71,6 +71,8 @@ class RunMeta(BaseModel):
     """Runs that finished and were graded."""
     complete: bool = False
     """True when every planned run finished; False for an interrupted evaluation."""
+    stop_signal: str | None = None
+    """The signal that stopped an interrupted evaluation (``SIGINT``, ``SIGTERM``)."""
 
 
 _ID_JSON = TypeAdapter(str)
