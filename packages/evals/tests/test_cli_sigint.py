@@ -168,7 +168,10 @@ def test_a_second_stop_signal_does_not_lose_the_partial_report(
     proc.send_signal(signal.SIGINT)
     junit_path = project / "reports" / "cut.junit.xml"
     deadline = time.monotonic() + 60
-    while not junit_path.is_file() and proc.poll() is None and time.monotonic() < deadline:
+    # The partial report, not the "not finished" one written when the evaluation began.
+    while proc.poll() is None and time.monotonic() < deadline:
+        if junit_path.is_file() and "interrupted: " in junit_path.read_text(encoding="utf-8"):
+            break
         time.sleep(0.002)
     proc.send_signal(second)  # the reports are written; the console report is not out
     out, err = proc.communicate(timeout=60)
@@ -186,3 +189,41 @@ def test_a_second_stop_signal_does_not_lose_the_partial_report(
     assert report["cases"] == 9
     junit = junit_path.read_text(encoding="utf-8")
     assert f'message="interrupted: {finished} of 36 runs finished"' in junit
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_killed_evaluation_leaves_a_current_meta_and_no_stale_report(tmp_path: Path) -> None:
+    # Bug found (issue 13): after SIGKILL, meta.json said 0 finished runs and the report
+    # of an earlier evaluation under the same label still said complete: true.
+    project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
+    earlier = subprocess.run(
+        [sys.executable, "-m", "evals", "run", "--label", "cut"],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert earlier.returncode == 0, earlier.stderr
+    report_path = project / "reports" / "cut.json"
+    assert json.loads(report_path.read_text(encoding="utf-8"))["meta"]["complete"] is True
+    old_folder = _trace_folder(project)
+    old_folder.rename(old_folder.with_name("earlier"))  # one "-cut-" folder: the new one
+    proc = _start(project, concurrency=2)
+    folder = _trace_folder(project)
+    deadline = time.monotonic() + 60
+    while read_meta(folder).finished_runs < 1 and time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the run ended early: {proc.communicate()}")
+        time.sleep(0.05)
+    proc.kill()
+    proc.communicate(timeout=60)
+
+    meta = read_meta(folder)
+    assert 1 <= meta.finished_runs <= len(list(read_traces(folder))) < 36
+    assert meta.finished is None and meta.complete is False
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["meta"]["run_id"] == folder.name  # not the earlier evaluation's
+    assert report["meta"]["complete"] is False
+    markdown = (project / "reports" / "cut.md").read_text(encoding="utf-8")
+    assert "INCOMPLETE: not finished (still running, or killed)" in markdown

@@ -47,3 +47,33 @@ def test_run_ids_are_unique_and_safe_for_file_names() -> None:
     assert first != second
     assert "/" not in first and " " not in first
     assert "a_b_c" in first
+
+
+@pytest.mark.parametrize(
+    ("interval_s", "seen"),
+    [
+        (0.0, [1, 2, 3]),  # rewritten after every run
+        (3600.0, [0, 0, 0]),  # not due yet: still the meta it started with
+    ],
+)
+def test_meta_counts_the_finished_runs_while_running(
+    tmp_path: Path, interval_s: float, seen: list[int]
+) -> None:
+    # Bug found (issue 13): meta.json said 0 finished runs until the end, so a killed
+    # evaluation's trace claimed none had finished.
+    writer = TraceWriter(tmp_path, RunMeta(run_id="m", planned_runs=3), meta_interval_s=interval_s)
+    counts = []
+    for trial in range(3):
+        writer.write(_run("d01", trial), CHECKS, True)
+        counts.append(read_meta(tmp_path / "m").finished_runs)
+    assert counts == seen
+    writer.close(writer.meta.model_copy(update={"finished_runs": 3}))
+    assert read_meta(tmp_path / "m").finished_runs == 3
+
+
+def test_a_resumed_trace_counts_on_from_its_earlier_runs(tmp_path: Path) -> None:
+    writer = TraceWriter(tmp_path, RunMeta(run_id="r", finished_runs=5), meta_interval_s=0.0)
+    writer.write(_run("d01"), CHECKS, True)
+    assert writer.finished_runs == 6
+    assert read_meta(tmp_path / "r").finished_runs == 6
+    writer.close()

@@ -301,6 +301,9 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         planned_runs=len(selected) * args.trials,
     )
     traces = TraceWriter(traces_dir, meta)
+    # An earlier evaluation's report under this label must not look current while this
+    # one runs, nor after it is killed: it is replaced at once by one saying so.
+    write_reports(out, label, compute([]), [], meta)
     runner = Runner(
         sut,
         trials=args.trials,

@@ -1,7 +1,9 @@
 """Run traces: every finished run, with its checks, on disk as it finishes.
 
 A trace folder ``<traces_dir>/<run-id>/`` holds ``meta.json`` (what was run, by whom,
-when, and whether it completed) and ``runs.jsonl`` (one :class:`TraceRecord` a line,
+when, how many runs finished so far, and whether it completed; rewritten at most every
+``meta_interval_s`` while runs finish, so it stays current even when the process is
+killed) and ``runs.jsonl`` (one :class:`TraceRecord` a line,
 appended and flushed as each run finishes). An interrupted evaluation therefore loses
 no finished trial, and memory stays flat: full ``Run`` records live here, not in RAM.
 
@@ -28,6 +30,9 @@ from evals.run import Run
 TRACE_SCHEMA_VERSION = 1
 RUNS_FILE = "runs.jsonl"
 META_FILE = "meta.json"
+META_INTERVAL_S = 1.0
+"""How often, at most, ``meta.json`` is rewritten while runs finish: current to within a
+second, at no cost worth measuring per run."""
 
 
 class RunMeta(BaseModel):
@@ -111,15 +116,23 @@ class TraceWriter:
     """Appends trace records to ``<traces_dir>/<run-id>/runs.jsonl``.
 
     The file is opened once; each :meth:`write` appends one line and flushes it to the
-    OS (one ``write`` call). Use as a context manager, or call :meth:`close` with the
-    final meta.
+    OS (one ``write`` call), and ``meta.json`` is rewritten with the runs finished so far
+    when ``meta_interval_s`` has passed since it last was. Use as a context manager, or
+    call :meth:`close` with the final meta. ``meta.finished_runs`` counts runs already
+    in the folder (a resumed evaluation appends to its own trace).
     """
 
-    def __init__(self, traces_dir: Path, meta: RunMeta) -> None:
+    def __init__(
+        self, traces_dir: Path, meta: RunMeta, *, meta_interval_s: float = META_INTERVAL_S
+    ) -> None:
         self.folder = traces_dir / meta.run_id
         self.folder.mkdir(parents=True, exist_ok=True)
         self.meta = meta
+        self.finished_runs = meta.finished_runs
+        """Runs traced so far."""
+        self.meta_interval_s = meta_interval_s
         write_meta(self.folder, meta)
+        self._meta_written = time.monotonic()
         # Unbuffered: every write() below reaches the OS at once, so it is the flush.
         self._file: IO[bytes] | None = (self.folder / RUNS_FILE).open("ab", buffering=0)
         # JSON of recently seen check lists, by the identity of their (shared) members;
@@ -148,6 +161,12 @@ class TraceWriter:
         view = memoryview(line)
         while view:  # a raw write may take less than all of it
             view = view[self._file.write(view) or 0 :]
+        self.finished_runs += 1
+        now = time.monotonic()
+        if now - self._meta_written >= self.meta_interval_s:
+            self._meta_written = now
+            current = self.meta.model_copy(update={"finished_runs": self.finished_runs})
+            write_meta(self.folder, current)
 
     def _checks(self, checks: Sequence[CheckResult]) -> bytes:
         key = tuple(map(id, checks))
