@@ -256,3 +256,19 @@ def test_a_stop_signal_leaves_both_held_until_released(
     finally:
         for s, handler in before.items():
             signal.signal(s, handler)
+
+
+@pytest.mark.parametrize("done", [[], ["d01#0"], ["d01#0", "d02#1", "r04#2"]])
+def test_runs_finished_earlier_are_not_run_again_and_keep_their_place(
+    cases: list[Case], done: list[str]
+) -> None:
+    first = Runner(fake_suts.EchoSUT(), trials=3, handle_sigint=False).run(cases)
+    by_label = {f"{s.case_id}#{s.trial}": s for s in first.results.summaries}  # type: ignore[attr-defined]
+    earlier = {(by_label[d].case_id, by_label[d].trial): by_label[d] for d in done}
+    sut = fake_suts.RecordingSUT()
+    outcome = Runner(sut, trials=3, handle_sigint=False).run(cases, earlier)
+    every = [f"{c.id}#{t}" for t in range(3) for c in cases]
+    assert sut.calls == [label for label in every if label not in done]
+    assert outcome.complete
+    assert [r.label for r in outcome.results] == [f"{c.id}#{t}" for c in cases for t in range(3)]
+    assert compute(outcome.results) == compute(first.results)

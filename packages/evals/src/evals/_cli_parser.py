@@ -59,16 +59,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     def running(p: argparse.ArgumentParser, trials: int) -> None:
         group = p.add_argument_group("running")
+        # None when not given: --resume tells a flag given from a default.
+        p.set_defaults(default_trials=trials)
         group.add_argument(
             "--trials",
             type=_positive_int,
-            default=trials,
+            default=None,
             help=f"trials per case (default {trials})",
         )
         group.add_argument(
             "--concurrency",
             type=_positive_int,
-            default=DEFAULT_CONCURRENCY,
+            default=None,
             help=f"runs in flight (default {DEFAULT_CONCURRENCY})",
         )
         group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
@@ -84,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         group.add_argument(
             "--timeout",
             type=_positive_float,
-            default=DEFAULT_TIMEOUT_S,
+            default=None,
             help=f"per-run limit in seconds (default {DEFAULT_TIMEOUT_S:g})",
         )
         group.add_argument(
@@ -121,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("run", help="run the selected cases and write reports")
     selection(p)
     running(p, 1)
+    p.add_argument(
+        "--resume",
+        metavar="RUN_ID",
+        help="finish the interrupted evaluation traced in <traces>/RUN_ID: run only the"
+        " (case, trial) pairs missing from its runs.jsonl, append them, write the full report"
+        " (cases, SUT and trials as its meta.json records them)",
+    )
     p = commands.add_parser("baseline", help="run the gated cases and write the baseline")
     selection(p)
     running(p, 1)
@@ -133,8 +142,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("stability", help="run the flaky cases k times: pass@k, pass^k")
     selection(p)
     running(p, STABILITY_TRIALS)
-    p = commands.add_parser("report", help="print a metrics JSON report again")
-    p.add_argument("path", type=Path, help="reports/<label>.json")
+    p = commands.add_parser(
+        "report", help="print a metrics JSON report again, or rebuild one from a trace folder"
+    )
+    p.add_argument(
+        "path",
+        type=Path,
+        help="reports/<label>.json (printed), or traces/<run-id> (its report rebuilt,"
+        " written and printed)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="where a report rebuilt from traces goes (default: [tool.evals] reports_dir)",
+    )
     commands.add_parser(
         "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
     )

@@ -20,21 +20,29 @@ from pathlib import Path
 
 from evals._cli_parser import build_parser
 from evals.baseline import build_baseline, load_baseline, write_baseline
+from evals.case import Case
 from evals.config import EvalsConfig, ensure_writable_folder, git_revision, load_config
 from evals.errors import CaseFileError, EvalsError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import lint_paths
-from evals.loader import load_cases_with_sources
-from evals.metrics import compute
+from evals.loader import CaseSource, load_cases_with_sources
+from evals.metrics import RunSummary, compute
 from evals.report import (
     load_report,
     render_console,
     report_paths,
     write_reports,
 )
-from evals.runner import Runner, RunnerResults, select_cases
-from evals.sut import describe, load_sut
-from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
+from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished, rebuild
+from evals.runner import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    Runner,
+    RunnerResults,
+    select_cases,
+)
+from evals.sut import AnySUT, describe, load_sut
+from evals.traces import META_FILE, RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -171,10 +179,23 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def _report_command(args: argparse.Namespace) -> int:
+    config = load_config()
+    if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
+        results, meta = rebuild(args.path, config)
+        metrics = compute(results)
+        not_gated = _not_gated_of(meta, config)
+        out: Path = args.out or config.reports_dir
+        written = write_reports(out, meta.label, metrics, results, meta, not_gated=not_gated)
+        print(render_console(metrics, meta, not_gated=not_gated))
+        print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+        return EXIT_OK
     metrics, meta = load_report(args.path)
-    not_gated = [] if meta.command == "stability" else _gate_config(load_config()).exclude_tags
-    print(render_console(metrics, meta, not_gated=not_gated))
+    print(render_console(metrics, meta, not_gated=_not_gated_of(meta, config)))
     return EXIT_OK
+
+
+def _not_gated_of(meta: RunMeta, config: EvalsConfig) -> list[str]:
+    return [] if meta.command == "stability" else _gate_config(config).exclude_tags
 
 
 def _judge(args: list[str]) -> int:
@@ -252,63 +273,46 @@ def _case_files(
     return suites, paths, extra
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What an evaluation is about to run: the SUT, the cases, the meta to trace, and the
+    runs a resumed evaluation finished before."""
+
+    sut: AnySUT
+    cases: list[Case]
+    sources: dict[str, CaseSource]
+    meta: RunMeta
+    finished: dict[Pair, RunSummary]
+
+
 def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
-    """Load, select and run the cases, tracing every run; never raises on Ctrl-C."""
-    suites, paths, extra = _case_files(args, config)
-    sut_spec: str | None = args.sut or config.sut
-    if not sut_spec:
-        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
-    options = dict(args.sut_option)
-    # The SUT first: a project's checks may register (and declare expect keys) on import.
-    sut = load_sut(sut_spec, options)
-    # The whole set is validated before any run.
-    cases, sources = load_cases_with_sources(paths)
-    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
-    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
-        raise UsageError(
-            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
-            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
-        )
-    if not selected:
-        raise UsageError(
-            "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
-        )
+    """Load, select and run the cases (or resume an evaluation), tracing every run; never
+    raises on Ctrl-C or SIGTERM."""
+    traces_dir: Path = args.traces or config.traces_dir
+    resume: str | None = getattr(args, "resume", None)
+    if resume:
+        plan = _resumed(args, config, traces_dir / resume)
+    else:
+        plan = _planned(args, config, exclude_tags)
+    meta = plan.meta
     # The SUT's own view of each case (world overrides, fault roles), still before any run.
-    crashed = require_runnable(sut, selected, sources)
-    label = _label(args, suites)
+    crashed = require_runnable(plan.sut, plan.cases, plan.sources)
+    label = meta.label
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
     if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
         raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
-    traces_dir: Path = args.traces or config.traces_dir
     ensure_writable_folder(out, "reports")  # before any run, not after the last one
     ensure_writable_folder(traces_dir, "traces")
-    meta = RunMeta(
-        run_id=new_run_id(label),
-        label=label,
-        command=args.command,
-        suites=suites,
-        case_files=[str(p) for p in extra],
-        split=args.split,
-        tags=list(args.tag),
-        exclude_tags=sorted(set(exclude_tags)),
-        sut=describe(sut_spec, options),
-        trials=args.trials,
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
-        git_revision=git_revision(config.root),
-        started=utc_now(),
-        planned_runs=len(selected) * args.trials,
-    )
     traces = TraceWriter(traces_dir, meta)
     # An earlier evaluation's report under this label must not look current while this
     # one runs, nor after it is killed: it is replaced at once by one saying so.
     write_reports(out, label, compute([]), [], meta)
     runner = Runner(
-        sut,
-        trials=args.trials,
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
+        plan.sut,
+        trials=meta.trials,
+        concurrency=meta.concurrency,
+        timeout_s=meta.timeout_s,
         traces=traces,
         progress=sys.stderr,
         hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
@@ -316,7 +320,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     )
     try:
         try:
-            outcome = runner.run(selected)
+            outcome = runner.run(plan.cases, plan.finished)
         finally:
             traces.close()
         final = meta.model_copy(
@@ -332,6 +336,110 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         runner.release_sigint()
         raise
     return Evaluation(outcome=outcome, meta=final, runner=runner)
+
+
+def _sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
+    """The SUT named by ``--sut`` and ``--sut-option`` (or the config), and how reports
+    name it."""
+    sut_spec: str | None = args.sut or config.sut
+    if not sut_spec:
+        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
+    options = dict(args.sut_option)
+    return load_sut(sut_spec, options), describe(sut_spec, options)
+
+
+def _planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> _Plan:
+    """A new evaluation of the cases the flags select."""
+    suites, paths, extra = _case_files(args, config)
+    # The SUT first: a project's checks may register (and declare expect keys) on import.
+    sut, sut_name = _sut(args, config)
+    # The whole set is validated before any run.
+    cases, sources = load_cases_with_sources(paths)
+    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
+    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
+        raise UsageError(
+            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
+            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
+        )
+    if not selected:
+        raise UsageError(
+            "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
+        )
+    label = _label(args, suites)
+    trials: int = args.trials or args.default_trials
+    meta = RunMeta(
+        run_id=new_run_id(label),
+        label=label,
+        command=args.command,
+        suites=suites,
+        case_files=[str(p) for p in extra],
+        split=args.split,
+        tags=list(args.tag),
+        exclude_tags=sorted(set(exclude_tags)),
+        sut=sut_name,
+        trials=trials,
+        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
+        timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+        git_revision=git_revision(config.root),
+        started=utc_now(),
+        planned_runs=len(selected) * trials,
+    )
+    return _Plan(sut=sut, cases=selected, sources=sources, meta=meta, finished={})
+
+
+def _resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> _Plan:
+    """The evaluation traced in ``folder``, to be finished: its cases, SUT and trials as
+    its meta records them; a flag that says otherwise is refused (one line, exit 2)."""
+    old = load_meta(folder)
+    where = f"--resume {folder.name!r}"
+    if old.command != args.command:
+        raise UsageError(
+            f"{where}: that trace is of `evals {old.command}`, not `evals {args.command}`"
+        )
+    if old.complete:
+        raise UsageError(
+            f"{where}: that evaluation is complete, nothing to resume"
+            f" (`evals report {folder}` rebuilds its report)"
+        )
+    sut, sut_name = _sut(args, config)
+    now = git_revision(config.root)
+    given = [
+        ("--sut/--sut-option", sut_name, old.sut),
+        ("--trials", args.trials, old.trials),
+        ("--suite", list(dict.fromkeys(args.suite)) or None, old.suites),
+        ("--cases", [str(p) for p in args.cases] or None, old.case_files),
+        ("--split", args.split, old.split),
+        ("--tag", list(args.tag) or None, old.tags),
+        ("--exclude-tag", sorted(set(args.exclude_tag)) or None, old.exclude_tags),
+        ("--label", args.label, old.label),
+        ("the git revision", now if "unknown" not in (now, old.git_revision) else None,
+         old.git_revision),
+    ]  # fmt: skip
+    for flag, value, recorded in given:
+        if value is not None and value != recorded:
+            raise UsageError(
+                f"{where}: {flag} is {value!r} now, {recorded!r} in its {META_FILE};"
+                " a resumed evaluation runs what it recorded"
+            )
+    cases, sources = cases_of(old, config)
+    if len(cases) * old.trials != old.planned_runs:
+        raise UsageError(
+            f"{where}: the case files changed: {len(cases)} cases x {old.trials} trials"
+            f" now, {old.planned_runs} runs planned in its {META_FILE}"
+        )
+    finished = read_finished(folder, cases, old.trials)
+    cut_torn_tail(folder, finished)
+    meta = old.model_copy(
+        update={
+            "finished": None,
+            "complete": False,
+            "stop_signal": None,
+            "finished_runs": len(finished.runs),
+            "concurrency": args.concurrency or old.concurrency,
+            "timeout_s": args.timeout or old.timeout_s,
+        }
+    )
+    return _Plan(sut=sut, cases=cases, sources=sources, meta=meta, finished=finished.runs)
 
 
 def _report(

@@ -106,3 +106,7 @@ class SutLoadError(EvalsError):
 
 class UsageError(EvalsError):
     """A command-line value that cannot work (unknown suite, nothing selected …)."""
+
+
+class TraceError(FileError):
+    """A trace folder cannot be read back, or does not match what is asked of it."""

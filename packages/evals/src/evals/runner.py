@@ -132,8 +132,14 @@ class Runner:
         """Cases the SUT's ``check_case`` hook failed on (id -> how): every run of them
         is a ``sut_error``, the SUT is not called."""
 
-    def run(self, cases: Sequence[Case]) -> RunnerResults:
-        """Run every case ``trials`` times on a fresh event loop and return the results."""
+    def run(
+        self, cases: Sequence[Case], finished: Mapping[tuple[str, int], RunSummary] | None = None
+    ) -> RunnerResults:
+        """Run every case ``trials`` times on a fresh event loop and return the results.
+
+        ``finished``: runs done already (by (case id, trial); a resumed evaluation's
+        traces): they are not run again, and are among the results in their place.
+        :meth:`arun` takes them as ``earlier``."""
         done: list[RunnerResults] = []
         before = (
             {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
@@ -142,7 +148,7 @@ class Runner:
         )
 
         async def main() -> None:
-            done.append(await self.arun(cases))
+            done.append(await self.arun(cases, finished))
 
         # The results are handed over through ``done``, not as the main task's result:
         # asyncio.run (3.11) formats the repr of its main task, result included, while
@@ -161,12 +167,17 @@ class Runner:
                 signal.signal(signum, handler)
             self._held = None
 
-    async def arun(self, cases: Sequence[Case]) -> RunnerResults:
+    async def arun(
+        self, cases: Sequence[Case], earlier: Mapping[tuple[str, int], RunSummary] | None = None
+    ) -> RunnerResults:
         """Like :meth:`run`, on the running event loop."""
         loop = asyncio.get_running_loop()
         planned = len(cases) * self.trials
         slots: list[RunSummary | None] = [None] * planned
-        progress = _Progress(self.progress, planned)
+        for position, case in enumerate(cases):
+            for trial in range(self.trials):
+                slots[position * self.trials + trial] = (earlier or {}).get((case.id, trial))
+        progress = _Progress(self.progress, planned - sum(s is not None for s in slots))
         semaphore = asyncio.Semaphore(self.concurrency)
         in_flight: set[asyncio.Task[None]] = set()
         interrupted = False
@@ -197,8 +208,10 @@ class Runner:
             # interrupted evaluation has covered every case about equally.
             for trial in range(self.trials):
                 for position, case in enumerate(cases):
-                    await semaphore.acquire()
                     index = position * self.trials + trial  # the (case order, trial) slot
+                    if slots[index] is not None:  # finished before a resume
+                        continue
+                    await semaphore.acquire()
                     task = loop.create_task(self._one(case, trial, index, slots, progress))
                     in_flight.add(task)
                     task.add_done_callback(finished)
