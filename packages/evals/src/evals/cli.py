@@ -19,35 +19,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals._cli_parser import build_parser
+from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
 from evals.baseline import build_baseline, load_baseline, write_baseline
-from evals.case import Case
-from evals.config import EvalsConfig, ensure_writable_folder, git_revision, load_config
+from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import lint_paths
-from evals.loader import CaseSource, load_cases_with_sources
-from evals.metrics import RunSummary, compute
-from evals.report import (
-    load_report,
-    render_console,
-    report_paths,
-    write_reports,
-)
-from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished, rebuild
-from evals.runner import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    Runner,
-    RunnerResults,
-    select_cases,
-)
-from evals.sut import AnySUT, describe, load_sut
-from evals.traces import META_FILE, RunMeta, TraceWriter, new_run_id, utc_now
+from evals.metrics import compute
+from evals.report import load_report, render_console, report_paths, write_reports
+from evals.resume import rebuild
+from evals.runner import Runner, RunnerResults
+from evals.traces import RunMeta, TraceWriter, utc_now
 from evals.validation import require_runnable
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 """Stopped by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM)."""
-STABILITY_TAG = "flaky"
 
 
 @dataclass(frozen=True)
@@ -101,7 +87,7 @@ def _os_error_line(error: OSError) -> str:
 
 def _lint(args: argparse.Namespace) -> int:
     config = load_config()
-    _, paths, _ = _case_files(args, config)
+    _, paths, _ = case_files(args, config)
     findings = lint_paths(
         paths, min_split_size=args.min_split_size, known_roles=config.fault_targets
     )
@@ -243,57 +229,15 @@ def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:
     return _gate_config(config).exclude_tags
 
 
-def _case_files(
-    args: argparse.Namespace, config: EvalsConfig
-) -> tuple[list[str], list[Path], list[Path]]:
-    """The suites, every case file to load, and the ``--cases`` files among them:
-    ``--suite`` and ``--cases``, else every suite. A file named twice (``--suite write
-    --cases cases/write.jsonl``) is loaded once, where it was first named."""
-    suites: list[str] = list(dict.fromkeys(args.suite)) or ([] if args.cases else config.suites())
-    available = config.suites()
-    for suite in suites:
-        if suite not in available:
-            known = ", ".join(available) or "none"
-            raise UsageError(
-                f"unknown suite {suite!r} in {str(config.cases_dir)!r}; available: {known}"
-            )
-    paths: list[Path] = []
-    extra: list[Path] = []
-    seen: set[Path] = set()
-    named: list[tuple[Path, bool]] = [(config.suite_path(s), False) for s in suites]
-    named += [(p, True) for p in args.cases]  # True: named with --cases
-    for path, extra_file in named:
-        if path.resolve() not in seen:
-            seen.add(path.resolve())
-            paths.append(path)
-            if extra_file:
-                extra.append(path)
-    if not paths:
-        raise UsageError(f"no suites in {str(config.cases_dir)!r} and no --cases given")
-    return suites, paths, extra
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """What an evaluation is about to run: the SUT, the cases, the meta to trace, and the
-    runs a resumed evaluation finished before."""
-
-    sut: AnySUT
-    cases: list[Case]
-    sources: dict[str, CaseSource]
-    meta: RunMeta
-    finished: dict[Pair, RunSummary]
-
-
 def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
     """Load, select and run the cases (or resume an evaluation), tracing every run; never
     raises on Ctrl-C or SIGTERM."""
     traces_dir: Path = args.traces or config.traces_dir
     resume: str | None = getattr(args, "resume", None)
     if resume:
-        plan = _resumed(args, config, traces_dir / resume)
+        plan = resumed(args, config, traces_dir / resume)
     else:
-        plan = _planned(args, config, exclude_tags)
+        plan = planned(args, config, exclude_tags)
     meta = plan.meta
     # The SUT's own view of each case (world overrides, fault roles), still before any run.
     crashed = require_runnable(plan.sut, plan.cases, plan.sources)
@@ -338,110 +282,6 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     return Evaluation(outcome=outcome, meta=final, runner=runner)
 
 
-def _sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
-    """The SUT named by ``--sut`` and ``--sut-option`` (or the config), and how reports
-    name it."""
-    sut_spec: str | None = args.sut or config.sut
-    if not sut_spec:
-        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
-    options = dict(args.sut_option)
-    return load_sut(sut_spec, options), describe(sut_spec, options)
-
-
-def _planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> _Plan:
-    """A new evaluation of the cases the flags select."""
-    suites, paths, extra = _case_files(args, config)
-    # The SUT first: a project's checks may register (and declare expect keys) on import.
-    sut, sut_name = _sut(args, config)
-    # The whole set is validated before any run.
-    cases, sources = load_cases_with_sources(paths)
-    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
-    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
-        raise UsageError(
-            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
-            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
-        )
-    if not selected:
-        raise UsageError(
-            "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
-        )
-    label = _label(args, suites)
-    trials: int = args.trials or args.default_trials
-    meta = RunMeta(
-        run_id=new_run_id(label),
-        label=label,
-        command=args.command,
-        suites=suites,
-        case_files=[str(p) for p in extra],
-        split=args.split,
-        tags=list(args.tag),
-        exclude_tags=sorted(set(exclude_tags)),
-        sut=sut_name,
-        trials=trials,
-        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
-        timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
-        git_revision=git_revision(config.root),
-        started=utc_now(),
-        planned_runs=len(selected) * trials,
-    )
-    return _Plan(sut=sut, cases=selected, sources=sources, meta=meta, finished={})
-
-
-def _resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> _Plan:
-    """The evaluation traced in ``folder``, to be finished: its cases, SUT and trials as
-    its meta records them; a flag that says otherwise is refused (one line, exit 2)."""
-    old = load_meta(folder)
-    where = f"--resume {folder.name!r}"
-    if old.command != args.command:
-        raise UsageError(
-            f"{where}: that trace is of `evals {old.command}`, not `evals {args.command}`"
-        )
-    if old.complete:
-        raise UsageError(
-            f"{where}: that evaluation is complete, nothing to resume"
-            f" (`evals report {folder}` rebuilds its report)"
-        )
-    sut, sut_name = _sut(args, config)
-    now = git_revision(config.root)
-    given = [
-        ("--sut/--sut-option", sut_name, old.sut),
-        ("--trials", args.trials, old.trials),
-        ("--suite", list(dict.fromkeys(args.suite)) or None, old.suites),
-        ("--cases", [str(p) for p in args.cases] or None, old.case_files),
-        ("--split", args.split, old.split),
-        ("--tag", list(args.tag) or None, old.tags),
-        ("--exclude-tag", sorted(set(args.exclude_tag)) or None, old.exclude_tags),
-        ("--label", args.label, old.label),
-        ("the git revision", now if "unknown" not in (now, old.git_revision) else None,
-         old.git_revision),
-    ]  # fmt: skip
-    for flag, value, recorded in given:
-        if value is not None and value != recorded:
-            raise UsageError(
-                f"{where}: {flag} is {value!r} now, {recorded!r} in its {META_FILE};"
-                " a resumed evaluation runs what it recorded"
-            )
-    cases, sources = cases_of(old, config)
-    if len(cases) * old.trials != old.planned_runs:
-        raise UsageError(
-            f"{where}: the case files changed: {len(cases)} cases x {old.trials} trials"
-            f" now, {old.planned_runs} runs planned in its {META_FILE}"
-        )
-    finished = read_finished(folder, cases, old.trials)
-    cut_torn_tail(folder, finished)
-    meta = old.model_copy(
-        update={
-            "finished": None,
-            "complete": False,
-            "stop_signal": None,
-            "finished_runs": len(finished.runs),
-            "concurrency": args.concurrency or old.concurrency,
-            "timeout_s": args.timeout or old.timeout_s,
-        }
-    )
-    return _Plan(sut=sut, cases=cases, sources=sources, meta=meta, finished=finished.runs)
-
-
 def _report(
     args: argparse.Namespace,
     config: EvalsConfig,
@@ -469,15 +309,3 @@ def _report(
 
 def _signal_name(signum: int | None) -> str | None:
     return None if signum is None else signal.Signals(signum).name
-
-
-def _label(args: argparse.Namespace, suites: list[str]) -> str:
-    if args.label:
-        return str(args.label)
-    if args.command in ("gate", "stability"):
-        return str(args.command)
-    if args.command == "baseline":
-        return "baseline-run"
-    if args.cases or not suites:
-        return "run"
-    return "-".join(suites) if len(suites) < 4 else "all"

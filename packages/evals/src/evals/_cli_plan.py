@@ -1,0 +1,179 @@
+"""What an evaluation of the ``evals`` command line is about to run: the case files the
+flags name, the SUT, the label, and for ``--resume`` the evaluation a trace folder
+records (every flag that says otherwise is refused, one line, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+from evals.case import Case
+from evals.config import EvalsConfig, git_revision
+from evals.errors import UsageError
+from evals.loader import CaseSource, load_cases_with_sources
+from evals.metrics import RunSummary
+from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished
+from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
+from evals.sut import AnySUT, describe, load_sut
+from evals.traces import META_FILE, RunMeta, new_run_id, utc_now
+
+STABILITY_TAG = "flaky"
+
+
+def case_files(
+    args: argparse.Namespace, config: EvalsConfig
+) -> tuple[list[str], list[Path], list[Path]]:
+    """The suites, every case file to load, and the ``--cases`` files among them:
+    ``--suite`` and ``--cases``, else every suite. A file named twice (``--suite write
+    --cases cases/write.jsonl``) is loaded once, where it was first named."""
+    suites: list[str] = list(dict.fromkeys(args.suite)) or ([] if args.cases else config.suites())
+    available = config.suites()
+    for suite in suites:
+        if suite not in available:
+            known = ", ".join(available) or "none"
+            raise UsageError(
+                f"unknown suite {suite!r} in {str(config.cases_dir)!r}; available: {known}"
+            )
+    paths: list[Path] = []
+    extra: list[Path] = []
+    seen: set[Path] = set()
+    named: list[tuple[Path, bool]] = [(config.suite_path(s), False) for s in suites]
+    named += [(p, True) for p in args.cases]  # True: named with --cases
+    for path, extra_file in named:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            paths.append(path)
+            if extra_file:
+                extra.append(path)
+    if not paths:
+        raise UsageError(f"no suites in {str(config.cases_dir)!r} and no --cases given")
+    return suites, paths, extra
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What an evaluation is about to run: the SUT, the cases, the meta to trace, and the
+    runs a resumed evaluation finished before."""
+
+    sut: AnySUT
+    cases: list[Case]
+    sources: dict[str, CaseSource]
+    meta: RunMeta
+    finished: dict[Pair, RunSummary]
+
+
+def load_named_sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
+    """The SUT named by ``--sut`` and ``--sut-option`` (or the config), and how reports
+    name it."""
+    sut_spec: str | None = args.sut or config.sut
+    if not sut_spec:
+        raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
+    options = dict(args.sut_option)
+    return load_sut(sut_spec, options), describe(sut_spec, options)
+
+
+def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Plan:
+    """A new evaluation of the cases the flags select."""
+    suites, paths, extra = case_files(args, config)
+    # The SUT first: a project's checks may register (and declare expect keys) on import.
+    sut, sut_name = load_named_sut(args, config)
+    # The whole set is validated before any run.
+    cases, sources = load_cases_with_sources(paths)
+    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
+    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
+        raise UsageError(
+            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
+            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
+        )
+    if not selected:
+        raise UsageError(
+            "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
+        )
+    label = label_of(args, suites)
+    trials: int = args.trials or args.default_trials
+    meta = RunMeta(
+        run_id=new_run_id(label),
+        label=label,
+        command=args.command,
+        suites=suites,
+        case_files=[str(p) for p in extra],
+        split=args.split,
+        tags=list(args.tag),
+        exclude_tags=sorted(set(exclude_tags)),
+        sut=sut_name,
+        trials=trials,
+        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
+        timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+        git_revision=git_revision(config.root),
+        started=utc_now(),
+        planned_runs=len(selected) * trials,
+    )
+    return Plan(sut=sut, cases=selected, sources=sources, meta=meta, finished={})
+
+
+def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan:
+    """The evaluation traced in ``folder``, to be finished: its cases, SUT and trials as
+    its meta records them; a flag that says otherwise is refused (one line, exit 2)."""
+    old = load_meta(folder)
+    where = f"--resume {folder.name!r}"
+    if old.command != args.command:
+        raise UsageError(
+            f"{where}: that trace is of `evals {old.command}`, not `evals {args.command}`"
+        )
+    if old.complete:
+        raise UsageError(
+            f"{where}: that evaluation is complete, nothing to resume"
+            f" (`evals report {folder}` rebuilds its report)"
+        )
+    sut, sut_name = load_named_sut(args, config)
+    now = git_revision(config.root)
+    given = [
+        ("--sut/--sut-option", sut_name, old.sut),
+        ("--trials", args.trials, old.trials),
+        ("--suite", list(dict.fromkeys(args.suite)) or None, old.suites),
+        ("--cases", [str(p) for p in args.cases] or None, old.case_files),
+        ("--split", args.split, old.split),
+        ("--tag", list(args.tag) or None, old.tags),
+        ("--exclude-tag", sorted(set(args.exclude_tag)) or None, old.exclude_tags),
+        ("--label", args.label, old.label),
+        ("the git revision", now if "unknown" not in (now, old.git_revision) else None,
+         old.git_revision),
+    ]  # fmt: skip
+    for flag, value, recorded in given:
+        if value is not None and value != recorded:
+            raise UsageError(
+                f"{where}: {flag} is {value!r} now, {recorded!r} in its {META_FILE};"
+                " a resumed evaluation runs what it recorded"
+            )
+    cases, sources = cases_of(old, config)
+    if len(cases) * old.trials != old.planned_runs:
+        raise UsageError(
+            f"{where}: the case files changed: {len(cases)} cases x {old.trials} trials"
+            f" now, {old.planned_runs} runs planned in its {META_FILE}"
+        )
+    finished = read_finished(folder, cases, old.trials)
+    cut_torn_tail(folder, finished)
+    meta = old.model_copy(
+        update={
+            "finished": None,
+            "complete": False,
+            "stop_signal": None,
+            "finished_runs": len(finished.runs),
+            "concurrency": args.concurrency or old.concurrency,
+            "timeout_s": args.timeout or old.timeout_s,
+        }
+    )
+    return Plan(sut=sut, cases=cases, sources=sources, meta=meta, finished=finished.runs)
+
+
+def label_of(args: argparse.Namespace, suites: list[str]) -> str:
+    if args.label:
+        return str(args.label)
+    if args.command in ("gate", "stability"):
+        return str(args.command)
+    if args.command == "baseline":
+        return "baseline-run"
+    if args.cases or not suites:
+        return "run"
+    return "-".join(suites) if len(suites) < 4 else "all"
