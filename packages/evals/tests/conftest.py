@@ -1,4 +1,5 @@
-"""Shared fixtures: the repository's reference cases and an ideal run for any case."""
+"""Shared fixtures: the repository's reference cases, an ideal run for any case, and a
+throw-away project."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from evals.run import BlockedAttempt, Run, Screened, Step, Write
 
 # Fake SUT modules and helpers the tests name by import path (``--sut fake_suts:EchoSUT``).
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from helpers import make_project
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_SUITES = ("approval", "injection", "read", "write")
@@ -118,6 +121,17 @@ def build_flaky_failure(case: Case, trial: int = 0) -> Run:
         chars_returned=200,
         latency_ms=15.0,
     )
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throw-away project (fixture suites alpha and beta, the fake echo SUT) as the
+    working directory, with no FAKE_SUT_* steering left in the environment."""
+    root = make_project(tmp_path / "proj")
+    monkeypatch.chdir(root)
+    for name in ("FAIL", "UNAUTHORIZED", "ERROR", "CHARS", "LATENCY_MS", "DETOUR"):
+        monkeypatch.delenv(f"FAKE_SUT_{name}", raising=False)
+    return root
 
 
 @pytest.fixture(scope="session")

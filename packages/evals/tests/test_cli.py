@@ -17,7 +17,6 @@ sys.path.insert(0, str(FIXTURES))
 
 from evals.cli import main  # noqa: E402
 from evals.traces import read_meta, read_traces  # noqa: E402
-from helpers import make_project  # noqa: E402
 
 GOOD = json.dumps(
     {
@@ -29,15 +28,6 @@ GOOD = json.dumps(
     },
     ensure_ascii=False,
 )
-
-
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_project(tmp_path / "proj")
-    monkeypatch.chdir(root)
-    for name in ("FAIL", "UNAUTHORIZED", "ERROR", "CHARS", "LATENCY_MS", "DETOUR"):
-        monkeypatch.delenv(f"FAKE_SUT_{name}", raising=False)
-    return root
 
 
 def _trace_folders(root: Path) -> list[Path]:

@@ -74,6 +74,19 @@ def _trace_folder(project: Path) -> Path:
     pytest.fail(f"no trace folder of 'cut' in {traces} within 60 s")
 
 
+def _evals_at_once(project: Path, *args: str) -> None:
+    """``evals ARGS`` with runs that take no time; it must succeed."""
+    done = subprocess.run(
+        [sys.executable, "-m", "evals", *args],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
 STOPS = [
     (signal.SIGINT, 130, "INCOMPLETE: interrupted,"),
     (signal.SIGTERM, 143, "INCOMPLETE: interrupted by SIGTERM,"),
@@ -124,15 +137,7 @@ def test_sigterm_stops_the_gate_and_the_baseline_like_ctrl_c(
     project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
     baseline = project / "reports" / "baseline.json"
     if command == "gate":
-        made = subprocess.run(
-            [sys.executable, "-m", "evals", "baseline"],
-            cwd=project,
-            env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert made.returncode == 0, made.stderr
+        _evals_at_once(project, "baseline")
     before = baseline.read_text(encoding="utf-8") if baseline.exists() else None
     proc = _start(project, concurrency=2, command=command)
     folder = _trace_folder(project)
@@ -196,15 +201,7 @@ def test_a_killed_evaluation_leaves_a_current_meta_and_no_stale_report(tmp_path:
     # Bug found (issue 13): after SIGKILL, meta.json said 0 finished runs and the report
     # of an earlier evaluation under the same label still said complete: true.
     project = make_project(tmp_path / "proj", sut="fake_suts:SlowSUT")
-    earlier = subprocess.run(
-        [sys.executable, "-m", "evals", "run", "--label", "cut"],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert earlier.returncode == 0, earlier.stderr
+    _evals_at_once(project, "run", "--label", "cut")
     report_path = project / "reports" / "cut.json"
     assert json.loads(report_path.read_text(encoding="utf-8"))["meta"]["complete"] is True
     old_folder = _trace_folder(project)

@@ -127,15 +127,6 @@ def _interrupted(project: Path, keep: int, *args: str) -> Path:
     return folder
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = make_project(tmp_path / "proj")
-    monkeypatch.chdir(root)
-    for name in ("FAIL", "UNAUTHORIZED", "ERROR", "CHARS", "LATENCY_MS", "DETOUR"):
-        monkeypatch.delenv(f"FAKE_SUT_{name}", raising=False)
-    return root
-
-
 REFUSALS = [
     (["--trials", "3"], "--trials is 3 now, 2 in its meta.json"),
     (["--suite", "alpha"], "--suite is ['alpha'] now, ['alpha', 'beta'] in its meta.json"),
