@@ -417,7 +417,36 @@ MUTANTS: tuple[Mutant, ...] = (
         "slots[slots.index(None)] = result",
         "results are stored in completion order, so concurrency reorders them",
     ),
-    # --- reply facts and injection ------------------------------------------------
+    # --- files, signals, resume ----------------------------------------------------
+    M(
+        "fixed_temporary_name",
+        f"{EVALS}/_files.py",
+        'fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")',
+        'tmp = str(path.with_name(f".{path.name}.tmp"))\n'
+        "    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)",
+        "every writer of a report shares one fixed temporary name, and follows a symlink there",
+    ),
+    M(
+        "sigterm_not_a_stop",
+        f"{EVALS}/runner.py",
+        "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)",
+        "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT,)",
+        "SIGTERM kills the evaluation at once: no partial report, no exit 143",
+    ),
+    M(
+        "resume_runs_everything",
+        f"{EVALS}/runner.py",
+        "if slots[index] is not None:  # finished before a resume",
+        "if False:",
+        "a resumed evaluation runs the finished (case, trial) pairs again",
+    ),
+    M(
+        "meta_written_only_at_the_end",
+        f"{EVALS}/traces.py",
+        "if now - self._meta_written >= self.meta_interval_s:",
+        "if False:",
+        "meta.json says 0 finished runs until the evaluation ends",
+    ),
     M(
         "reply_fact_substring",
         f"{EVALS}/checks/facts.py",
