@@ -21,11 +21,15 @@ from pydantic import BaseModel
 from evals._text import id_key, id_problem, printable, quote
 from evals.case import FAULT_PATTERN, SPLITS, Case
 from evals.checks.registry import registered_expect_keys
-from evals.loader import Record, read_records, unknown_expectations
+from evals.errors import Problem
+from evals.loader import Record, check_located_records, read_records, unknown_expectations
 from evals.run import OUTCOMES
+from evals.validation import screen_cases
 
 Rule = Literal[
     "unreadable",
+    "invalid",
+    "sut_check",
     "duplicate_id",
     "bad_id",
     "near_duplicate_id",
@@ -260,6 +264,27 @@ def lint(
     return found
 
 
+def _named_by_a_rule(problem: Problem) -> bool:
+    """Whether a lint rule already reports this load problem (no finding twice)."""
+    field, message = problem.field, problem.message
+    if field in ("id", "split", "expect.outcome"):
+        return True  # bad_id / duplicate_id, unknown_split, missing_ or unknown_outcome
+    if field.startswith("expect.") and message.startswith("unknown expectation"):
+        return True  # unknown_expect_key
+    return field.startswith("faults.") and message.startswith("unknown fault kind")
+
+
+def _as_finding(rule: Rule, problem: Problem, ids: Mapping[tuple[str, int], Any]) -> Finding:
+    raw_id = ids.get((problem.file, problem.line))
+    return Finding(
+        rule=rule,
+        case_id=raw_id if isinstance(raw_id, str) else None,
+        message=f"{problem.field}: {problem.message}",
+        file=problem.file,
+        line=problem.line,
+    )
+
+
 def lint_paths(
     paths: Sequence[Path | str],
     *,
@@ -267,11 +292,15 @@ def lint_paths(
     required_tags: Sequence[str] = REQUIRED_TAGS,
     known_roles: Iterable[str] | None = None,
     expect_keys: Collection[str] | None = None,
+    sut: object | None = None,
 ) -> list[Finding]:
     """Lint case files as they are, even when they do not load.
 
     Lines that cannot be read as JSON objects become ``unreadable`` findings; every
-    other line is linted as a raw record, so findings name file and line too.
+    other line is linted as a raw record, so findings name file and line too. Every
+    problem the loader would refuse that no lint rule names becomes an ``invalid``
+    finding, and with a ``sut``, every problem its ``check_case`` hook finds in a valid
+    case a ``sut_check`` finding: what ``evals run`` refuses, lint reports.
     """
     records, problems = read_records(paths)
     found = [
@@ -285,6 +314,13 @@ def lint_paths(
                 Finding(rule="unreadable", message=message, file=record.file, line=record.line)
             )
     usable = [r for r in records if isinstance(r.data, Mapping)]
+    located, problems = check_located_records(usable)
+    ids = {(r.file, r.line): r.data.get("id") for r in usable}
+    found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
+    if sut is not None:
+        sources = {case.id: (record.file, record.line) for case, record in located}
+        screening = screen_cases(sut, [case for case, _ in located], sources)
+        found += [_as_finding("sut_check", p, ids) for p in screening.problems]
     found += lint(
         usable,
         min_split_size=min_split_size,

@@ -353,6 +353,14 @@ def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]
     return [case for case, _ in located], problems
 
 
+def check_located_records(
+    records: Sequence[Record],
+) -> tuple[list[tuple[Case, Record]], list[Problem]]:
+    """:func:`check_records`, each valid case paired with the record it came from (lint
+    uses the records to locate what a SUT's ``check_case`` says about the case)."""
+    return _check_located(records)
+
+
 def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]], list[Problem]]:
     cases: list[tuple[Case, Record]] = []
     problems: list[Problem] = []
