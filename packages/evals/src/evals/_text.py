@@ -51,10 +51,14 @@ def _escape_char(char: str) -> str:
     return f"\\U{code:08x}"
 
 
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""What :func:`printable` escapes: controls (newline, NUL, ESC), format characters
+(zero-width, bidi overrides), lone surrogates, private-use and unassigned code points
+(U+FFFF), line and paragraph separators. Spaces of every width stay."""
+
+
 def _unsafe(char: str) -> bool:
-    # Cc: controls (newline, NUL, ESC); Cf: format (zero-width, bidi overrides);
-    # Cs: lone surrogates; Zl/Zp: line and paragraph separators.
-    return unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp")
+    return unicodedata.category(char) in UNSAFE_CATEGORIES
 
 
 def printable(text: str) -> str:
@@ -63,6 +67,15 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(_escape_char(c) if _unsafe(c) else c for c in text)
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_chars(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot hold (controls but tab and newline,
+    lone surrogates, U+FFFE, U+FFFF) written as an escape (``\\x1b``)."""
+    return _NOT_XML.sub(lambda m: _escape_char(m.group()), text)
 
 
 def id_problem(case_id: str) -> str | None:
