@@ -197,7 +197,7 @@ KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, po
         ({"approve": "maybe"}, ["world.approve: expected true or false, got 'maybe'"]),
         (
             {"approver": "robot"},
-            ["world.approver: expected 'human', 'missing' or 'silent', got 'robot'"],
+            ["world.approver: expected 'human', 'missing', 'silent' or 'broken', got 'robot'"],
         ),
         ({"orders": {"A1": "x"}}, ["world.orders.A1: expected an object, got 'x'"]),
         (
