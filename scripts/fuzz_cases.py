@@ -372,12 +372,23 @@ def run_one(file: Generated, command: str, scratch: Path, timeout: float) -> Out
 
 
 def check(
-    files: Sequence[Generated], scratch: Path, *, timeout: float = 60.0, jobs: int = 4
+    files: Sequence[Generated],
+    scratch: Path,
+    *,
+    timeout: float = 60.0,
+    jobs: int = 4,
+    progress: bool = False,
 ) -> list[Outcome]:
-    """``evals lint`` and ``evals run`` on every file; every outcome, in file order."""
+    """``evals lint`` and ``evals run`` on every file; every outcome, in file order
+    (``progress``: a line on stderr every 100 commands)."""
     work = [(f, c) for f in files for c in ("lint", "run")]
+    outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(lambda fc: run_one(fc[0], fc[1], scratch, timeout), work))
+        for outcome in pool.map(lambda fc: run_one(fc[0], fc[1], scratch, timeout), work):
+            outcomes.append(outcome)
+            if progress and len(outcomes) % 100 == 0:
+                print(f"fuzz: {len(outcomes)}/{len(work)} commands", file=sys.stderr)
+    return outcomes
 
 
 def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -404,7 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="evals-fuzz-") as tmp:
         out = args.keep or Path(tmp) / "cases"
         files = generate(out, args.files, args.seed)
-        outcomes = check(files, Path(tmp) / "scratch", timeout=args.timeout, jobs=args.jobs)
+        outcomes = check(
+            files, Path(tmp) / "scratch", timeout=args.timeout, jobs=args.jobs, progress=True
+        )
     for outcome in outcomes:
         if outcome.bad:
             code = "hang" if outcome.exit_code is None else f"exit {outcome.exit_code}"
