@@ -204,6 +204,13 @@ def power(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def fuzz(session: nox.Session) -> None:
+    """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
+    sync(session, "agent")
+    session.run("python", "scripts/fuzz_cases.py", *session.posargs)
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Benchmark evals run against a plain openai client on a fake model (reports/bench.*)."""
     # Compiled at install, as a user's environment would be: the benchmark times start-up,

@@ -197,7 +197,7 @@ KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, po
         ({"approve": "maybe"}, ["world.approve: expected true or false, got 'maybe'"]),
         (
             {"approver": "robot"},
-            ["world.approver: expected 'human', 'missing' or 'silent', got 'robot'"],
+            ["world.approver: expected 'human', 'missing', 'silent' or 'broken', got 'robot'"],
         ),
         ({"orders": {"A1": "x"}}, ["world.orders.A1: expected an object, got 'x'"]),
         (
@@ -218,6 +218,45 @@ def test_a_bad_override_names_each_mistake_on_one_line(
     assert info.value.problems == problems
     assert str(info.value) == "invalid world override: " + "; ".join(problems)
     assert "pydantic.dev" not in str(info.value) and "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("world", "problem"),
+    [
+        ({"orders": {"A1": {"paid": float("inf")}}}, "orders.A1.paid: expected a finite number"),
+        ({"orders": {"A1": {"paid": float("nan")}}}, "orders.A1.paid: expected a finite number"),
+        ({"orders": {"A1": {"paid": "inf"}}}, "orders.A1.paid: expected a number, got 'inf'"),
+        ({"orders": {"A1": {"paid": "nan"}}}, "orders.A1.paid: expected a number, got 'nan'"),
+        ({"orders": {"A1": {"paid": "59"}}}, "orders.A1.paid: expected a number, got '59'"),
+        ({"orders": {"A1": {"paid": True}}}, "orders.A1.paid: expected a number, got True"),
+        ({"orders": {"A1": {"paid": -1}}}, "orders.A1.paid: must be >= 0.0, got -1"),
+        ({"auto_approve_below": float("inf")}, "auto_approve_below: expected a finite number"),
+        ({"auto_approve_below": -0.5}, "auto_approve_below: must be >= 0.0, got -0.5"),
+        ({"approve": "yes"}, "approve: expected true or false, got 'yes'"),
+        ({"approve": 1}, "approve: expected true or false, got 1"),
+        ({"stock": {"SKU-X": True}}, "stock.SKU-X: expected an integer, got True"),
+        ({"logistics": {"A1": {"stale_hours": "72"}}}, "stale_hours: expected an integer"),
+        ({"policies": [{"title": "t", "body": "b", "superseded": "no"}]}, "expected true or"),
+        ({"orders": {"A1": {"status": "x" * 100_000}}}, None),  # long text is fine
+        ({"orders": {"A1": {"paid": "9" * 100_000}}}, "… (100002 characters)"),
+    ],
+)
+def test_world_values_are_typed_strictly(world: dict[str, object], problem: str | None) -> None:
+    """Bug: paid Infinity, "inf", true or -1 and approve "yes" were accepted, "nan" gave
+    a raw SQL error; a huge value filled the whole error line."""
+    if problem is None:
+        assert parse_world(world).orders
+        return
+    with pytest.raises(InvalidWorldError) as info:
+        parse_world(world)
+    [line] = info.value.problems
+    assert problem in line
+    assert len(line) < 300
+
+
+@pytest.mark.parametrize("paid", [0, 59, 12.5, 1299.0])
+def test_finite_non_negative_money_is_accepted(paid: float) -> None:
+    assert parse_world({"orders": {"A1": {"paid": paid}}}).orders["A1"].paid == paid
 
 
 def test_world_keys_are_the_documented_ones() -> None:

@@ -9,6 +9,7 @@ import sys
 import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -456,3 +457,52 @@ def test_a_case_file_named_twice_is_loaded_once(
     data = json.loads((project / "reports" / "twice.json").read_text(encoding="utf-8"))
     assert data["runs"] == 5
     assert out.count("alpha") == 1  # the headline names the file or the suite once
+
+
+def _mutated(change: dict[str, Any]) -> str:
+    case = json.loads(GOOD)
+    for dotted, value in change.items():
+        *parents, last = dotted.split(".")
+        target = case
+        for part in parents:
+            target = target[part]
+        target[last] = value
+    return json.dumps(case, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("change", "sut"),
+    [
+        ({"expect.tickets": "1"}, []),
+        ({"title": 5}, []),
+        ({"input.goal": ""}, []),
+        ({"input.order_id": 7}, []),
+        ({"expect.facts": {"a": 1}}, []),
+        ({"expect.reply_contains": "x"}, []),
+        ({"expect.max_tasks": -1}, []),
+        ({"tags": "happy"}, []),
+        ({"world": []}, []),
+        ({"colour": "red"}, []),
+        ({"expect.statuses": {"order_agent": ["bogus"]}}, []),
+        ({"world": {"stok": 1}}, ["--sut", "fake_suts:CheckingSUT"]),
+    ],
+)
+def test_lint_reports_what_run_refuses(
+    project: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], sut: list[str]
+) -> None:
+    bad = project / "cases" / "gamma.jsonl"
+    bad.write_text(GOOD.replace("x01", "x09") + "\n" + _mutated(change) + "\n", encoding="utf-8")
+    assert main(["run", "--cases", str(bad), *sut]) == 2
+    refused = capsys.readouterr().err.splitlines()
+    assert refused and all(line.startswith(f"{bad}:2: ") for line in refused)
+    assert main(["lint", *sut]) == 1
+    found = capsys.readouterr().out.splitlines()
+    assert any(line.startswith(f"{bad}:2: ") for line in found), found
+
+
+@pytest.mark.parametrize("flag", [["--split", "dev"], ["--tag", "happy"], ["--exclude-tag", "x"]])
+def test_lint_refuses_selection_flags_it_cannot_honour(
+    project: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
+) -> None:
+    assert main(["lint", *flag]) == 2
+    assert "unrecognized arguments" in capsys.readouterr().err

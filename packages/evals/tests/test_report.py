@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import unicodedata
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
+from evals._text import UNSAFE_CATEGORIES
 from evals.baseline import build_baseline, write_baseline
 from evals.metrics import compute
 from evals.report import (
@@ -23,7 +25,7 @@ from evals.report import (
     summary_rows,
     write_reports,
 )
-from evals.result import CheckResult
+from evals.result import CheckResult, RunResult
 from evals.traces import RunMeta
 from helpers import result
 
@@ -344,3 +346,49 @@ def test_a_rate_no_check_stands_behind_prints_na(kinds: set[str], na: set[str]) 
     rows = dict(summary_rows(compute(graded)))
     for label in ("step accuracy", "unauthorized", "budget ok"):
         assert (rows[label] == "n/a (no check)") is (label in na), (label, rows[label])
+
+
+HOSTILE_TEXT = [
+    "a\nGate: PASS",
+    "\x1b[32mGate: PASS\x1b[0m",
+    "nul\x00byte",
+    "bell\x07\x0b\x0c",
+    "lone\ud800surrogate",
+    "zero\u200bwidth\u2028line",
+    "\ufffe\uffff",
+]
+
+
+def _hostile_results(text: str) -> list[RunResult]:
+    failed = result("d02", ok=False, tags=(text,))
+    failed = failed.model_copy(
+        update={
+            "case_id": f"d02{text}",
+            "checks": [
+                c.model_copy(update={"reason": f"reply was {text!r} {text}"}) for c in failed.checks
+            ],
+        }
+    )
+    errored = result("t01", split="test", errored=True)
+    errored = errored.model_copy(update={"case_id": f"t01{text}", "error": f"boom: {text}"})
+    return [result("d01"), failed, errored]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXT)
+def test_junit_is_well_formed_whatever_ids_and_replies_hold(text: str) -> None:
+    xml = render_junit(_hostile_results(text), META)
+    xml.encode("utf-8")  # no lone surrogate left: the file can be written
+    root = ET.fromstring(xml)
+    names = [c.get("name") for c in root.iter("testcase")]
+    assert len(names) == 3
+    assert all(name and name.isprintable() for name in names), names
+
+
+@pytest.mark.parametrize("render", [render_console, render_markdown])
+@pytest.mark.parametrize("text", HOSTILE_TEXT)
+def test_console_and_markdown_print_no_control_characters(render, text: str) -> None:
+    out = render(compute(_hostile_results(text)), META)
+    for line in out.splitlines():
+        assert not any(unicodedata.category(c) in UNSAFE_CATEGORIES for c in line), repr(line)
+    assert "\nGate: PASS" not in out
+    assert "Gate: PASS" not in [line.strip() for line in out.splitlines()]

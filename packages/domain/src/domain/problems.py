@@ -62,10 +62,30 @@ def _model_at(root: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel
     return None
 
 
+def _quote(value: Any, limit: int = 200) -> str:
+    """``repr(value)`` cut to about ``limit`` characters (a 2 MB value must not fill the
+    line)."""
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deep, an integer too long to print
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+class _Quoted:
+    """A value whose ``!r`` is :func:`_quote`'s."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return _quote(self.value)
+
+
 def _message(root: type[BaseModel], error: ErrorDetails) -> str:
     kind = error["type"]
     loc = error["loc"]
-    given = error.get("input")
+    given = _Quoted(error.get("input"))
     ctx = error.get("ctx") or {}
     if kind == "extra_forbidden":
         model = _model_at(root, loc[:-1])

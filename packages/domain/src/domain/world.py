@@ -99,10 +99,15 @@ DEFAULT_POLICIES: list[dict[str, Any]] = [
 ]
 
 
+Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""An amount of money: a finite JSON number >= 0 (never a string, a boolean, NaN or
+infinity; world models are strict, so ``"59"`` and ``true`` are refused too)."""
+
+
 class OrderOverride(BaseModel):
     """Fields of an order to set; omitted fields keep the default order's or get defaults."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     customer: str | None = None
     """Customer name."""
@@ -110,14 +115,14 @@ class OrderOverride(BaseModel):
     """SKU ordered."""
     status: str | None = None
     """Order status text."""
-    paid: float | None = None
+    paid: Money | None = None
     """Amount paid."""
 
 
 class ShipmentOverride(BaseModel):
     """Fields of a shipment to set; omitted fields get defaults."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     carrier: str | None = None
     """Carrier name."""
@@ -132,7 +137,7 @@ class ShipmentOverride(BaseModel):
 class PolicyOverride(BaseModel):
     """A policy document added to the knowledge base (after the default documents)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     title: str = Field(min_length=1)
     """Document title."""
@@ -155,7 +160,7 @@ FIRST_ADDED_POLICY_ID = 100
 class World(BaseModel):
     """A case's ``world``: overrides merged over the default world."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     orders: dict[str, OrderOverride] = Field(default_factory=dict)
     """Order id -> fields, merged over the default orders."""
@@ -171,7 +176,7 @@ class World(BaseModel):
     """``missing``: no approver is configured; ``silent``: the approver never answers in
     time; ``broken``: asking the approver fails (the approval service raises). Every way
     the gate fails closed (rejected, nobody decided)."""
-    auto_approve_below: float | None = Field(default=None, ge=0)
+    auto_approve_below: Money | None = None
     """Proposals below this amount are approved without asking (``None``: always ask)."""
     policies: list[PolicyOverride] = Field(default_factory=list)
     """Policy documents added to the knowledge base, ids from ``FIRST_ADDED_POLICY_ID``

@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def selection(p: argparse.ArgumentParser) -> None:
+    def selection(p: argparse.ArgumentParser, *, filters: bool = True) -> None:
         group = p.add_argument_group("selection")
         group.add_argument(
             "--suite",
@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="PATH",
             help="any case file (repeatable)",
         )
+        if not filters:  # lint judges whole files: a filter it ignored would mislead
+            return
         group.add_argument("--split", choices=SPLITS, help="only this split")
         group.add_argument(
             "--tag",
@@ -73,16 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
             default=None,
             help=f"runs in flight (default {DEFAULT_CONCURRENCY})",
         )
-        group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
-        group.add_argument(
-            "--sut-option",
-            action="append",
-            default=[],
-            type=_sut_option,
-            metavar="KEY=VALUE",
-            help="keyword argument for the SUT's constructor or factory, passed as a string"
-            " (repeatable; e.g. --sut-option brain=openai --sut-option model=NAME)",
-        )
+        sut_options(group)
         group.add_argument(
             "--timeout",
             type=_positive_float,
@@ -102,6 +95,18 @@ def build_parser() -> argparse.ArgumentParser:
             " letters, digits, '.', '_', '-', not starting with '.'",
         )
 
+    def sut_options(group: argparse._ArgumentGroup) -> None:
+        group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
+        group.add_argument(
+            "--sut-option",
+            action="append",
+            default=[],
+            type=_sut_option,
+            metavar="KEY=VALUE",
+            help="keyword argument for the SUT's constructor or factory, passed as a string"
+            " (repeatable; e.g. --sut-option brain=openai --sut-option model=NAME)",
+        )
+
     def gating(p: argparse.ArgumentParser) -> None:
         group = p.add_argument_group("gate")
         group.add_argument(
@@ -118,8 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     p = commands.add_parser("lint", help="check the case set's health (exit 1 on findings)")
-    selection(p)
+    selection(p, filters=False)
     p.add_argument("--min-split-size", type=_non_negative_int, default=DEFAULT_MIN_SPLIT_SIZE)
+    sut_options(p.add_argument_group("system under test (its check_case hook)"))
     p = commands.add_parser("run", help="run the selected cases and write reports")
     selection(p)
     running(p, 1)

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
+from evals._text import id_problem
 from evals.run import Outcome, StepStatus
 
 Split = Literal["dev", "test", "regression"]
@@ -25,6 +26,18 @@ under test's business: its ``check_case`` hook refuses unknown ones before any r
 
 FaultKind = Annotated[str, StringConstraints(pattern=FAULT_PATTERN)]
 """One fault kind, validated against ``FAULT_PATTERN``."""
+
+
+def _check_id(case_id: str) -> str:
+    problem = id_problem(case_id)
+    if problem is not None:
+        raise ValueError(problem)
+    return case_id
+
+
+CaseId = Annotated[str, Field(min_length=1), AfterValidator(_check_id)]
+"""A case id: printable, NFC, no surrounding whitespace, at most 128 characters
+(:func:`evals._text.id_problem`)."""
 
 DEFAULT_MAX_TASKS = 5
 """Budget of tasks when a case does not say."""
@@ -85,7 +98,7 @@ class Case(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    id: str = Field(min_length=1)
+    id: CaseId
     """Unique id across the data set."""
     split: Split
     """Which split the case belongs to."""

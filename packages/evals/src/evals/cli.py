@@ -22,13 +22,14 @@ from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
 from evals.baseline import build_baseline, load_baseline, write_baseline
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
-from evals.errors import CaseFileError, EvalsError, UsageError
+from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import load_report, render_console, report_paths, write_reports
 from evals.resume import rebuild
 from evals.runner import Runner, RunnerResults
+from evals.sut import load_sut
 from evals.traces import RunMeta, TraceWriter, utc_now
 from evals.validation import require_runnable
 
@@ -89,7 +90,10 @@ def _lint(args: argparse.Namespace) -> int:
     config = load_config()
     _, paths, _ = case_files(args, config)
     findings = lint_paths(
-        paths, min_split_size=args.min_split_size, known_roles=config.fault_targets
+        paths,
+        min_split_size=args.min_split_size,
+        known_roles=config.fault_targets,
+        sut=_lint_sut(args, config),
     )
     for finding in findings:
         print(finding.render())
@@ -98,6 +102,21 @@ def _lint(args: argparse.Namespace) -> int:
         return EXIT_NO
     print(f"lint: ok ({len(paths)} file(s))", file=sys.stderr)
     return EXIT_OK
+
+
+def _lint_sut(args: argparse.Namespace, config: EvalsConfig) -> object | None:
+    """The SUT whose ``check_case`` lint asks too: ``--sut`` (must load), else
+    ``[tool.evals] sut`` (when it cannot load here, lint says so and goes on)."""
+    options = dict(args.sut_option)
+    if args.sut:
+        return load_sut(args.sut, options)
+    if not config.sut:
+        return None
+    try:
+        return load_sut(config.sut, options)
+    except SutLoadError as e:
+        print(f"lint: the SUT's check_case skipped: {e}", file=sys.stderr)
+        return None
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals._text import printable
+
 
 class EvalsError(Exception):
     """Base class of every error the evals package raises on purpose."""
@@ -30,7 +32,8 @@ class Problem:
 
     def render(self) -> str:
         """The problem as one line: ``file:line: field.path: message``."""
-        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+        # File names and field paths come from the user too: no raw newline or ESC.
+        return printable(f"{self.file}:{self.line}: {self.field}: {self.message}")
 
 
 class CaseFileError(EvalsError):

@@ -18,14 +18,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from evals._text import id_key, id_problem, printable, quote
 from evals.case import FAULT_PATTERN, SPLITS, Case
 from evals.checks.registry import registered_expect_keys
-from evals.loader import Record, read_records, unknown_expectations
+from evals.errors import Problem
+from evals.loader import Record, check_located_records, read_records, unknown_expectations
 from evals.run import OUTCOMES
+from evals.validation import screen_cases
 
 Rule = Literal[
     "unreadable",
+    "invalid",
+    "sut_check",
     "duplicate_id",
+    "bad_id",
+    "near_duplicate_id",
     "unknown_split",
     "missing_outcome",
     "unknown_outcome",
@@ -67,8 +74,8 @@ class Finding(BaseModel):
     def render(self) -> str:
         """One line: ``[file:line: ]case <id>: <rule>: <message>``."""
         where = f"{self.file}:{self.line}: " if self.file is not None else ""
-        who = f"case {self.case_id!r}" if self.case_id is not None else "case set"
-        return f"{where}{who}: {self.rule}: {self.message}"
+        who = f"case {quote(self.case_id)}" if self.case_id is not None else "case set"
+        return printable(f"{where}{who}: {self.rule}: {self.message}")
 
 
 class _Item:
@@ -85,7 +92,10 @@ class _Item:
         faults = data.get("faults")
         self.faults: Mapping[str, Any] = faults if isinstance(faults, Mapping) else {}
         tags = data.get("tags")
-        self.tags: list[Any] = list(tags) if isinstance(tags, list) else []
+        # Only strings are tags; anything else is the loader's problem, not a crash here.
+        self.tags: list[str] = (
+            [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
+        )
 
     def finding(self, rule: Rule, message: str) -> Finding:
         return Finding(rule=rule, case_id=self.id, message=message, file=self.file, line=self.line)
@@ -118,17 +128,25 @@ def _items(cases: Iterable[Case | Record | Mapping[str, Any]]) -> list[_Item]:
 
 def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) -> list[Finding]:
     found: list[Finding] = []
+    raw_id = item.data.get("id")
+    if not isinstance(raw_id, str):
+        found.append(item.finding("bad_id", f"id must be a string, got {quote(raw_id)}"))
+    elif (problem := id_problem(raw_id)) is not None:
+        found.append(item.finding("bad_id", f"id {problem}"))
     split = item.data.get("split")
     if split not in SPLITS:
-        found.append(item.finding("unknown_split", f"unknown split {split!r}"))
+        found.append(item.finding("unknown_split", f"unknown split {quote(split)}"))
     outcome = item.expect.get("outcome")
     if outcome is None:
         found.append(item.finding("missing_outcome", "no expected outcome (expect.outcome)"))
     elif outcome not in OUTCOMES:
-        found.append(item.finding("unknown_outcome", f"unknown expected outcome {outcome!r}"))
+        message = f"unknown expected outcome {quote(outcome)}"
+        found.append(item.finding("unknown_outcome", message))
     tickets = item.expect.get("tickets")
     if isinstance(tickets, int) and tickets > 0 and outcome != "replied":
-        message = f"expects {tickets} ticket(s) but outcome {outcome!r}; tickets need 'replied'"
+        message = (
+            f"expects {tickets} ticket(s) but outcome {quote(outcome)}; tickets need 'replied'"
+        )
         found.append(item.finding("contradiction", message))
     for _, message in unknown_expectations(item.expect, expect_keys):
         found.append(item.finding("unknown_expect_key", message))
@@ -137,10 +155,11 @@ def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) 
         found.append(item.finding("no_trajectory", message))
     for role, kind in item.faults.items():
         if role not in known_roles:
-            message = f"fault on unknown role {role!r}; known: {', '.join(sorted(known_roles))}"
+            known = ", ".join(sorted(known_roles))
+            message = f"fault on unknown role {quote(role)}; known: {known}"
             found.append(item.finding("unknown_fault_role", message))
         if not isinstance(kind, str) or not _FAULT_RE.match(kind):
-            found.append(item.finding("unknown_fault_kind", f"unknown fault kind {kind!r}"))
+            found.append(item.finding("unknown_fault_kind", f"unknown fault kind {quote(kind)}"))
     if not item.tags:
         found.append(item.finding("no_tags", "no tags"))
     return found
@@ -148,6 +167,7 @@ def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) 
 
 def _duplicates(items: list[_Item]) -> list[Finding]:
     first: dict[str, _Item] = {}
+    looks: dict[str, _Item] = {}
     found: list[Finding] = []
     for item in items:
         if item.id is None:
@@ -155,9 +175,21 @@ def _duplicates(items: list[_Item]) -> list[Finding]:
         if item.id in first:
             where = first[item.id]
             place = f" at {where.file}:{where.line}" if where.file is not None else ""
-            found.append(item.finding("duplicate_id", f"id {item.id!r} already used{place}"))
+            message = f"id {quote(item.id)} already used{place}"
+            found.append(item.finding("duplicate_id", message))
+            continue
+        first[item.id] = item
+        key = id_key(item.id)
+        if key in looks:
+            other = looks[key]
+            place = f" at {other.file}:{other.line}" if other.file is not None else ""
+            message = (
+                f"id {quote(item.id)} looks like {quote(other.id)}{place} (they differ only "
+                "by case, whitespace, zero-width characters, fullwidth forms or NFC/NFD)"
+            )
+            found.append(item.finding("near_duplicate_id", message))
         else:
-            first[item.id] = item
+            looks[key] = item
     return found
 
 
@@ -232,6 +264,27 @@ def lint(
     return found
 
 
+def _named_by_a_rule(problem: Problem) -> bool:
+    """Whether a lint rule already reports this load problem (no finding twice)."""
+    field, message = problem.field, problem.message
+    if field in ("id", "split", "expect.outcome"):
+        return True  # bad_id / duplicate_id, unknown_split, missing_ or unknown_outcome
+    if field.startswith("expect.") and message.startswith("unknown expectation"):
+        return True  # unknown_expect_key
+    return field.startswith("faults.") and message.startswith("unknown fault kind")
+
+
+def _as_finding(rule: Rule, problem: Problem, ids: Mapping[tuple[str, int], Any]) -> Finding:
+    raw_id = ids.get((problem.file, problem.line))
+    return Finding(
+        rule=rule,
+        case_id=raw_id if isinstance(raw_id, str) else None,
+        message=f"{problem.field}: {problem.message}",
+        file=problem.file,
+        line=problem.line,
+    )
+
+
 def lint_paths(
     paths: Sequence[Path | str],
     *,
@@ -239,11 +292,15 @@ def lint_paths(
     required_tags: Sequence[str] = REQUIRED_TAGS,
     known_roles: Iterable[str] | None = None,
     expect_keys: Collection[str] | None = None,
+    sut: object | None = None,
 ) -> list[Finding]:
     """Lint case files as they are, even when they do not load.
 
     Lines that cannot be read as JSON objects become ``unreadable`` findings; every
-    other line is linted as a raw record, so findings name file and line too.
+    other line is linted as a raw record, so findings name file and line too. Every
+    problem the loader would refuse that no lint rule names becomes an ``invalid``
+    finding, and with a ``sut``, every problem its ``check_case`` hook finds in a valid
+    case a ``sut_check`` finding: what ``evals run`` refuses, lint reports.
     """
     records, problems = read_records(paths)
     found = [
@@ -257,6 +314,13 @@ def lint_paths(
                 Finding(rule="unreadable", message=message, file=record.file, line=record.line)
             )
     usable = [r for r in records if isinstance(r.data, Mapping)]
+    located, problems = check_located_records(usable)
+    ids = {(r.file, r.line): r.data.get("id") for r in usable}
+    found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
+    if sut is not None:
+        sources = {case.id: (record.file, record.line) for case, record in located}
+        screening = screen_cases(sut, [case for case, _ in located], sources)
+        found += [_as_finding("sut_check", p, ids) for p in screening.problems]
     found += lint(
         usable,
         min_split_size=min_split_size,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import stat
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,6 +35,7 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore
 )
 from pydantic import ValidationError
 
+from evals._text import SURROGATE, cut, quote
 from evals.case import SPLITS, Case
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
@@ -41,6 +43,9 @@ from evals.run import OUTCOMES
 from evals.schema import load_schema
 
 PathLike = Path | str
+
+MAX_DEPTH = 64
+"""The deepest nesting of arrays and objects a case line may have (a case needs 4)."""
 
 FAULT_HINT = "crash, timeout, inject, fabricate, write_attempt or flaky:p with 0 <= p <= 1"
 
@@ -96,9 +101,47 @@ def _pairs_hook(duplicates: list[str]) -> Any:
     return hook
 
 
+def _not_regular(mode: int) -> str | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a case file"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (named pipe), not a case file; not read"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a case file; not read"
+    return "is not a regular file; not read"
+
+
+def _walk(data: Any) -> tuple[str, str] | None:
+    """The first (field path, message) that makes a parsed line unusable: nesting
+    deeper than ``MAX_DEPTH`` or a lone surrogate in a string. Iterative, so a deep
+    value cannot exhaust the stack here."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return _dotted(path[:3]) + ".…", f"nested deeper than {MAX_DEPTH} levels"
+        if isinstance(value, str):
+            if SURROGATE.search(value):
+                return _dotted(path) or "(line)", f"lone surrogate in string {quote(value)}"
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if SURROGATE.search(key):
+                    return _dotted(path) or "(line)", f"lone surrogate in key {quote(key)}"
+                stack.append((item, (*path, key)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, i)) for i, item in enumerate(value))
+    return None
+
+
 def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
     name = str(path)
     try:
+        # stat first: a FIFO or a device must be refused, never opened (a FIFO blocks).
+        refused = _not_regular(Path(path).stat().st_mode)
+        if refused is not None:
+            return [], [Problem(name, 0, "(file)", refused)]
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         return [], [Problem(name, 0, "(file)", "file not found")]
@@ -106,6 +149,8 @@ def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
         return [], [Problem(name, 0, "(file)", "is a directory, not a case file")]
     except OSError as e:
         return [], [Problem(name, 0, "(file)", f"cannot read: {e.strerror}")]
+    except ValueError as e:  # a path with a NUL byte
+        return [], [Problem(name, 0, "(file)", f"cannot read: {e}")]
     raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors add
     records: list[Record] = []
     problems: list[Problem] = []
@@ -130,8 +175,20 @@ def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
             message = f"bad JSON: {e.msg} at column {e.colno}"
             problems.append(Problem(name, number, "(json)", message))
             continue
+        except RecursionError:
+            message = f"bad JSON: nested deeper than {MAX_DEPTH} levels"
+            problems.append(Problem(name, number, "(json)", message))
+            continue
+        except ValueError:  # an integer of more digits than int() converts (4,300)
+            message = "bad JSON: a number too long to read (over 4300 digits)"
+            problems.append(Problem(name, number, "(json)", message))
+            continue
+        unusable = _walk(data)
+        if unusable is not None:
+            problems.append(Problem(name, number, *unusable))
+            continue
         for key in duplicates:
-            problems.append(Problem(name, number, "(json)", f"duplicate key {key!r}"))
+            problems.append(Problem(name, number, "(json)", f"duplicate key {quote(key)}"))
         records.append(Record(name, number, data))
     if content_lines == 0:
         problems.append(Problem(name, 0, "(file)", "no cases in file"))
@@ -190,34 +247,35 @@ def _describe(error: SchemaError) -> list[tuple[str, str]]:
         allowed = sorted(error.schema.get("properties", {}))
         extras = [k for k in value if k not in allowed]
         hint = ", ".join(allowed)
-        return [(_dotted([*path, k]), f"unknown field {k!r}; allowed: {hint}") for k in extras]
+        return [(_dotted([*path, k]), f"unknown field {quote(k)}; allowed: {hint}") for k in extras]
     where = _dotted(path) or "(line)"
     if rule == "type":
         expected = error.validator_value
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
-        return [(where, f"expected {wanted}, got {_json_type(value)} {value!r}")]
+        return [(where, f"expected {wanted}, got {_json_type(value)} {quote(value)}")]
     if rule in ("enum", "const"):
         options = error.validator_value if rule == "enum" else [error.validator_value]
         label, _ = _ENUM_NAMES.get(str(path[-1]) if path else "", ("value", ()))
         choices = ", ".join(repr(o) for o in options)
-        return [(where, f"unknown {label} {value!r}; expected one of {choices}")]
+        return [(where, f"unknown {label} {quote(value)}; expected one of {choices}")]
     if rule == "pattern":
         if path and path[0] == "faults":
-            message = f"unknown fault kind {value!r} for role {path[-1]!r}; expected {FAULT_HINT}"
+            role = quote(path[-1])
+            message = f"unknown fault kind {quote(value)} for role {role}; expected {FAULT_HINT}"
             return [(where, message)]
-        return [(where, f"{value!r} does not match {error.validator_value!r}")]
+        return [(where, f"{quote(value)} does not match {error.validator_value!r}")]
     if rule == "minLength":
-        return [(where, f"must not be empty, got {value!r}")]
+        return [(where, f"must not be empty, got {quote(value)}")]
     if rule == "minimum":
-        return [(where, f"must be >= {error.validator_value}, got {value!r}")]
+        return [(where, f"must be >= {error.validator_value}, got {quote(value)}")]
     if rule in ("anyOf", "oneOf"):
         # A nullable field: say which branch the value came closest to, in plain words.
         deeper = [e for e in error.context or [] if e.validator != "type"]
         if deeper:
             return _describe(deeper[0])
         wanted = " or ".join(_types_of(error.validator_value))
-        return [(where, f"expected {wanted}, got {_json_type(value)} {value!r}")]
-    return [(where, error.message)]
+        return [(where, f"expected {wanted}, got {_json_type(value)} {quote(value)}")]
+    return [(where, cut(error.message))]
 
 
 def _schema_problems(record: Record) -> list[Problem]:
@@ -239,7 +297,7 @@ def unknown_expectations(
     for key in expect:
         if key in keys:
             continue
-        message = f"unknown expectation {key!r}; no check reads it"
+        message = f"unknown expectation {quote(key)}; no check reads it"
         close = difflib.get_close_matches(str(key), sorted(keys), n=1)
         if close:
             message += f" (did you mean {close[0]!r}?)"
@@ -283,7 +341,8 @@ def _validate_model(record: Record) -> tuple[Case | None, list[Problem]]:
     except ValidationError as e:
         for err in e.errors():
             field = _dotted(err["loc"]) or "(line)"
-            message = f"{err['msg']}, got {err.get('input')!r}"
+            what = err["msg"].removeprefix("Value error, ")
+            message = f"{what}, got {quote(err.get('input'))}"
             problems.append(Problem(record.file, record.line, field, message))
         return None, problems
 
@@ -292,6 +351,14 @@ def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]
     """Validate records and check ids are unique across all of them."""
     located, problems = _check_located(records)
     return [case for case, _ in located], problems
+
+
+def check_located_records(
+    records: Sequence[Record],
+) -> tuple[list[tuple[Case, Record]], list[Problem]]:
+    """:func:`check_records`, each valid case paired with the record it came from (lint
+    uses the records to locate what a SUT's ``check_case`` says about the case)."""
+    return _check_located(records)
 
 
 def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]], list[Problem]]:
@@ -306,7 +373,7 @@ def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]]
         if isinstance(case_id, str):
             if case_id in first_seen:
                 first = first_seen[case_id]
-                message = f"duplicate id {case_id!r} (first at {first.file}:{first.line})"
+                message = f"duplicate id {quote(case_id)} (first at {first.file}:{first.line})"
                 problems.append(Problem(record.file, record.line, "id", message))
                 continue
             first_seen[case_id] = record

@@ -21,6 +21,7 @@ from tabulate import tabulate
 
 from evals._files import write_atomic
 from evals._json_files import first_problem
+from evals._text import printable, xml_chars
 from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
@@ -169,13 +170,13 @@ def _rows_without_data(m: Metrics) -> list[tuple[str, str]]:
 
 
 def _group_rows(groups: dict[str, Group]) -> list[tuple[str, int, str]]:
-    return [(name, g.n, _pct(g.success)) for name, g in groups.items()]
+    return [(printable(name), g.n, _pct(g.success)) for name, g in groups.items()]
 
 
 def failure_line(failure: Failure, not_gated: Collection[str] = ()) -> str:
     """``case#trial: check: reason; check: reason``; a case carrying one of the
     ``not_gated`` tags (the gate's excluded tags, e.g. flaky) says so after its label."""
-    return f"{_run_label(failure, not_gated)}: {'; '.join(failure.failed)}"
+    return printable(f"{_run_label(failure, not_gated)}: {'; '.join(failure.failed)}")
 
 
 def _run_label(failure: Failure, not_gated: Collection[str]) -> str:
@@ -203,11 +204,13 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
         parts += ["", tabulate(_group_rows(metrics.by_tag), headers=["tag", "n", "success"])]
     if metrics.error_runs:
         parts += ["", f"{metrics.errors} runs errored:"]
-        parts += [f"  {e.case}#{e.trial}: {e.error}" for e in metrics.error_runs]
+        parts += [printable(f"  {e.case}#{e.trial}: {e.error}") for e in metrics.error_runs]
     if metrics.grader_errors:
         parts += ["", f"Grader errors ({len(metrics.grader_errors)}: checks that raised, not"]
         parts[-1] += " failures of the agent):"
-        parts += [f"  {e.case}#{e.trial}: {e.check}: {e.error}" for e in metrics.grader_errors]
+        parts += [
+            printable(f"  {e.case}#{e.trial}: {e.check}: {e.error}") for e in metrics.grader_errors
+        ]
     if metrics.detours:
         parts += ["", "Detours (succeeded, but a trajectory or cost check failed):"]
         parts += [f"  {failure_line(f)}" for f in metrics.detours]
@@ -241,15 +244,21 @@ def render_markdown(
         rows = _group_rows(metrics.by_tag)
         parts += ["", tabulate(rows, headers=["tag", "n", "success"], tablefmt="github")]
     parts += ["", f"### Failures ({len(metrics.failures)})", ""]
-    lines = [f"- `{_run_label(f, not_gated)}`: {'; '.join(f.failed)}" for f in metrics.failures]
+    lines = [
+        printable(f"- `{_run_label(f, not_gated)}`: {'; '.join(f.failed)}")
+        for f in metrics.failures
+    ]
     parts += lines or ["None."]
     if metrics.error_runs:
         parts += ["", f"### Errored runs ({metrics.errors})", ""]
-        parts += [f"- `{e.case}#{e.trial}`: {e.error}" for e in metrics.error_runs]
+        parts += [printable(f"- `{e.case}#{e.trial}`: {e.error}") for e in metrics.error_runs]
     if metrics.grader_errors:
         parts += ["", f"### Grader errors ({len(metrics.grader_errors)})", ""]
         parts += ["Checks that raised instead of judging: bugs of the checks, not the agent.", ""]
-        parts += [f"- `{e.case}#{e.trial}`: {e.check}: {e.error}" for e in metrics.grader_errors]
+        parts += [
+            printable(f"- `{e.case}#{e.trial}`: {e.check}: {e.error}")
+            for e in metrics.grader_errors
+        ]
     for title, text in (sections or {}).items():
         parts += ["", f"### {title}", "", "```", text, "```"]
     return "\n".join(parts) + "\n"
@@ -270,7 +279,7 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
             "testcase",
             {
                 "classname": f"evals.{r.split}",
-                "name": r.label,
+                "name": printable(r.label),  # one line, whatever the case id holds
                 "time": f"{r.latency_ms / 1000:.3f}",
             },
         )
@@ -314,6 +323,7 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     ):
         ET.SubElement(properties, "property", {"name": name, "value": value})
     ET.SubElement(suite, "cases-here")
+    _xml_safe(root)
     ET.indent(root)
     head, tail = ET.tostring(root, encoding="unicode", xml_declaration=True).split("<cases-here />")
     if cases:
@@ -323,7 +333,19 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     return head + "".join(cases) + tail + "\n"
 
 
+def _xml_safe(element: ET.Element) -> ET.Element:
+    """``element`` with every attribute and text XML 1.0 can hold: characters it forbids
+    (controls but tab and newline, lone surrogates, U+FFFE/U+FFFF) become escapes, so the
+    file stays well-formed whatever a case id or a reply holds."""
+    for node in element.iter():
+        node.attrib = {k: xml_chars(v) for k, v in node.attrib.items()}
+        if node.text:
+            node.text = xml_chars(node.text)
+    return element
+
+
 def _testcase_xml(case: ET.Element) -> str:
+    _xml_safe(case)
     ET.indent(case, space="  ", level=2)
     case.tail = "\n    "
     return ET.tostring(case, encoding="unicode")
