@@ -309,6 +309,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
+        "baseline_mismatch_ignored",
+        f"{EVALS}/gate.py",
+        "mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None",
+        "mismatch = None",
+        "a baseline made with another SUT or trial count is compared as if it were this run's",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

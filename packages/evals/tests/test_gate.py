@@ -493,3 +493,31 @@ def test_grader_errors_are_reported_apart() -> None:
     assert "Grader errors (1: checks that raised, not failures of the agent):" in text
     assert "d02#0: outcome: the check itself raised KeyError: x" in text
     assert "### Grader errors (1)" in render_markdown(metrics, RunMeta(label="x"))
+
+
+MADE_FROM = {"suites": ["all"], "sut": "fake_suts:EchoSUT", "trials": 1}
+
+
+@pytest.mark.parametrize(
+    ("run", "problem"),
+    [
+        ({}, None),
+        ({"sut": ""}, None),  # unknown SUT on one side: nothing to compare
+        ({"suites": []}, None),  # a subset of the baseline's suites is fine
+        ({"sut": "fake_suts:JitterSUT"}, "SUT 'fake_suts:JitterSUT', the baseline's"),
+        ({"trials": 3}, "3 trial(s), the baseline's 1"),
+        ({"suites": ["all", "extra"]}, "suite(s) extra not in the baseline's ['all']"),
+    ],
+)
+def test_a_baseline_made_from_another_run_is_a_hard_finding(
+    run: dict[str, object], problem: str | None
+) -> None:
+    base = BASE.model_copy(update=MADE_FROM)
+    meta = RunMeta(**{**MADE_FROM, **run})  # type: ignore[arg-type]
+    verdict = evaluate(suite(), base, CONFIG, meta=meta)
+    found = [f.message for f in verdict.hard if f.rule == "baseline_mismatch"]
+    if problem is None:
+        assert found == [] and verdict.passed
+    else:
+        assert len(found) == 1 and problem in found[0] and not verdict.passed
+        assert "regenerate it with `evals baseline`" in found[0]

@@ -173,6 +173,7 @@ def _gate(args: argparse.Namespace) -> int:
         gate_config,
         strict=args.strict,
         max_errors=args.max_errors,
+        meta=done.meta,
     )
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.

@@ -154,4 +154,4 @@ def gate(
         rules = config
     else:
         rules = load_gate_config(Path(config))
-    return judge(report.results, base, rules, strict=strict)
+    return judge(report.results, base, rules, strict=strict, meta=report.meta)

@@ -31,6 +31,7 @@ from evals.gate_config import (
 )
 from evals.metrics import Metrics, compute, summarize
 from evals.result import CheckKind, RunResult
+from evals.traces import RunMeta
 
 __all__ = [
     "GATE_CONFIG_SCHEMA_VERSION",
@@ -58,6 +59,7 @@ Rule = Literal[
     "newly_failing",
     "errored_runs",
     "grader_errors",
+    "baseline_mismatch",
     "newly_failing_checks",
     "success_drop",
     "step_accuracy_drop",
@@ -146,8 +148,13 @@ def evaluate(
     *,
     strict: bool = False,
     max_errors: int | None = None,
+    meta: RunMeta | None = None,
 ) -> Verdict:
     """Judge results against the baseline under the rules of ``config``.
+
+    With ``meta`` (what was run), a baseline made with another system under test, another
+    trial count or from suites the run did not cover is a hard finding of its own: the
+    comparison would not mean what it says.
 
     Results of cases with an excluded tag (flaky) are dropped first, so they count
     neither for nor against the change. ``max_errors`` overrides
@@ -167,6 +174,9 @@ def evaluate(
         c for c, ok in metrics.case_success.items() if ok and baseline.case_success.get(c) is False
     )
     hard = _hard_rules(kept, metrics, config, hard_rules)
+    mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None
+    if mismatch is not None:
+        hard.append(mismatch)
     grader_errors = _grader_error_finding(metrics, hard_rules)
     if grader_errors is not None:
         hard.append(grader_errors)
@@ -317,6 +327,28 @@ def _hard_rules(
         )
         found.append(Finding(rule="errored_runs", severity="hard", message=message))
     return found
+
+
+def _baseline_mismatch(baseline: Baseline, meta: RunMeta) -> Finding | None:
+    """What differs between how the baseline was made and what was run, as one finding.
+    Gating a subset of the baseline's suites is fine (the rest is "not run"); another
+    SUT, another trial count, or suites the baseline never saw are not."""
+    found: list[str] = []
+    if baseline.sut and meta.sut and baseline.sut != meta.sut:
+        found.append(f"SUT {meta.sut!r}, the baseline's {baseline.sut!r}")
+    if baseline.trials != meta.trials:
+        found.append(f"{meta.trials} trial(s), the baseline's {baseline.trials}")
+    extra = sorted(set(meta.suites) - set(baseline.suites))
+    if baseline.suites and extra:
+        found.append(f"suite(s) {', '.join(extra)} not in the baseline's {baseline.suites}")
+    if not found:
+        return None
+    message = (
+        "the baseline was made from another run: "
+        + "; ".join(found)
+        + " (regenerate it with `evals baseline`, or gate the run it was made from)"
+    )
+    return Finding(rule="baseline_mismatch", severity="hard", message=message)
 
 
 def _grader_error_finding(metrics: Metrics, rules: HardRules) -> Finding | None:
