@@ -316,6 +316,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a baseline made with another SUT or trial count is compared as if it were this run's",
     ),
     M(
+        "dead_provider_never_stops",
+        f"{EVALS}/runner.py",
+        "if limit is not None and self._errors_in_a_row >= limit and self._stop_reason is None:",
+        "if False:",
+        "a dead provider is retried run after run instead of stopping the evaluation",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

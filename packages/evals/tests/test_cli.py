@@ -506,3 +506,15 @@ def test_lint_refuses_selection_flags_it_cannot_honour(
 ) -> None:
     assert main(["lint", *flag]) == 2
     assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_run_stops_early_on_a_dead_provider_with_exit_3(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAKE_SUT_ERROR", "d01,d02,d03,r01,r02,r04,t01,t02,t03")
+    args = ["run", "--concurrency", "1", "--max-provider-errors", "2", "--label", "down"]
+    assert main(args) == 3
+    out = capsys.readouterr().out
+    assert "INCOMPLETE: stopped after 2 provider errors in a row (last: provider down)" in out
+    meta = json.loads((project / "reports" / "down.json").read_text(encoding="utf-8"))["meta"]
+    assert meta["complete"] is False and meta["finished_runs"] == 2

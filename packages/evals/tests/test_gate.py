@@ -499,25 +499,32 @@ MADE_FROM = {"suites": ["all"], "sut": "fake_suts:EchoSUT", "trials": 1}
 
 
 @pytest.mark.parametrize(
-    ("run", "problem"),
+    ("run", "severity", "problem"),
     [
-        ({}, None),
-        ({"sut": ""}, None),  # unknown SUT on one side: nothing to compare
-        ({"suites": []}, None),  # a subset of the baseline's suites is fine
-        ({"sut": "fake_suts:JitterSUT"}, "SUT 'fake_suts:JitterSUT', the baseline's"),
-        ({"trials": 3}, "3 trial(s), the baseline's 1"),
-        ({"suites": ["all", "extra"]}, "suite(s) extra not in the baseline's ['all']"),
+        ({}, None, None),
+        ({"sut": ""}, None, None),  # unknown SUT on one side: nothing to compare
+        ({"suites": []}, None, None),  # a subset of the baseline's suites is fine
+        ({"sut": "fake_suts:JitterSUT"}, "hard", "SUT 'fake_suts:JitterSUT', the baseline's"),
+        ({"sut": "fake_suts:EchoSUT (brain=openai)"}, "soft", "(brain=openai)', the baseline's"),
+        ({"trials": 3}, "soft", "3 trial(s), the baseline's 1"),
+        ({"suites": ["all", "extra"]}, "soft", "suite(s) extra not in the baseline's ['all']"),
     ],
 )
-def test_a_baseline_made_from_another_run_is_a_hard_finding(
-    run: dict[str, object], problem: str | None
+def test_a_baseline_made_from_another_run_is_a_finding(
+    run: dict[str, object], severity: str | None, problem: str | None
 ) -> None:
     base = BASE.model_copy(update=MADE_FROM)
     meta = RunMeta(**{**MADE_FROM, **run})  # type: ignore[arg-type]
     verdict = evaluate(suite(), base, CONFIG, meta=meta)
-    found = [f.message for f in verdict.hard if f.rule == "baseline_mismatch"]
-    if problem is None:
+    found = [
+        (f.severity, f.message)
+        for f in verdict.hard + verdict.soft
+        if f.rule == "baseline_mismatch"
+    ]
+    if severity is None:
         assert found == [] and verdict.passed
-    else:
-        assert len(found) == 1 and problem in found[0] and not verdict.passed
-        assert "regenerate it with `evals baseline`" in found[0]
+        return
+    [(got, message)] = found
+    assert got == severity and problem is not None and problem in message
+    assert "regenerate it with `evals baseline`" in message
+    assert verdict.passed is (severity == "soft")

@@ -139,6 +139,36 @@ def test_a_case_the_suts_hook_failed_on_is_a_sut_error_without_a_call(
     assert fake_suts.CheckingSUT.runs == 2 * (len(cases) - 1)
 
 
+@pytest.mark.parametrize(
+    ("down", "limit", "expected"),
+    [
+        ("every", 3, (3, True)),  # a dead endpoint: three errors in a row, then no more runs
+        ("every", None, (9, False)),  # no limit: every run is tried
+        ("d01,d03,t02", 2, (9, False)),  # errors, but never two in a row
+    ],
+)
+def test_a_dead_provider_stops_the_scheduling_after_n_errors_in_a_row(
+    cases: list[Case],
+    monkeypatch: pytest.MonkeyPatch,
+    down: str,
+    limit: int | None,
+    expected: tuple[int, bool],
+) -> None:
+    runs, stopped = expected
+    names = ",".join(c.id for c in cases) if down == "every" else down
+    monkeypatch.setenv("FAKE_SUT_ERROR", names)
+    runner = Runner(fake_suts.EchoSUT(), concurrency=1, max_provider_errors_in_a_row=limit)
+    outcome = runner.run(cases)
+    assert len(outcome.results) == runs
+    assert (outcome.stop_reason is not None) is stopped
+    assert outcome.complete is not stopped
+    if stopped:
+        assert outcome.stop_reason == (
+            f"stopped after {limit} provider errors in a row (last: provider down);"
+            " the provider looks down"
+        )
+
+
 def test_a_sut_returning_something_else_is_a_sut_error(cases: list[Case]) -> None:
     outcome = Runner(fake_suts.NotARunSUT()).run(cases[:1])
     assert outcome.results[0].outcome == "sut_error"

@@ -11,7 +11,11 @@ from pathlib import Path
 
 from evals.case import SPLITS
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE
-from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
+from evals.runner import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
+    DEFAULT_TIMEOUT_S,
+)
 from evals.sut import parse_option
 
 STABILITY_TRIALS = 5
@@ -81,6 +85,14 @@ def build_parser() -> argparse.ArgumentParser:
             type=_positive_float,
             default=None,
             help=f"per-run limit in seconds (default {DEFAULT_TIMEOUT_S:g})",
+        )
+        group.add_argument(
+            "--max-provider-errors",
+            type=_non_negative_int,
+            default=DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
+            metavar="N",
+            help="stop scheduling after N provider errors in a row (a dead endpoint);"
+            f" 0: never (default {DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW})",
         )
         group.add_argument(
             "--out", type=Path, help="reports folder (default: [tool.evals] reports_dir)"

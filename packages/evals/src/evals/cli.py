@@ -26,14 +26,20 @@ from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
-from evals.report import load_report, render_console, report_paths, write_reports
+from evals.report import (
+    incomplete_note,
+    load_report,
+    render_console,
+    report_paths,
+    write_reports,
+)
 from evals.resume import rebuild
 from evals.runner import Runner, RunnerResults
 from evals.sut import load_sut
 from evals.traces import RunMeta, TraceWriter, utc_now
 from evals.validation import require_runnable
 
-EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 """Stopped by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM)."""
 
 
@@ -49,7 +55,10 @@ class Evaluation:
 
     @property
     def interrupted_exit(self) -> int:
-        """The exit code of a stopped evaluation: 128 + the signal's number."""
+        """The exit code of a stopped evaluation: 128 + the signal's number, or 3 when
+        the runner stopped by itself (the provider kept failing)."""
+        if self.outcome.stop_reason is not None and self.outcome.stop_signal is None:
+            return EXIT_STOPPED
         signum = self.outcome.stop_signal
         return EXIT_INTERRUPTED if signum is None else 128 + signum
 
@@ -165,7 +174,7 @@ def _gate(args: argparse.Namespace) -> int:
     done = _evaluate(args, config, exclude_tags=exclude)
     if not done.outcome.complete:
         _report(args, config, done, gate_config.exclude_tags)
-        print("Gate: not judged (INCOMPLETE: interrupted)")
+        print(f"Gate: not judged ({incomplete_note(done.meta) or 'INCOMPLETE'})")
         return done.interrupted_exit
     verdict = evaluate(
         done.outcome.results,
@@ -281,6 +290,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         progress=sys.stderr,
         hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
         crashed=crashed,
+        max_provider_errors_in_a_row=getattr(args, "max_provider_errors", None) or None,
     )
     try:
         try:
@@ -293,6 +303,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
                 "finished_runs": len(outcome.results),
                 "complete": outcome.complete,
                 "stop_signal": _signal_name(outcome.stop_signal),
+                "stop_reason": outcome.stop_reason,
             }
         )
         traces.close(final)

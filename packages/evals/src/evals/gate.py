@@ -152,9 +152,9 @@ def evaluate(
 ) -> Verdict:
     """Judge results against the baseline under the rules of ``config``.
 
-    With ``meta`` (what was run), a baseline made with another system under test, another
-    trial count or from suites the run did not cover is a hard finding of its own: the
-    comparison would not mean what it says.
+    With ``meta`` (what was run), a baseline made from another run is a finding of its
+    own: hard for another system under test, soft for other SUT options, another trial
+    count or suites the baseline never saw.
 
     Results of cases with an excluded tag (flaky) are dropped first, so they count
     neither for nor against the change. ``max_errors`` overrides
@@ -175,7 +175,7 @@ def evaluate(
     )
     hard = _hard_rules(kept, metrics, config, hard_rules)
     mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None
-    if mismatch is not None:
+    if mismatch is not None and mismatch.severity == "hard":
         hard.append(mismatch)
     grader_errors = _grader_error_finding(metrics, hard_rules)
     if grader_errors is not None:
@@ -204,6 +204,8 @@ def evaluate(
         (hard if severity == "hard" else soft).append(
             Finding(rule="newly_failing_checks", severity=severity, message=message, kind=kind)
         )
+    if mismatch is not None and mismatch.severity == "soft":
+        soft.append(mismatch)
     soft += _soft_rules(
         kept,
         metrics=metrics,
@@ -329,26 +331,37 @@ def _hard_rules(
     return found
 
 
+def _sut_spec(described: str) -> str:
+    """``module:attr`` of a SUT description (``module:attr (key=value, …)``)."""
+    return described.split(" (", 1)[0]
+
+
 def _baseline_mismatch(baseline: Baseline, meta: RunMeta) -> Finding | None:
     """What differs between how the baseline was made and what was run, as one finding.
-    Gating a subset of the baseline's suites is fine (the rest is "not run"); another
-    SUT, another trial count, or suites the baseline never saw are not."""
-    found: list[str] = []
+
+    Another system under test (``module:attr``) makes the comparison meaningless: hard.
+    The same one with other options (a model brain against an offline baseline), another
+    trial count, or suites the baseline never saw are worth saying but can be meant:
+    soft. Gating a subset of the baseline's suites is fine (the rest is "not run")."""
+    hard: list[str] = []
+    soft: list[str] = []
     if baseline.sut and meta.sut and baseline.sut != meta.sut:
-        found.append(f"SUT {meta.sut!r}, the baseline's {baseline.sut!r}")
+        other = _sut_spec(baseline.sut) != _sut_spec(meta.sut)
+        (hard if other else soft).append(f"SUT {meta.sut!r}, the baseline's {baseline.sut!r}")
     if baseline.trials != meta.trials:
-        found.append(f"{meta.trials} trial(s), the baseline's {baseline.trials}")
+        soft.append(f"{meta.trials} trial(s), the baseline's {baseline.trials}")
     extra = sorted(set(meta.suites) - set(baseline.suites))
     if baseline.suites and extra:
-        found.append(f"suite(s) {', '.join(extra)} not in the baseline's {baseline.suites}")
-    if not found:
+        soft.append(f"suite(s) {', '.join(extra)} not in the baseline's {baseline.suites}")
+    if not (hard or soft):
         return None
     message = (
         "the baseline was made from another run: "
-        + "; ".join(found)
+        + "; ".join(hard + soft)
         + " (regenerate it with `evals baseline`, or gate the run it was made from)"
     )
-    return Finding(rule="baseline_mismatch", severity="hard", message=message)
+    severity: Literal["hard", "soft"] = "hard" if hard else "soft"
+    return Finding(rule="baseline_mismatch", severity=severity, message=message)
 
 
 def _grader_error_finding(metrics: Metrics, rules: HardRules) -> Finding | None:

@@ -69,6 +69,8 @@ def incomplete_note(meta: RunMeta) -> str | None:
 def _why_incomplete(meta: RunMeta) -> str:
     if meta.finished is None:  # nobody wrote the end: still running, or killed
         return "not finished (still running, or killed)"
+    if meta.stop_reason:
+        return meta.stop_reason
     if meta.stop_signal not in (None, "SIGINT"):
         return f"interrupted by {meta.stop_signal}"
     return "interrupted"

@@ -44,6 +44,9 @@ from evals.traces import TraceWriter
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONCURRENCY = 4
+DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW = 10
+"""Provider errors (runs ending ``error``) in a row after which a runner stops
+scheduling: a dead endpoint is noticed in seconds, not after every run has retried."""
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 """The signals that stop an evaluation, keeping what finished: Ctrl-C, and what CI
 runners, ``timeout`` and container stops send."""
@@ -81,11 +84,17 @@ class RunnerResults:
     """True when a signal (Ctrl-C or SIGTERM) stopped the evaluation."""
     stop_signal: int | None = None
     """The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), if any."""
+    stop_reason: str | None = None
+    """Why the runner itself stopped scheduling (the provider kept failing), if it did."""
 
     @property
     def complete(self) -> bool:
         """Every planned run finished."""
-        return not self.interrupted and len(self.results) == self.planned_runs
+        return (
+            not self.interrupted
+            and self.stop_reason is None
+            and len(self.results) == self.planned_runs
+        )
 
 
 class Runner:
@@ -104,6 +113,7 @@ class Runner:
         hold_sigint: bool = False,
         checks: Iterable[Check] | None = None,
         crashed: Mapping[str, str] | None = None,
+        max_provider_errors_in_a_row: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -111,6 +121,9 @@ class Runner:
             raise ValueError(f"concurrency must be at least 1, got {concurrency!r}")
         if not timeout_s > 0:
             raise ValueError(f"timeout must be positive, got {timeout_s!r}")
+        limit = max_provider_errors_in_a_row
+        if limit is not None and limit < 1:
+            raise ValueError(f"max_provider_errors_in_a_row must be at least 1, got {limit!r}")
         self.sut = sut
         # Decided once: a runtime Protocol isinstance check costs more than a trivial run.
         self._arun: Callable[[Case, int], Awaitable[Run]] | None = (
@@ -128,6 +141,10 @@ class Runner:
         self._held: dict[signal.Signals, _Handler] | None = None
         self.checks: tuple[Check, ...] | None = None if checks is None else tuple(checks)
         """The checks every run is graded with (``None``: every registered check)."""
+        self.max_provider_errors_in_a_row = max_provider_errors_in_a_row
+        """Provider errors in a row after which scheduling stops (``None``: never)."""
+        self._errors_in_a_row = 0
+        self._stop_reason: str | None = None
         self.crashed: dict[str, str] = dict(crashed or {})
         """Cases the SUT's ``check_case`` hook failed on (id -> how): every run of them
         is a ``sut_error``, the SUT is not called."""
@@ -171,6 +188,7 @@ class Runner:
         self, cases: Sequence[Case], earlier: Mapping[tuple[str, int], RunSummary] | None = None
     ) -> RunnerResults:
         """Like :meth:`run`, on the running event loop."""
+        self._errors_in_a_row, self._stop_reason = 0, None
         loop = asyncio.get_running_loop()
         planned = len(cases) * self.trials
         slots: list[RunSummary | None] = [None] * planned
@@ -212,9 +230,14 @@ class Runner:
                     if slots[index] is not None:  # finished before a resume
                         continue
                     await semaphore.acquire()
+                    if self._stop_reason is not None:  # the provider is down: no more
+                        semaphore.release()
+                        break
                     task = loop.create_task(self._one(case, trial, index, slots, progress))
                     in_flight.add(task)
                     task.add_done_callback(finished)
+                if self._stop_reason is not None:
+                    break
             while in_flight:
                 await asyncio.wait(set(in_flight))
 
@@ -240,6 +263,7 @@ class Runner:
             planned_runs=planned,
             interrupted=interrupted,
             stop_signal=stop_signal,
+            stop_reason=self._stop_reason,
         )
 
     def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
@@ -282,9 +306,20 @@ class Runner:
         checks = grade(case, run, self.checks)
         result = RunSummary.graded(case, run, checks)
         slots[index] = result
+        self._count_provider_errors(result)
         if self.traces is not None:
             self.traces.write(run, checks, result.success)
         progress.update(result.success)
+
+    def _count_provider_errors(self, result: RunSummary) -> None:
+        """Stop scheduling after too many provider errors in a row (a dead endpoint)."""
+        self._errors_in_a_row = self._errors_in_a_row + 1 if result.errored else 0
+        limit = self.max_provider_errors_in_a_row
+        if limit is not None and self._errors_in_a_row >= limit and self._stop_reason is None:
+            self._stop_reason = (
+                f"stopped after {limit} provider errors in a row (last: {result.error or '?'});"
+                " the provider looks down"
+            )
 
     async def _call(self, case: Case, trial: int) -> Run:
         """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""

@@ -78,6 +78,8 @@ class RunMeta(BaseModel):
     """True when every planned run finished; False for an interrupted evaluation."""
     stop_signal: str | None = None
     """The signal that stopped an interrupted evaluation (``SIGINT``, ``SIGTERM``)."""
+    stop_reason: str | None = None
+    """Why the runner stopped scheduling by itself (the provider kept failing)."""
 
 
 _ID_JSON = TypeAdapter(str)
