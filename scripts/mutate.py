@@ -323,6 +323,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a dead provider is retried run after run instead of stopping the evaluation",
     ),
     M(
+        "hung_hook_asked_again",
+        f"{EVALS}/validation.py",
+        "            hung_on = case.id\n",
+        "            hung_on = None\n",
+        "after a check_case hook hangs, every later case waits out the deadline again",
+    ),
+    M(
         "lost_checks_always_soft",
         f"{EVALS}/gate.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,31 @@ def test_require_runnable_raises_every_problem_at_once() -> None:
         "f:3: world.kb: unknown key 'kb'",
     ]
     require_runnable(WorldKeysSUT(), [case("b", orders={})])  # nothing wrong: no error
+
+
+class StuckSUT:
+    """A hook that hangs on case ``b`` (until released) and exits the process on ``x``."""
+
+    release = threading.Event()
+
+    def check_case(self, case: Case) -> list[str]:
+        if case.id == "b":
+            StuckSUT.release.wait(30)
+        if case.id == "x":
+            raise SystemExit(0)
+        return []
+
+
+def test_a_hook_that_hangs_or_exits_is_the_suts_failure_and_the_rest_is_not_asked() -> None:
+    try:
+        screening = screen_cases(
+            StuckSUT(), [case("x"), case("a"), case("b"), case("c")], deadline_s=0.2
+        )
+    finally:
+        StuckSUT.release.set()
+    assert screening.problems == []
+    assert screening.crashed == {
+        "x": "check_case raised SystemExit: 0",
+        "b": "check_case did not answer within 0.2s",
+        "c": "not asked: check_case hung on case 'b'",
+    }

@@ -22,12 +22,17 @@ that would blame the case file.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from evals.case import Case
 from evals.errors import CaseFileError, Problem
+
+CHECK_CASE_DEADLINE_S = 10.0
+"""How long one ``check_case`` call may take. The hook must be cheap; one that outlives
+this has hung, and the cases after it are not asked (their runs are ``sut_error``)."""
 
 SUT_FIELD = "(sut)"
 """The field of a problem about the hook itself (it raised, or returned no list)."""
@@ -66,10 +71,29 @@ class Screening:
     """Case id -> how the hook itself failed on it (raised, or answered no list)."""
 
 
+def _ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
+    """``("ok", answer)``, ``("raised", exception)`` or ``("hung", None)``: the hook runs
+    in a daemon thread, abandoned after ``deadline_s`` (``SystemExit`` included)."""
+    box: list[tuple[str, object]] = []
+
+    def work() -> None:
+        try:
+            box.append(("ok", sut.check_case(case)))
+        except BaseException as e:  # SystemExit too: the SUT's failure
+            box.append(("raised", e))
+
+    worker = threading.Thread(target=work, name=f"check_case:{case.id}", daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    return box[0] if box else ("hung", None)
+
+
 def screen_cases(
     sut: object,
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    deadline_s: float = CHECK_CASE_DEADLINE_S,
 ) -> Screening:
     """Ask ``sut.check_case`` about every case, in case order.
 
@@ -77,18 +101,27 @@ def screen_cases(
     :func:`~evals.loader.load_cases_with_sources` returns); a case without one is located
     as ``<case ID>`` line 0. A SUT without ``check_case`` finds nothing. A hook that
     raises or returns something other than a list of strings failed on that case: it is
-    listed in ``crashed``, never a problem of the case and never a traceback.
+    listed in ``crashed``, never a problem of the case and never a traceback. So is a
+    hook that does not answer within ``deadline_s``; the cases after it are not asked.
     """
     if not isinstance(sut, CaseChecker):
         return Screening()
     located = sources or {}
     found = Screening()
+    hung_on: str | None = None
     for case in cases:
+        if hung_on is not None:
+            found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
+            continue
         file, line = located.get(case.id, (f"<case {case.id}>", 0))
-        try:
-            answer = sut.check_case(case)
-        except Exception as e:  # the SUT's bug must not stop the command with a traceback
-            found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")
+        status, answer = _ask(sut, case, deadline_s)
+        if status == "hung":
+            hung_on = case.id
+            found.crashed[case.id] = f"check_case did not answer within {deadline_s:g}s"
+            continue
+        if status == "raised":
+            error = answer
+            found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")
             continue
         if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
             message = f"check_case returned {answer!r}; expected a list of strings"
