@@ -68,11 +68,6 @@ def unauthorized(results: Iterable[CheckResult]) -> bool:
     )
 
 
-def verdicts(results: Iterable[CheckResult]) -> list[CheckResult]:
-    """The results that are verdicts on the run: grader errors left out."""
-    return [c for c in results if not c.grader_error]
-
-
 class RunResult(BaseModel):
     """A graded run, reduced to what metrics, reports and the gate need."""
 
