@@ -141,8 +141,17 @@ class TraceWriter:
         # each entry keeps its checks alive so the ids cannot be reused.
         self._checks_json: dict[tuple[int, ...], tuple[Sequence[CheckResult], bytes]] = {}
 
-    def write(self, run: Run, checks: Sequence[CheckResult], success: bool) -> None:
-        """Append one finished run (a :class:`TraceRecord` line) and flush it to the OS."""
+    def write(
+        self,
+        run: Run,
+        checks: Sequence[CheckResult],
+        success: bool,
+        *,
+        run_json: bytes | None = None,
+    ) -> None:
+        """Append one finished run (a :class:`TraceRecord` line) and flush it to the OS.
+
+        ``run_json``: the run already serialised (the runner has it), else done here."""
         if self._file is None:
             raise ValueError(f"trace writer for {str(self.folder)!r} is closed")
         # The same JSON as TraceRecord(...).model_dump_json(), without validating a
@@ -154,7 +163,7 @@ class TraceWriter:
                 b',"trial":',
                 str(run.trial).encode(),
                 b',"success":true,"run":' if success else b',"success":false,"run":',
-                run.__pydantic_serializer__.to_json(run),
+                run.__pydantic_serializer__.to_json(run) if run_json is None else run_json,
                 b',"checks":',
                 self._checks(checks),
                 b"}\n",
