@@ -291,6 +291,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
         crashed=crashed,
         max_provider_errors_in_a_row=getattr(args, "max_provider_errors", None) or None,
+        isolation=plan.isolation,
     )
     try:
         try:
@@ -304,6 +305,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
                 "complete": outcome.complete,
                 "stop_signal": _signal_name(outcome.stop_signal),
                 "stop_reason": outcome.stop_reason,
+                "unstopped_runs": list(outcome.unstopped),
             }
         )
         traces.close(final)

@@ -15,23 +15,26 @@ back in the harness. What a misbehaving SUT can do there costs only that run:
 - a run that cannot be serialised is a ``sut_error`` with the reason.
 
 A worker that died or was killed is replaced (the SUT is built again) and the evaluation
-goes on. Workers start with ``forkserver`` (``spawn`` where there is none), never
-``fork``: the harness's threads and event loop are not copied into them. A Ctrl-C from the
-terminal reaches the whole process group; workers ignore it and the harness stops them.
+goes on. A worker is a fresh interpreter (``sys.executable``), never a ``fork`` of the
+harness (its threads and event loop are not copied) and, unlike ``multiprocessing``'s
+``spawn``, it does not import the harness's ``__main__`` again: a script calling
+:func:`evals.evaluate` needs no ``if __name__ == "__main__"`` guard. It talks to the
+harness over a socket pair (pickled messages), not stdout, which stays the SUT's. A
+Ctrl-C from the terminal reaches the whole process group; workers ignore it and the
+harness stops them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
-import multiprocessing.connection
 import signal
+import socket
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.context import ForkServerContext, SpawnContext
-from multiprocessing.process import BaseProcess
+from multiprocessing.connection import Connection
 from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
@@ -115,10 +118,16 @@ class _WorkerSetup:
     memory_limit_mb: int | None
 
 
-def _worker_main(conn: multiprocessing.connection.Connection, setup: _WorkerSetup) -> None:
-    """A worker: build the SUT, then answer ``(case index, trial)`` requests until the
-    harness closes the pipe."""
+def worker_main(fd: int) -> None:
+    """A worker (``python -c``, the harness's end of the socket pair at ``fd``): take its
+    setup, build the SUT, then answer ``(case index, trial)`` requests until the harness
+    closes the socket."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the harness handles Ctrl-C
+    conn = Connection(fd)
+    try:
+        setup: _WorkerSetup = conn.recv()
+    except (EOFError, OSError):
+        return
     sys.path[:] = setup.sys_path  # the harness's imports (a SUT found on a path it added)
     cases, memory_limit_mb = setup.cases, setup.memory_limit_mb
     if memory_limit_mb is not None:
@@ -128,8 +137,11 @@ def _worker_main(conn: multiprocessing.connection.Connection, setup: _WorkerSetu
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         sut = load_sut(setup.spec, setup.options)
-    except (SutLoadError, MemoryError) as e:
-        conn.send(("failed", str(e)))
+    except SutLoadError as e:
+        conn.send(("failed", e.problem))
+        return
+    except MemoryError:
+        conn.send(("failed", f"MemoryError (the worker's memory limit is {memory_limit_mb} MiB)"))
         return
     arun = sut.arun if isinstance(sut, AsyncSUT) else None
     loop = asyncio.new_event_loop() if arun is not None else None
@@ -166,15 +178,8 @@ def _worker_main(conn: multiprocessing.connection.Connection, setup: _WorkerSetu
 # ---------------------------------------------------------------------------- harness side
 
 
-def _context() -> ForkServerContext | SpawnContext:
-    """``forkserver`` where the platform has it, else ``spawn``; never ``fork``."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("forkserver")
-    return multiprocessing.get_context("spawn")
-
-
-def _exit_cause(process: BaseProcess) -> str:
-    code = process.exitcode
+def _exit_cause(process: subprocess.Popen[bytes]) -> str:
+    code = process.poll()
     if code is None:
         return "its pipe closed"
     if code < 0:
@@ -188,16 +193,22 @@ class _Worker:
     """One worker process and the harness's end of its pipe."""
 
     def __init__(self, pool: WorkerPool) -> None:
-        ctx = _context()
-        self.conn, child = ctx.Pipe(duplex=True)
-        self.process = ctx.Process(
-            target=_worker_main,
-            args=(child, pool.setup),
-            name="evals-sut-worker",
-            daemon=True,
-        )
-        self.process.start()
-        child.close()  # so the worker's death reads as the end of the pipe here
+        ours, theirs = socket.socketpair()
+        try:
+            fd = theirs.fileno()
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    f"from evals.isolation import worker_main; worker_main({fd})",
+                ],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(fd,),
+            )
+        finally:
+            theirs.close()  # so the worker's death reads as the end of the socket here
+        self.conn = Connection(ours.detach())
+        self.conn.send(pool.setup)
 
     async def receive(self) -> _Message:
         """The worker's next message; ``("died", cause)`` when its pipe ends."""
@@ -223,7 +234,7 @@ class _Worker:
     async def cause_of_death(self) -> str:
         """Why the worker is gone (its exit code or signal), once the OS says."""
         for _ in range(100):  # the pipe can close a moment before the exit is reaped
-            if self.process.exitcode is not None:
+            if self.process.poll() is not None:
                 break
             await asyncio.sleep(0.01)
         return _exit_cause(self.process)
@@ -232,10 +243,11 @@ class _Worker:
         """End the worker at once (SIGKILL) and reap it."""
         with contextlib.suppress(OSError, ValueError):
             self.conn.close()
-        if self.process.exitcode is None:
-            with contextlib.suppress(OSError, ValueError):
+        if self.process.poll() is None:
+            with contextlib.suppress(OSError):
                 self.process.kill()
-        self.process.join(5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(5)
 
 
 class WorkerPool:
@@ -346,7 +358,8 @@ class WorkerPool:
             return _failed(case, trial, str(payload))
         self._replace(worker)
         limit = self.isolation.memory_limit_mb
-        note = f"; its memory limit was {limit} MiB" if limit else ""
+        # A kill may be the limit's doing (a C extension failing an allocation).
+        note = f"; its memory limit was {limit} MiB" if limit and "killed" in payload else ""
         return _failed(case, trial, f"the worker process died ({payload}{note})")
 
     def close(self) -> None:

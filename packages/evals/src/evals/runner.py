@@ -451,6 +451,10 @@ class Runner:
             if done:
                 return _failed(case, trial, timed_out)
             self._abandoned.append((label, work))
+            # Dropped with the loop at the end: asyncio's "destroyed but pending" warning
+            # would only repeat what the report says.
+            with contextlib.suppress(AttributeError):
+                work._log_destroy_pending = False  # type: ignore[attr-defined]
             return _failed(
                 case,
                 trial,

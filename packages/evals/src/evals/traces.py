@@ -80,6 +80,13 @@ class RunMeta(BaseModel):
     """The signal that stopped an interrupted evaluation (``SIGINT``, ``SIGTERM``)."""
     stop_reason: str | None = None
     """Why the runner stopped scheduling by itself (the provider kept failing)."""
+    isolation: str = "none"
+    """Where the SUT ran: ``none`` (in the harness's process) or ``process`` (workers)."""
+    memory_limit_mb: int | None = None
+    """The memory limit of each worker process in MiB (``process`` isolation), if any."""
+    unstopped_runs: list[str] = Field(default_factory=list)
+    """Runs (``case#trial``) that timed out and could not be stopped: still running in
+    the harness's process when the evaluation ended (recorded as ``sut_error``)."""
 
 
 _ID_JSON = TypeAdapter(str)
