@@ -289,8 +289,9 @@ class Runner:
 
         self._abandoned = []
         if self.isolation is not None:
-            self._pool = WorkerPool(self.isolation, cases, self.concurrency)
-            await self._pool.start()  # a SUT no worker can build: SutLoadError, no run
+            pool = WorkerPool(self.isolation, cases, self.concurrency)
+            await pool.start()  # a SUT no worker can build: SutLoadError, no run
+            self._pool = pool
         else:
             self._watchdog = Watchdog(loop, self.grace_s)
             self._watchdog.start()
