@@ -197,8 +197,9 @@ def render_markdown(results: dict[str, Any]) -> str:
             )
         lines += [
             "",
-            "CPU includes the worker processes; per run = (N runs - 1 run) / (N - 1), start-up"
-            f" apart. Process isolation costs {isolation['extra_cpu_ms_per_run']:.3f} ms of CPU"
+            f"CPU includes the worker processes; per run = (N runs - {isolation['warm_n']} runs)"
+            f" / (N - {isolation['warm_n']}): start-up and each worker's first calls apart."
+            f" Process isolation costs {isolation['extra_cpu_ms_per_run']:.3f} ms of CPU"
             f" ({isolation['extra_ms_per_run']:.3f} ms of wall) per run more, and"
             f" {isolation['extra_start_s']:.2f} s of wall ({isolation['extra_start_cpu_s']:.2f} s"
             " of CPU) at start-up: the workers each import and build the SUT.",

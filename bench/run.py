@@ -119,12 +119,13 @@ def run_isolation(
     fake: FakeOpenAI, scenario: IsolationScenario, work: Path, repeats: int
 ) -> dict[str, Any]:
     """``evals run`` of the one-call SUT with ``--isolation none`` and ``process``, each at
-    N=1 and N=n: wall, CPU (workers included: ``wait4`` counts reaped descendants), and
-    the per-run cost, ``(x(n) - x(1)) / (n - 1)`` of wall and of CPU, apart from start-up
-    (CPU is the steadier figure on a shared machine)."""
+    N=1 (start-up), ``warm_n`` and ``n``: wall, CPU (workers included: ``wait4`` counts
+    reaped descendants), and the per-run cost, ``(x(n) - x(warm_n)) / (n - warm_n)`` of
+    wall and of CPU, apart from start-up and first calls (CPU is the steadier figure on a
+    shared machine)."""
     fake.latency = scenario.latency_s
     env = child_env(fake.base_url)
-    sizes = (1, scenario.n)
+    sizes = (1, scenario.warm_n, scenario.n)
     files = {size: write_cases(work / f"isolation-{size}.jsonl", size) for size in sizes}
     modes = ("none", "process")
 
@@ -150,13 +151,14 @@ def run_isolation(
     result: dict[str, Any] = {
         "name": scenario.name,
         "n": scenario.n,
+        "warm_n": scenario.warm_n,
         "concurrency": scenario.concurrency,
         "latency_s": scenario.latency_s,
     }
     for mode in modes:
-        one, many = samples[mode, 1], samples[mode, scenario.n]
-        pairs = list(zip(many, one, strict=True))
-        runs = scenario.n - 1
+        one, warm, many = (samples[mode, size] for size in sizes)
+        pairs = list(zip(many, warm, strict=True))
+        runs = scenario.n - scenario.warm_n
         result[mode] = {
             "start_s": spread([s.wall_s for s in one]),
             "start_cpu_s": spread([s.cpu_s for s in one]),

@@ -46,8 +46,12 @@ class IsolationScenario:
     name: str = "isolation"
     """Name used with ``--only``."""
     n: int = 200
-    """Runs (cases, one trial each); each side is also measured at N=1, so the start-up
-    (the workers') and the per-run cost come apart."""
+    """Runs (cases, one trial each). Each side is also measured at N=1 (its start-up) and
+    at ``warm_n``: the per-run cost is the difference between ``n`` and ``warm_n`` runs
+    over ``n - warm_n``, after every worker has made its first call (a worker's SUT makes
+    its model client on first use)."""
+    warm_n: int = 20
+    """The smaller measured size (every worker has run a few times)."""
     concurrency: int = 4
     """Runs in flight (and worker processes)."""
     latency_s: float = 0.0

@@ -17,9 +17,12 @@ import sys
 from pathlib import Path
 
 import evals
+import fake_suts
 import pytest
 from evals import validation
 from evals.cli import main
+from evals.loader import load_cases
+from evals.runner import Runner
 from evals.traces import read_traces
 from fake_suts import EchoSUT
 from helpers import FIXTURES, make_project
@@ -216,3 +219,17 @@ def test_a_sut_no_worker_can_build_is_one_line_and_exit_2(
     assert code == 2, err
     assert "in a worker process" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_hung_thread_is_a_timeout_listed_as_not_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A sync SUT's thread cannot be killed: its run is a timeout, and the results say it
+    # was still running when the evaluation ended; a run that finished is not listed.
+    monkeypatch.setenv("FAKE_SUT_HANG", "d02")
+    cases = load_cases([FIXTURES / "cases" / "alpha.jsonl"])
+    outcome = Runner(fake_suts.HangingSUT(), timeout_s=0.2, concurrency=2).run(cases)
+    assert outcome.complete
+    assert outcome.unstopped == ("d02#0",)
+    errors = [(r.label, r.error) for r in outcome.results if r.outcome == "sut_error"]
+    assert errors == [("d02#0", "timed out after 0.2s")]

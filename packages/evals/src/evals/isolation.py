@@ -35,6 +35,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
@@ -53,6 +54,12 @@ ISOLATIONS: tuple[str, ...] = get_args(Isolation)
 WORKER_START_S = 120.0
 """How long a worker may take to start and build the SUT before it counts as failed."""
 _MIB = 1024 * 1024
+_EVALS_ROOT = str(Path(__file__).resolve().parents[1])
+"""Where this ``evals`` was imported from: a worker imports the very same one."""
+_WORKER_CODE = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from evals.isolation import worker_main; worker_main({fd})"
+)
 
 
 @dataclass(frozen=True)
@@ -197,11 +204,7 @@ class _Worker:
         try:
             fd = theirs.fileno()
             self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-c",
-                    f"from evals.isolation import worker_main; worker_main({fd})",
-                ],
+                [sys.executable, "-c", _WORKER_CODE.format(root=_EVALS_ROOT, fd=fd)],
                 stdin=subprocess.DEVNULL,
                 pass_fds=(fd,),
             )
