@@ -107,7 +107,8 @@ def test_a_misbehaving_sut_costs_its_run_never_the_evaluation(
     project = make_project(tmp_path, "misbehaving_suts:MisbehavingSUT")
     monkeypatch.chdir(project)
     monkeypatch.setattr(validation, "CHECK_CASE_DEADLINE_S", 0.3)
-    args = ["run", "--suite", "alpha", "--timeout", TIMEOUT, "--concurrency", "2"]
+    # One run at a time: after d02, the next case goes to the worker that replaced d02's.
+    args = ["run", "--suite", "alpha", "--timeout", TIMEOUT, "--concurrency", "1"]
     args += ["--sut-option", f"how={how}", "--sut-option", "only=d02", "--isolation", mode]
     if mode == "process":
         args += ["--memory-limit", str(MEMORY_LIMIT_MB)]
@@ -143,7 +144,8 @@ def test_a_dead_worker_is_replaced_and_the_evaluation_goes_on(tmp_path: Path) ->
             *("--sut-option", "how=os_exit3", "--sut-option", "only=d02"),
         ],
         cwd=project,
-        env={**os.environ, "PYTHONPATH": str(FIXTURES)},
+        # Added to PYTHONPATH, not replacing it: a mutated copy's evals must stay first.
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([*_pythonpath(), str(FIXTURES)])},
         capture_output=True,
         text=True,
         timeout=120,
@@ -157,6 +159,10 @@ def test_a_dead_worker_is_replaced_and_the_evaluation_goes_on(tmp_path: Path) ->
     died = "the worker process died (exit code 3)"
     assert failed == [("d02", 0, died), ("d02", 1, died)]
     assert len(records) == 2 * len(ALPHA)
+
+
+def _pythonpath() -> list[str]:
+    return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
 def test_a_well_behaved_sut_gives_the_same_results_in_both_modes() -> None:
