@@ -12,6 +12,7 @@ from pathlib import Path
 from evals.case import SPLITS
 from evals.isolation import ISOLATIONS
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE
+from evals.ray_executor import EXECUTORS
 from evals.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
@@ -102,6 +103,20 @@ def build_parser() -> argparse.ArgumentParser:
             metavar="MB",
             help="address-space limit of each worker process in MiB (--isolation process;"
             " default: none)",
+        )
+        group.add_argument(
+            "--executor",
+            choices=EXECUTORS,
+            default=None,
+            help="where runs are scheduled: local (this process; default) or ray (the SUT in"
+            " a pool of Ray actors, one per --concurrency; needs supportpilot-evals[ray])",
+        )
+        group.add_argument(
+            "--ray-address",
+            default=None,
+            metavar="ADDRESS",
+            help="the Ray cluster for --executor ray (default: RAY_ADDRESS, else a local Ray"
+            " started for the evaluation)",
         )
         group.add_argument(
             "--max-provider-errors",

@@ -14,6 +14,7 @@ from evals.errors import UsageError
 from evals.isolation import ProcessIsolation
 from evals.loader import CaseSource, load_cases_with_sources
 from evals.metrics import RunSummary
+from evals.ray_executor import RayExecutor, require_ray
 from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
 from evals.sut import AnySUT, describe, load_sut
@@ -62,8 +63,9 @@ class Plan:
     sources: dict[str, CaseSource]
     meta: RunMeta
     finished: dict[Pair, RunSummary]
-    isolation: ProcessIsolation | None = None
-    """Set when the SUT runs in worker processes (``--isolation process``)."""
+    isolation: ProcessIsolation | RayExecutor | None = None
+    """Set when the SUT runs in worker processes (``--isolation process``) or Ray actors
+    (``--executor ray``)."""
 
 
 def load_named_sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
@@ -79,6 +81,31 @@ def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
     if not sut_spec:
         raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
     return sut_spec
+
+
+def executor_of(
+    args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
+) -> tuple[str, str, ProcessIsolation | RayExecutor | None]:
+    """``--executor`` (a resumed evaluation keeps what it recorded unless told otherwise)
+    and the isolation: the executor's name, the isolation's, and where the SUT runs. Ray
+    actors are processes already: ``--isolation process`` and ``--memory-limit`` are
+    refused with ``--executor ray``, as is a missing Ray (exit 2, before any run)."""
+    executor: str = args.executor or (recorded.executor if recorded else "local")
+    if executor != "ray":
+        if args.ray_address is not None:
+            raise UsageError("--ray-address names a Ray cluster: it needs --executor ray")
+        return (executor, *isolation_of(args, config, recorded))
+    if args.isolation == "process" or args.memory_limit is not None:
+        raise UsageError(
+            "--executor ray runs the SUT in Ray actors (processes already):"
+            " --isolation process and --memory-limit do not apply"
+        )
+    require_ray()
+    return (
+        executor,
+        "none",
+        RayExecutor(_sut_spec(args, config), dict(args.sut_option), args.ray_address),
+    )
 
 
 def isolation_of(
@@ -117,7 +144,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         )
     label = label_of(args, suites)
     trials: int = args.trials or args.default_trials
-    mode, isolation = isolation_of(args, config)
+    executor, mode, isolation = executor_of(args, config)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
@@ -132,7 +159,8 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
         isolation=mode,
-        memory_limit_mb=None if isolation is None else isolation.memory_limit_mb,
+        memory_limit_mb=_memory_limit(isolation),
+        executor=executor,
         git_revision=git_revision(config.root),
         started=utc_now(),
         planned_runs=len(selected) * trials,
@@ -184,7 +212,7 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         )
     finished = read_finished(folder, cases, old.trials)
     cut_torn_tail(folder, finished)
-    mode, isolation = isolation_of(args, config, old)
+    executor, mode, isolation = executor_of(args, config, old)
     meta = old.model_copy(
         update={
             "finished": None,
@@ -194,7 +222,8 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
             "concurrency": args.concurrency or old.concurrency,
             "timeout_s": args.timeout or old.timeout_s,
             "isolation": mode,
-            "memory_limit_mb": None if isolation is None else isolation.memory_limit_mb,
+            "memory_limit_mb": _memory_limit(isolation),
+            "executor": executor,
             "unstopped_runs": [],
         }
     )
@@ -206,6 +235,10 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         finished=finished.runs,
         isolation=isolation,
     )
+
+
+def _memory_limit(isolation: ProcessIsolation | RayExecutor | None) -> int | None:
+    return isolation.memory_limit_mb if isinstance(isolation, ProcessIsolation) else None
 
 
 def label_of(args: argparse.Namespace, suites: list[str]) -> str:

@@ -28,6 +28,7 @@ from evals.gate_config import GateConfig, load_gate_config
 from evals.isolation import Isolation, ProcessIsolation
 from evals.loader import load_cases_with_sources
 from evals.metrics import Metrics, compute
+from evals.ray_executor import Executor, RayExecutor, require_ray
 from evals.report import render_console, write_reports
 from evals.result import RunResult
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner
@@ -96,6 +97,8 @@ def evaluate(
     sut_options: Mapping[str, str] | None = None,
     isolation: Isolation = "none",
     memory_limit_mb: int | None = None,
+    executor: Executor = "local",
+    ray_address: str | None = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
@@ -108,13 +111,28 @@ def evaluate(
     ``memory_limit_mb`` MiB of address space when given: a run that exits the process,
     hangs or blows the limit is a ``sut_error``, and the evaluation goes on
     (:mod:`evals.isolation`).
+    ``executor="ray"`` runs the SUT in ``concurrency`` Ray actors instead, each building it
+    from the ``module:attr`` string, on the cluster at ``ray_address`` (else
+    ``RAY_ADDRESS``, else a local Ray started for the evaluation; :mod:`evals.ray_executor`).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
     one: :class:`~evals.errors.CaseFileError` lists every problem before any run.
     """
     if isolation not in ("none", "process"):
         raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
-    workers: ProcessIsolation | None = None
-    if isolation == "process":
+    workers: ProcessIsolation | RayExecutor | None = None
+    if executor not in ("local", "ray"):
+        raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
+    if executor == "ray":
+        if not isinstance(sut, str) or isolation != "none" or memory_limit_mb is not None:
+            raise ValueError(
+                "executor='ray' builds the SUT in each Ray actor: pass it as 'module:attr',"
+                " without isolation or memory_limit_mb"
+            )
+        require_ray()
+        workers = RayExecutor(sut, dict(sut_options or {}), ray_address)
+    elif ray_address is not None:
+        raise ValueError("ray_address names a Ray cluster: it needs executor='ray'")
+    elif isolation == "process":
         if not isinstance(sut, str):
             raise ValueError(
                 "isolation='process' builds the SUT in each worker: pass it as 'module:attr'"
@@ -135,6 +153,7 @@ def evaluate(
         timeout_s=timeout,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
+        executor=executor,
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )

@@ -20,7 +20,8 @@ watchdog thread once it is ``grace_s`` past its deadline (a signal to the main t
 raises in the blocking code; see :mod:`evals._watchdog` for the limits). Runs that could
 not be stopped are listed in :attr:`RunnerResults.unstopped`. With
 :class:`~evals.isolation.ProcessIsolation` the SUT runs in worker processes instead, which
-can be killed (:mod:`evals.isolation`). Ctrl-C
+can be killed (:mod:`evals.isolation`); with :class:`~evals.ray_executor.RayExecutor`, in
+the actors of a Ray cluster (:mod:`evals.ray_executor`). Ctrl-C
 (SIGINT) or SIGTERM stops scheduling, cancels what is in flight and returns the finished
 results, marked incomplete, with the signal that stopped them. Runs are scheduled
 trial-major (every case's trial 0, then trial 1 …), so the finished results of an
@@ -56,6 +57,7 @@ from evals.isolation import (
     run_json,
 )
 from evals.metrics import RunSummary, Summaries
+from evals.ray_executor import RayExecutor, RayPool
 from evals.result import RunResult
 from evals.run import Run
 from evals.sut import SUT, AnySUT, AsyncSUT
@@ -145,7 +147,7 @@ class Runner:
         checks: Iterable[Check] | None = None,
         crashed: Mapping[str, str] | None = None,
         max_provider_errors_in_a_row: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
-        isolation: ProcessIsolation | None = None,
+        isolation: ProcessIsolation | RayExecutor | None = None,
         grace_s: float | None = None,
     ) -> None:
         if trials < 1:
@@ -188,7 +190,7 @@ class Runner:
         """How long past its deadline an in-process run may take to stop."""
         if not self.grace_s > 0:
             raise ValueError(f"grace must be positive, got {grace_s!r}")
-        self._pool: WorkerPool | None = None
+        self._pool: WorkerPool | RayPool | None = None
         self._watchdog: Watchdog | None = None
         self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
 
@@ -289,7 +291,11 @@ class Runner:
 
         self._abandoned = []
         if self.isolation is not None:
-            pool = WorkerPool(self.isolation, cases, self.concurrency)
+            pool: WorkerPool | RayPool = (
+                self.isolation.pool(cases, self.concurrency)
+                if isinstance(self.isolation, RayExecutor)  # actors on a Ray cluster
+                else WorkerPool(self.isolation, cases, self.concurrency)
+            )
             await pool.start()  # a SUT no worker can build: SutLoadError, no run
             self._pool = pool
         else:

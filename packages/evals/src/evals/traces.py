@@ -84,6 +84,8 @@ class RunMeta(BaseModel):
     """Where the SUT ran: ``none`` (in the harness's process) or ``process`` (workers)."""
     memory_limit_mb: int | None = None
     """The memory limit of each worker process in MiB (``process`` isolation), if any."""
+    executor: str = "local"
+    """Where runs were scheduled: ``local`` (the harness's event loop) or ``ray``."""
     unstopped_runs: list[str] = Field(default_factory=list)
     """Runs (``case#trial``) that timed out and could not be stopped: still running in
     the harness's process when the evaluation ended (recorded as ``sut_error``)."""
