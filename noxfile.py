@@ -7,6 +7,7 @@ what runs here is exactly what the lock says and nothing leaks between sessions.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import nox
@@ -19,8 +20,13 @@ ROOT = Path(__file__).parent
 PACKAGES = ["domain", "tools", "agent", "evals", "judge", "fake-openai"]
 
 
-def sync(session: nox.Session, *packages: str, groups: tuple[str, ...] = ()) -> None:
-    """Install the named workspace members (and the given groups) from the lock."""
+def sync(
+    session: nox.Session,
+    *packages: str,
+    groups: tuple[str, ...] = (),
+    extras: tuple[str, ...] = (),
+) -> None:
+    """Install the named workspace members (and the given groups and extras) from the lock."""
     args = ["uv", "sync", "--locked", "--no-default-groups", "--inexact"]
     if packages:
         for package in packages:
@@ -29,6 +35,8 @@ def sync(session: nox.Session, *packages: str, groups: tuple[str, ...] = ()) -> 
         args.append("--all-packages")
     for group in groups:
         args += ["--group", group]
+    for extra in extras:
+        args += ["--extra", extra]
     session.run_install(*args, env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location})
 
 
@@ -56,7 +64,8 @@ def tests(session: nox.Session, package: str) -> None:
         session.run("pytest", "tests", "-q", *session.posargs)
         return
     groups = ("test", "openai-client") if package == "fake-openai" else ("test",)
-    sync(session, package, groups=groups)
+    # The Ray executor's tests run on a real local Ray: the evals extra that brings it.
+    sync(session, package, groups=groups, extras=("ray",) if package == "evals" else ())
     env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
 
@@ -89,12 +98,16 @@ SUITES = [
 ]
 
 
-def evals_cli(session: nox.Session, *args: str) -> None:
+def evals_cli(session: nox.Session, *args: str, extras: tuple[str, ...] = ()) -> None:
     """Run the evals CLI in a venv holding the SupportPilot SUT, with its own database dir."""
-    sync(session, "agent")
+    sync(session, "agent", *(["evals"] if extras else []), extras=extras)
     db_dir = Path(session.create_tmp()) / "db"
     db_dir.mkdir(parents=True, exist_ok=True)
-    session.run("evals", *args, *session.posargs, env={"SUPPORTPILOT_DB_DIR": str(db_dir)})
+    env = {"SUPPORTPILOT_DB_DIR": str(db_dir)}
+    if "ray" in extras:
+        # Ray refuses a temp dir inside the virtualenv (create_tmp's TMPDIR): the system's.
+        env["TMPDIR"] = tempfile.gettempdir()
+    session.run("evals", *args, *session.posargs, env=env)
 
 
 @nox.session(name="evals_read", default=False, tags=["suites"])
@@ -155,6 +168,13 @@ def evals_injection_matrix(session: nox.Session) -> None:
 def evals(session: nox.Session) -> None:
     """Run every suite once and write the reports (reports/all.*)."""
     evals_cli(session, "run", "--label", "all")
+
+
+@nox.session(name="evals_ray", default=False)
+def evals_ray(session: nox.Session) -> None:
+    """Like `make evals` on a Ray cluster (RAY_ADDRESS, else a local Ray): reports/all-ray.*."""
+    evals_cli(session, "run", "--label", "all-ray", "--executor", "ray", extras=("ray",))
+    evals_cli(session, "gate", "--label", "gate-ray", "--executor", "ray", extras=("ray",))
 
 
 @nox.session(default=False)
