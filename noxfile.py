@@ -212,7 +212,8 @@ def bad_pr(session: nox.Session) -> None:
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
     """Break the evaluation code in 61 ways, one copy each: the tests must fail every time."""
-    sync(session, "agent", groups=("test",))
+    # The Ray executor's mutants are killed by its tests, which need the extra.
+    sync(session, "agent", "evals", groups=("test",), extras=("ray",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 
 
@@ -236,5 +237,6 @@ def bench(session: nox.Session) -> None:
     # Compiled at install, as a user's environment would be: the benchmark times start-up,
     # not compiling openai from source on every start.
     session.env["UV_COMPILE_BYTECODE"] = "1"
-    sync(session, "agent", "fake-openai")
+    # The evals extra too: the ray scenario (--only ray) runs evals on a local Ray.
+    sync(session, "agent", "fake-openai", "evals", extras=("ray",))
     session.run("python", "-m", "bench.run", *session.posargs)

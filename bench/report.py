@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench.ray_scenario import report_lines
 from bench.scenarios import (
     OFFLINE_MS_PER_RUN_MAX,
     OVERHEAD_MS_PER_SAMPLE_MAX,
@@ -204,6 +205,8 @@ def render_markdown(results: dict[str, Any]) -> str:
             f" {isolation['extra_start_s']:.2f} s of wall ({isolation['extra_start_cpu_s']:.2f} s"
             " of CPU) at start-up: the workers each import and build the SUT.",
         ]
+    if results.get("ray"):
+        lines += report_lines(results["ray"])
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

@@ -25,6 +25,7 @@ from typing import Any
 from fake_openai import FakeOpenAI
 
 from bench.measure import Sample, measure, spread
+from bench.ray_scenario import RAY, run_ray
 from bench.report import write_report
 from bench.scenarios import (
     ISOLATION,
@@ -252,12 +253,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="scenario name (repeatable)")
     parser.add_argument("--no-offline", action="store_true", help="skip offline SupportPilot")
     parser.add_argument("--out", type=Path, default=ROOT / "reports")
+    parser.add_argument(
+        "--ray-trials",
+        type=int,
+        default=RAY.trials,
+        help=f"trials per case of the ray scenario (default {RAY.trials}: ~10,000 runs)",
+    )
     args = parser.parse_args(argv)
     results: dict[str, Any] = {
         "scenarios": [],
         "same_process_server": None,
         "offline": None,
         "isolation": None,
+        "ray": None,
     }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
@@ -275,6 +283,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{ISOLATION.name}: N={ISOLATION.n} C={ISOLATION.concurrency}, --isolation"
                   " none vs process", file=sys.stderr)  # fmt: skip
             results["isolation"] = run_isolation(fake, ISOLATION, work, repeats)
+        if RAY.name in args.only:  # needs the extra: only when asked for
+            scenario = dataclasses.replace(RAY, trials=args.ray_trials)
+            print(f"{RAY.name}: offline SupportPilot x{scenario.trials} trials, local vs"
+                  " --executor ray", file=sys.stderr)  # fmt: skip
+            results["ray"] = run_ray(scenario, work, evals_command(), child_env(), str(ROOT))
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {

@@ -544,6 +544,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
     ),
+    M(
+        "ray_dead_actor_not_retried",
+        f"{EVALS}/ray_executor.py",
+        "ATTEMPTS = 2",
+        "ATTEMPTS = 1",
+        "a run whose Ray actor died once is an errored run, never tried on another actor",
+    ),
+    M(
+        "ray_cluster_fault_as_sut_error",
+        f"{EVALS}/ray_executor.py",
+        '            outcome="error",\n            error=f"the Ray actor died on both',
+        '            outcome="sut_error",\n            error=f"the Ray actor died on both',
+        "a lost Ray actor counts as the agent's failure, not as an errored run",
+    ),
+    M(
+        "ray_timeout_not_enforced",
+        f"{EVALS}/ray_executor.py",
+        "async with asyncio.timeout_at(deadline):",
+        "async with asyncio.timeout_at(None):",
+        "a run on Ray is never held to its timeout: a hung SUT hangs the evaluation",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

@@ -12,7 +12,8 @@ What the cluster does to a run is not the agent's doing:
 - an actor that dies (its process killed, its node lost) is replaced, and the run is
   tried once more on another actor; when that dies too, the run is recorded as an
   ``error`` (like a provider error: excluded from the rates) naming both causes;
-- a run past its deadline (which counts from the first attempt) ends its actor
+- a run past its deadline (counted from the first attempt's request, not the wait for a
+  free actor, and covering the retry) ends its actor
   (``ray.kill``) and is a ``sut_error`` "timed out", as with ``--isolation process``;
 - what the SUT raises, or a run that cannot be serialised, is a ``sut_error`` as ever.
 
@@ -261,22 +262,28 @@ class RayPool:
 
     async def run(self, case: Case, trial: int, timeout_s: float) -> Run:
         """Run one trial on an actor; a dead actor's run is tried once more on another.
-        The deadline counts from the request and covers both attempts."""
+        The deadline counts from the first request (not the wait for a free actor) and
+        covers both attempts."""
         index = self._index.get(id(case))
         if index is None:  # not one of the cases the actors hold
             raise ValueError(f"case {case.id!r} is not among the pool's cases")
         causes: list[str] = []
-        try:
-            async with asyncio.timeout(timeout_s):
-                for attempt in range(ATTEMPTS):
-                    if attempt:
-                        self.retried += 1
-                    try:
-                        return await self._attempt(case, trial, index)
-                    except _ActorDiedError as e:
-                        causes.append(e.cause)
-        except TimeoutError:  # its actor was replaced as the attempt was cancelled
-            return _failed(case, trial, f"timed out after {timeout_s:g}s (Ray actor killed)")
+        deadline: float | None = None
+        for _ in range(ATTEMPTS):
+            actor = await self._idle.get()
+            if actor is None:
+                self._idle.put_nowait(None)
+                return _failed(case, trial, f"no SUT actor could be started: {self._start_error}")
+            if deadline is None:
+                deadline = asyncio.get_running_loop().time() + timeout_s
+            else:
+                self.retried += 1
+            try:
+                return await self._attempt(actor, case, trial, index, deadline)
+            except _ActorDiedError as e:
+                causes.append(e.cause)
+            except TimeoutError:
+                return _failed(case, trial, f"timed out after {timeout_s:g}s (Ray actor killed)")
         return Run(
             case_id=case.id,
             trial=trial,
@@ -285,19 +292,20 @@ class RayPool:
             f" agent ({'; then '.join(causes)})",
         )
 
-    async def _attempt(self, case: Case, trial: int, index: int) -> Run:
-        """One try on the next free actor; :class:`_ActorDiedError` when the actor is lost."""
-        actor = await self._idle.get()
-        if actor is None:
-            self._idle.put_nowait(None)
-            return _failed(case, trial, f"no SUT actor could be started: {self._start_error}")
+    async def _attempt(
+        self, actor: Any, case: Case, trial: int, index: int, deadline: float
+    ) -> Run:
+        """One try on ``actor``: :class:`_ActorDiedError` when the actor is lost,
+        ``TimeoutError`` past ``deadline`` (the actor is then killed and replaced)."""
         errors = self._ray.exceptions
         try:
-            kind, payload = await _result(actor.run.remote(index, trial))
-        except asyncio.CancelledError:
-            # Past the deadline (the actor may still be running it) or the evaluation is
-            # stopping: the actor is ended and replaced (:meth:`close` stops the latter).
+            async with asyncio.timeout_at(deadline):
+                kind, payload = await _result(actor.run.remote(index, trial))
+        except TimeoutError:  # the actor may still be running it: ended and replaced
             self._replace(actor)
+            raise
+        except asyncio.CancelledError:  # the evaluation is stopping: no replacement
+            self._retire(actor)
             raise
         except errors.RayTaskError as e:  # the actor's method raised (not the SUT's call)
             self._idle.put_nowait(actor)
