@@ -501,6 +501,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
     ),
+    M(
+        "refusal_always_blames_the_case",
+        f"{EVALS}/validation.py",
+        "if judged_before is not None and judged_before(case):",
+        "if False:",
+        "a SUT that now refuses a case the baseline ran unchanged is blamed on the case file",
+    ),
+    M(
+        "fingerprint_ignored",
+        f"{EVALS}/baseline.py",
+        "return known is not None and known == case_fingerprint(case)",
+        "return known is not None",
+        "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

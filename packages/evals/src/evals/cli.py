@@ -20,7 +20,8 @@ from pathlib import Path
 
 from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
-from evals.baseline import build_baseline, load_baseline, write_baseline
+from evals.baseline import Baseline, build_baseline, load_baseline, write_baseline
+from evals.case import Case
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
@@ -50,6 +51,8 @@ class Evaluation:
     outcome: RunnerResults
     meta: RunMeta
     runner: Runner
+    cases: list[Case]
+    """The cases that were run."""
     """The runner, holding SIGINT and SIGTERM after a stop until the partial report is
     written."""
 
@@ -160,7 +163,7 @@ def _baseline(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NO
-    baseline = build_baseline(done.outcome.results, done.meta, exclude)
+    baseline = build_baseline(done.outcome.results, done.meta, exclude, done.cases)
     write_baseline(path, baseline)
     print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
     return EXIT_OK
@@ -171,7 +174,7 @@ def _gate(args: argparse.Namespace) -> int:
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
     baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
-    done = _evaluate(args, config, exclude_tags=exclude)
+    done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
     if not done.outcome.complete:
         _report(args, config, done, gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.meta) or 'INCOMPLETE'})")
@@ -258,9 +261,15 @@ def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:
     return _gate_config(config).exclude_tags
 
 
-def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
+def _evaluate(
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    exclude_tags: list[str],
+    baseline: Baseline | None = None,
+) -> Evaluation:
     """Load, select and run the cases (or resume an evaluation), tracing every run; never
-    raises on Ctrl-C or SIGTERM."""
+    raises on Ctrl-C or SIGTERM. With a ``baseline``, a case the SUT refuses though the
+    baseline ran it unchanged is the SUT's failure (its runs fail), not an exit 2."""
     traces_dir: Path = args.traces or config.traces_dir
     resume: str | None = getattr(args, "resume", None)
     if resume:
@@ -269,7 +278,8 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         plan = planned(args, config, exclude_tags)
     meta = plan.meta
     # The SUT's own view of each case (world overrides, fault roles), still before any run.
-    crashed = require_runnable(plan.sut, plan.cases, plan.sources)
+    judged_before = baseline.unchanged if baseline is not None else None
+    crashed = require_runnable(plan.sut, plan.cases, plan.sources, judged_before=judged_before)
     label = meta.label
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
@@ -310,7 +320,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     except BaseException:
         runner.release_sigint()
         raise
-    return Evaluation(outcome=outcome, meta=final, runner=runner)
+    return Evaluation(outcome=outcome, meta=final, runner=runner, cases=plan.cases)
 
 
 def _report(

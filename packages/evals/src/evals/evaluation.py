@@ -93,6 +93,7 @@ def evaluate(
     timeout: float = DEFAULT_TIMEOUT_S,
     label: str = "evaluate",
     sut_options: Mapping[str, str] | None = None,
+    baseline: Baseline | None = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
@@ -101,11 +102,14 @@ def evaluate(
     ``module:attr`` string (with ``sut_options`` as its keyword arguments).
     ``checks``: the checks to grade with (default: every registered check).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
-    one: :class:`~evals.errors.CaseFileError` lists every problem before any run.
+    one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
+    except, given the ``baseline`` the report will be gated against, on cases it ran
+    unchanged: those the SUT now refuses are its failures, and their runs fail.
     """
     system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
     selected, sources = _cases(cases)
-    crashed = require_runnable(system, selected, sources)
+    judged_before = baseline.unchanged if baseline is not None else None
+    crashed = require_runnable(system, selected, sources, judged_before=judged_before)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
