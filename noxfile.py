@@ -204,6 +204,17 @@ def power(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def reliability(session: nox.Session) -> None:
+    """Concurrent run+gate pairs, stop-and-resume, damaged baselines (`-- concurrent`…)."""
+    sync(session, "agent")
+    commands = (
+        [session.posargs] if session.posargs else [["corrupt"], ["interrupt"], ["concurrent"]]
+    )
+    for command in commands:
+        session.run("python", "scripts/reliability.py", *command)
+
+
+@nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
     sync(session, "agent")
