@@ -515,6 +515,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "return known is not None",
         "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
     ),
+    M(
+        "pass_pow_with_replacement",
+        f"{EVALS}/passk.py",
+        "return Fraction(comb(c, k), comb(n, k))",
+        "return Fraction(c, n) ** k",
+        "pass^k drawn with replacement: the biased (c/n)^k estimator",
+    ),
+    M(
+        "curve_drops_cases_at_k",
+        f"{EVALS}/passk.py",
+        "eligible = [(c, n) for c, n in counts.values() if n >= k]",
+        "eligible = [(c, n) for c, n in counts.values() if n > k]",
+        "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

@@ -334,6 +334,10 @@ def test_stability_runs_flaky_cases_k_times(
     assert "pass@5 / pass^5" in out
     assert "100.0% / 0.0%" in out
     assert "4/5 = 80.0%" in out
+    # The pass^k curve of the one unstable case (4 of 5): C(4,k)/C(5,k) for k = 1..5.
+    assert "80.0% 60.0% 40.0% 20.0% 0.0%" in out
+    markdown = (project / "reports" / "stability.md").read_text(encoding="utf-8")
+    assert "| pass^k" in markdown and "80.0% 60.0% 40.0% 20.0% 0.0%" in markdown
     assert "not gated" not in out  # measuring those cases is what stability is for
     data = json.loads((project / "reports" / "stability.json").read_text(encoding="utf-8"))
     assert data["cases"] == 1 and data["runs"] == 5

@@ -25,6 +25,7 @@ from evals._text import printable, xml_chars
 from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
+from evals.passk import pass_pow
 from evals.result import RunResult
 from evals.traces import RunMeta
 
@@ -189,6 +190,30 @@ def _run_label(failure: Failure, not_gated: Collection[str]) -> str:
     return label
 
 
+def curve_rows(metrics: Metrics) -> list[tuple[int, int, str, str]]:
+    """The pass@k / pass^k curve, one row per k (only with more than one trial)."""
+    if metrics.trials < 2:
+        return []
+    return [(p.k, p.cases, _pct(p.pass_at_k), _pct(p.pass_pow_k)) for p in metrics.pass_curve]
+
+
+CURVE_HEADERS = ["k", "cases", "pass@k", "pass^k"]
+
+
+def unstable_rows(metrics: Metrics) -> list[tuple[str, str, str]]:
+    """Cases that passed some trials but not all (the others' curves are flat at 0 or 1):
+    passes, then pass^k for k = 1 .. n."""
+    rows = []
+    for case, (c, n) in metrics.case_passes.items():
+        if 0 < c < n:
+            curve = " ".join(_pct(float(pass_pow(n, c, k))) for k in range(1, n + 1))
+            rows.append((printable(case), f"{c}/{n}", curve))
+    return rows
+
+
+UNSTABLE_HEADERS = ["unstable case", "passed", "pass^k for k = 1 .. n"]
+
+
 def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str] = ()) -> str:
     """The console report: headline, summary, by split, by tag, failures last; failures
     of cases with a ``not_gated`` tag carry a note saying the gate leaves them out."""
@@ -204,6 +229,10 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
         parts += ["", table]
     if metrics.by_tag:
         parts += ["", tabulate(_group_rows(metrics.by_tag), headers=["tag", "n", "success"])]
+    if curve_rows(metrics):
+        parts += ["", tabulate(curve_rows(metrics), headers=CURVE_HEADERS)]
+        if unstable_rows(metrics):
+            parts += ["", tabulate(unstable_rows(metrics), headers=UNSTABLE_HEADERS)]
     if metrics.error_runs:
         parts += ["", f"{metrics.errors} runs errored:"]
         parts += [printable(f"  {e.case}#{e.trial}: {e.error}") for e in metrics.error_runs]
@@ -245,6 +274,11 @@ def render_markdown(
     if metrics.by_tag:
         rows = _group_rows(metrics.by_tag)
         parts += ["", tabulate(rows, headers=["tag", "n", "success"], tablefmt="github")]
+    if curve_rows(metrics):
+        parts += ["", tabulate(curve_rows(metrics), headers=CURVE_HEADERS, tablefmt="github")]
+        if unstable_rows(metrics):
+            rows2 = unstable_rows(metrics)
+            parts += ["", tabulate(rows2, headers=UNSTABLE_HEADERS, tablefmt="github")]
     parts += ["", f"### Failures ({len(metrics.failures)})", ""]
     lines = [
         printable(f"- `{_run_label(f, not_gated)}`: {'; '.join(f.failed)}")
