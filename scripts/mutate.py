@@ -529,6 +529,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "eligible = [(c, n) for c, n in counts.values() if n > k]",
         "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
     ),
+    M(
+        "sign_test_one_sided",
+        f"{EVALS}/compare.py",
+        "return float(min(Fraction(1), Fraction(2 * tail, 2**n)))",
+        "return float(min(Fraction(1), Fraction(tail, 2**n)))",
+        "compare's paired test is one-sided: half the p-value, twice the false alarms",
+    ),
+    M(
+        "compare_regression_ignores_direction",
+        f"{EVALS}/compare.py",
+        "return self.dropped and self.p_value < alpha",
+        "return self.p_value < alpha",
+        "--fail-on-regression fails a significant improvement too",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

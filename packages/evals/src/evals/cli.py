@@ -20,8 +20,10 @@ from pathlib import Path
 
 from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
+from evals._files import write_atomic
 from evals.baseline import Baseline, build_baseline, load_baseline, write_baseline
 from evals.case import Case
+from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.gate import GateConfig, evaluate, load_gate_config
@@ -212,6 +214,20 @@ def _report_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _compare(args: argparse.Namespace) -> int:
+    config = load_config()
+    a, b = load_side(args.a, config), load_side(args.b, config)
+    refuse_unrelated(a, b)
+    comparison = compare(a, b)
+    text = render(comparison, args.alpha)
+    if args.markdown is not None:
+        write_atomic(args.markdown, text)
+    print(text, end="")
+    if args.fail_on_regression and comparison.regression(args.alpha):
+        return EXIT_NO
+    return EXIT_OK
+
+
 def _not_gated_of(meta: RunMeta, config: EvalsConfig) -> list[str]:
     return [] if meta.command == "stability" else _gate_config(config).exclude_tags
 
@@ -244,6 +260,7 @@ _COMMANDS = {
     "gate": _gate,
     "stability": _stability,
     "report": _report_command,
+    "compare": _compare,
 }
 
 
