@@ -543,6 +543,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "return self.p_value < alpha",
         "--fail-on-regression fails a significant improvement too",
     ),
+    M(
+        "majority_tie_passes",
+        f"{EVALS}/case_verdict.py",
+        "return passed * 2 > judged",
+        "return passed * 2 >= judged",
+        "a tie (1 of 2 trials) counts as a majority",
+    ),
+    M(
+        "baseline_rule_mismatch_ignored",
+        f"{EVALS}/gate.py",
+        "if baseline.case_verdict != rule:",
+        "if False:",
+        "a baseline judged by all trials is gated by majority (or the other way) silently",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

@@ -35,6 +35,7 @@ from pydantic import (
 from evals._files import write_atomic
 from evals._json_files import read_model
 from evals.case import Case
+from evals.case_verdict import CaseVerdict, case_verdicts
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute, summarize
 from evals.result import CheckKind, RunResult
@@ -136,6 +137,8 @@ class Baseline(BaseModel):
     """The code revision the baseline was made at."""
     exclude_tags: list[str] = Field(default_factory=list)
     """Tags left out (flaky)."""
+    case_verdict: CaseVerdict = "all"
+    """How ``case_success`` judged a case with k trials (the gate config's rule)."""
     runs: Count
     """Runs counted."""
     cases: Count
@@ -219,10 +222,13 @@ def from_metrics(
     meta: RunMeta,
     exclude_tags: Iterable[str],
     tallies: Mapping[str, Mapping[str, CheckTally]],
+    *,
     cases: Iterable[Case] = (),
+    case_verdict: CaseVerdict = "all",
 ) -> Baseline:
     """A baseline from metrics and check tallies already computed without the excluded
-    cases; ``cases`` gives the fingerprints of the gated ones."""
+    cases; ``cases`` gives the fingerprints of the gated ones, ``case_verdict`` how a
+    case with k trials passes."""
     fingerprints = {c.id: case_fingerprint(c) for c in cases if c.id in metrics.case_success}
     return Baseline.model_validate(
         dict(
@@ -231,6 +237,7 @@ def from_metrics(
             trials=meta.trials,
             git_revision=meta.git_revision,
             exclude_tags=sorted(set(exclude_tags)),
+            case_verdict=case_verdict,
             runs=metrics.runs,
             cases=metrics.cases,
             success_rate=metrics.success_rate,
@@ -238,7 +245,7 @@ def from_metrics(
             unauthorized_rate=metrics.unauthorized_rate,
             returned_chars_p95=metrics.returned_chars_p95,
             latency_ms_p95=metrics.latency_ms_p95,
-            case_success=dict(sorted(metrics.case_success.items())),
+            case_success=_case_success(metrics, case_verdict),
             check_kinds={n: t.kind for checks in tallies.values() for n, t in checks.items()},
             case_checks={
                 case: {n: t.verdict for n, t in checks.items()} for case, checks in tallies.items()
@@ -249,17 +256,26 @@ def from_metrics(
     )
 
 
+def _case_success(metrics: Metrics, rule: CaseVerdict) -> dict[str, bool]:
+    if not metrics.case_passes:  # metrics read from an older report
+        return dict(sorted(metrics.case_success.items()))
+    return case_verdicts(metrics.case_passes, rule)
+
+
 def build_baseline(
     results: Iterable[RunResult],
     meta: RunMeta,
     exclude_tags: Iterable[str],
     cases: Iterable[Case] = (),
+    case_verdict: CaseVerdict = "all",
 ) -> Baseline:
     """A baseline from graded runs, leaving out cases with an excluded tag; ``cases`` (the
-    cases that were run) give the gated cases' fingerprints."""
+    cases that were run) give the gated cases' fingerprints; ``case_verdict`` says how a
+    case with k trials passes."""
     tags = list(exclude_tags)
     kept = excluding(results, tags)
-    return from_metrics(compute(kept), meta, tags, check_tallies(kept), cases)
+    tallies = check_tallies(kept)
+    return from_metrics(compute(kept), meta, tags, tallies, cases=cases, case_verdict=case_verdict)
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:

@@ -165,7 +165,9 @@ def _baseline(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NO
-    baseline = build_baseline(done.outcome.results, done.meta, exclude, done.cases)
+    baseline = build_baseline(
+        done.outcome.results, done.meta, exclude, done.cases, gate_config.case_verdict
+    )
     write_baseline(path, baseline)
     print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
     return EXIT_OK
