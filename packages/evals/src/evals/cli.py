@@ -23,7 +23,7 @@ from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
 from evals.baseline import build_baseline, load_baseline, write_baseline
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
-from evals.gate import GateConfig, evaluate, load_gate_config
+from evals.gate import GateConfig, Verdict, evaluate, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import (
@@ -187,7 +187,7 @@ def _gate(args: argparse.Namespace) -> int:
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
-    _report(args, config, done, gate_config.exclude_tags, sections=sections)
+    _report(args, config, done, gate_config.exclude_tags, sections=sections, verdict=verdict)
     print()
     print(verdict.render())
     return verdict.exit_code
@@ -200,7 +200,9 @@ def _report_command(args: argparse.Namespace) -> int:
         metrics = compute(results)
         not_gated = _not_gated_of(meta, config)
         out: Path = args.out or config.reports_dir
-        written = write_reports(out, meta.label, metrics, results, meta, not_gated=not_gated)
+        written = write_reports(
+            out, meta.label, metrics, results, meta, not_gated=not_gated, traces=args.path
+        )
         print(render_console(metrics, meta, not_gated=not_gated))
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
         return EXIT_OK
@@ -320,6 +322,7 @@ def _report(
     not_gated: list[str],
     *,
     sections: dict[str, str] | None = None,
+    verdict: Verdict | None = None,
 ) -> None:
     """Write the report files and print the console report; then Ctrl-C and SIGTERM
     work again."""
@@ -328,12 +331,21 @@ def _report(
         out: Path = args.out or config.reports_dir
         results = done.outcome.results
         label, meta = done.meta.label, done.meta
+        traces: Path = (args.traces or config.traces_dir) / done.meta.run_id
         written = write_reports(
-            out, label, metrics, results, meta, not_gated=not_gated, sections=sections
+            out,
+            label,
+            metrics,
+            results,
+            meta,
+            not_gated=not_gated,
+            sections=sections,
+            traces=traces,
+            verdict=verdict,
         )
         print(render_console(metrics, meta, not_gated=not_gated), flush=True)
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
-        print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
+        print(f"traces: {traces}", file=sys.stderr)
     finally:
         done.runner.release_sigint()
 
