@@ -46,12 +46,15 @@ sync_api = pytest.importorskip(
     reason="Playwright is not installed: `uv sync --group browser` (the dev group has it)",
 )
 CHROMIUM = _chromium()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no Chromium executable found (looked for EVALS_CHROMIUM, then "
+MISSING = (
+    "no Chromium executable found (looked for EVALS_CHROMIUM, then "
     + ", ".join(CHROMIUM_NAMES)
-    + " on PATH): install it with `apt-get install -y chromium`",
+    + " on PATH): install it with `apt-get install -y chromium`"
 )
+if CHROMIUM is None and os.environ.get("EVALS_REQUIRE_BROWSER") == "1":
+    # CI (.ci/run) installs Chromium: there a missing browser is a failure, not a skip.
+    pytest.fail(MISSING, pytrace=False)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
 
 
 @pytest.fixture(scope="module")
