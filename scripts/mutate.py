@@ -558,6 +558,20 @@ MUTANTS: tuple[Mutant, ...] = (
         "            if True:\n",
         "the HTML trace of a run is a later duplicate record, not the one the report graded",
     ),
+    M(
+        "cli_html_without_diff",
+        f"{EVALS}/cli.py",
+        "sections=sections, verdict=verdict)",
+        "sections=sections)",
+        "`evals gate` writes its HTML report without the baseline diff",
+    ),
+    M(
+        "cli_html_without_traces",
+        f"{EVALS}/cli.py",
+        "            traces=traces,\n",
+        "            traces=None,\n",
+        "`evals run` and `evals gate` write their HTML report without the runs' traces",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

@@ -13,6 +13,7 @@ from markupsafe import escape
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
+from evals.cli import main
 from evals.html_report import VALUE_CHARS_MAX, load_runs, render_html, trace_sections
 from evals.metrics import compute
 from evals.result import CheckResult, RunResult
@@ -241,3 +242,22 @@ def test_load_runs_skips_a_torn_line_and_keeps_the_first_record(tmp_path: Path) 
     assert set(runs) == {(PASSING_ID, 0), (FAILING_ID, 0), (HOSTILE_ID, 0)}
     assert runs[(PASSING_ID, 0)]["reply"] == "您好，已为您补发。"
     assert load_runs(tmp_path / "nowhere") == {} and load_runs(None) == {}
+
+
+def test_evals_gate_writes_the_page_with_the_diff_and_each_runs_trace(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["baseline"]) == 0
+    monkeypatch.setenv("FAKE_SUT_FAIL", "r01")  # the SUT broken on one case
+    assert main(["gate"]) == 1
+    capsys.readouterr()
+    page = (project / "reports" / "gate.html").read_text(encoding="utf-8")
+    diff = page[page.index('id="baseline-diff"') : page.index('id="failures"')]
+    assert "Newly failing cases (1)" in diff and "<code>r01</code>" in diff
+    assert "<code>r01: outcome</code>" in diff
+    cases = page[page.index('id="cases"') :]
+    first = cases[cases.index('<details class="case') :]
+    assert first.startswith('<details class="case fail"')
+    assert first.index("r01") < first.index("</details>")
+    assert "No trace recorded" not in page  # every run's trace read from traces/<run-id>
+    assert "<h4>steps</h4>" in page
