@@ -172,11 +172,12 @@ def test_any_run_is_shown_by_the_shape_of_its_fields(
         ("blocked_attempts", [{"role": "a", "tool": "t"}], [1]),
         ("dropped_claims", [{"topic": "x"}], [1]),
         ("writes", [{"kind": "ticket"}], [0]),
+        ("statuses", {"a": "ok", "b": "invalid_output"}, [0, 1]),
+        ("outcome", "sut_error", [1]),
+        ("outcome", "replied", [0]),
     ],
 )
-def test_refused_and_filtered_rows_are_marked(
-    field: str, value: list[dict[str, str]], marked: list[int]
-) -> None:
+def test_refused_and_filtered_rows_are_marked(field: str, value: Any, marked: list[int]) -> None:
     (section,) = trace_sections({field: value})
     assert [int(m) for m, _ in section.rows] == marked
     assert section.flagged == any(marked)

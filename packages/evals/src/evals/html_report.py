@@ -40,8 +40,10 @@ FLAGGED_FIELDS = ("blocked", "refused", "rejected", "screened", "dropped", "deni
 """A list field whose name holds one of these words lists refused or filtered items:
 every row is marked."""
 
-FLAGGED_VALUES = frozenset({"refused", "error", "timeout", "invalid_output", "rejected"})
-"""A row holding one of these values (e.g. a step's status) is marked."""
+FLAGGED_VALUES = frozenset(
+    {"refused", "error", "sut_error", "timeout", "invalid_output", "rejected"}
+)
+"""A row holding one of these values (e.g. a step's status, a run's outcome) is marked."""
 
 HIDDEN_FIELDS = frozenset({"case_id", "trial"})
 """Run fields the run's heading shows already."""
@@ -67,7 +69,7 @@ class Section:
     columns: list[str] = field(default_factory=list)
     """For ``table``: the column names."""
     rows: list[tuple[bool, list[str]]] = field(default_factory=list)
-    """For ``table``: (marked, cells); for ``pairs``: (False, [key, value])."""
+    """For ``table``: (marked, cells); for ``pairs``: (marked, [key, value])."""
     items: list[str] = field(default_factory=list)
     """For ``items``: the values; for ``text``: the one value."""
     flagged: bool = False
@@ -173,11 +175,11 @@ def trace_sections(run: Mapping[str, Any]) -> list[Section]:
             sections.append(Section(title, "items", items=items, flagged=_marked(value)))
         elif isinstance(value, dict):
             pairs = [
-                (False, [key, _block(v) if isinstance(v, dict | list) else _cell(v)])
+                (_marked([v]), [key, _block(v) if isinstance(v, dict | list) else _cell(v)])
                 for key, v in value.items()
                 if not _absent(v)
             ]
-            flagged = "error" in name or _marked(value.values())
+            flagged = "error" in name or any(marked for marked, _ in pairs)
             sections.append(Section(title, "pairs", rows=pairs, flagged=flagged))
         elif isinstance(value, str) and "\n" in value:
             sections.append(Section(title, "text", items=[value]))
