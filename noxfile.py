@@ -55,7 +55,11 @@ def tests(session: nox.Session, package: str) -> None:
         )
         session.run("pytest", "tests", "-q", *session.posargs)
         return
-    groups = ("test", "openai-client") if package == "fake-openai" else ("test",)
+    groups = {
+        "fake-openai": ("test", "openai-client"),
+        # The HTML report's browser test: Playwright drives the system's Chromium.
+        "evals": ("test", "browser"),
+    }.get(package, ("test",))
     sync(session, package, groups=groups)
     env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)

@@ -557,6 +557,77 @@ MUTANTS: tuple[Mutant, ...] = (
         "if False:",
         "a baseline judged by all trials is gated by majority (or the other way) silently",
     ),
+    # --- the HTML report ----------------------------------------------------------------
+    M(
+        "html_autoescape_off",
+        f"{EVALS}/html_report.py",
+        "autoescape=True,",
+        "autoescape=False,",
+        "the HTML report writes case ids, replies and reasons as markup (a hostile id runs)",
+    ),
+    M(
+        "html_failures_not_first",
+        f"{EVALS}/html_report.py",
+        "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
+        "return sorted(views, key=lambda v: v.case_id)",
+        "the HTML report lists cases by id, failing ones buried among the passing",
+    ),
+    M(
+        "html_absent_fields_shown",
+        f"{EVALS}/html_report.py",
+        "if name in HIDDEN_FIELDS or _absent(value):",
+        "if name in HIDDEN_FIELDS:",
+        "the HTML trace shows every absent field (None, empty) as if the run held it",
+    ),
+    M(
+        "html_refusals_unmarked",
+        f"{EVALS}/html_report.py",
+        "whole = any(word in name for word in FLAGGED_FIELDS)",
+        "whole = False",
+        "the HTML trace does not mark blocked (refused) tool calls",
+    ),
+    M(
+        "html_no_baseline_diff",
+        f"{EVALS}/html_report.py",
+        "diff=_diff(verdict) if verdict is not None else None,",
+        "diff=None,",
+        "the HTML report of a gate leaves out the baseline diff",
+    ),
+    M(
+        "html_traces_not_read",
+        f"{EVALS}/report.py",
+        "runs=load_runs(traces),",
+        "runs={},",
+        "the HTML report shows no run's trace, only its checks",
+    ),
+    M(
+        "html_group_interval_wrong",
+        f"{EVALS}/html_report.py",
+        "low, high = wilson_interval(round(g.success * g.n), g.n)",
+        "low, high = wilson_interval(g.n, g.n)",
+        "the HTML report's per-split and per-tag interval ignores the successes",
+    ),
+    M(
+        "html_last_record_wins",
+        f"{EVALS}/html_report.py",
+        "            if pair not in runs:\n",
+        "            if True:\n",
+        "the HTML trace of a run is a later duplicate record, not the one the report graded",
+    ),
+    M(
+        "cli_html_without_diff",
+        f"{EVALS}/cli.py",
+        "sections=sections, verdict=verdict)",
+        "sections=sections)",
+        "`evals gate` writes its HTML report without the baseline diff",
+    ),
+    M(
+        "cli_html_without_traces",
+        f"{EVALS}/cli.py",
+        "            traces=traces,\n",
+        "            traces=None,\n",
+        "`evals run` and `evals gate` write their HTML report without the runs' traces",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

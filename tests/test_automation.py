@@ -84,6 +84,16 @@ def test_ci_runs_make_test_and_fails_fast() -> None:
     assert "lock-check" in script
 
 
+def test_ci_installs_chromium_when_missing_and_requires_the_browser_test() -> None:
+    script = (ROOT / ".ci/run").read_text()
+    assert re.search(r"^\s+.*apt-get install -y -qq chromium$", script, re.MULTILINE)
+    assert "DEBIAN_FRONTEND=noninteractive" in script
+    assert "if ! command -v chromium" in script  # only when missing
+    assert "export EVALS_REQUIRE_BROWSER=1" in script
+    assert script.index("EVALS_REQUIRE_BROWSER") < script.index("\nmake test")
+    assert "playwright install" not in script
+
+
 def test_workflow_pins_the_tool_versions_the_makefile_bootstraps() -> None:
     makefile = (ROOT / "Makefile").read_text()
     workflow = (ROOT / ".github/workflows/evals.yml").read_text()

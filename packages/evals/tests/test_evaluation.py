@@ -43,7 +43,12 @@ def test_evaluate_grades_with_the_checks_given_and_nothing_else(tmp_path: Path) 
     report.print(out)
     assert out.getvalue().startswith("Evals report: evaluate")
     paths = report.write(tmp_path / "reports")
-    assert [p.name for p in paths] == ["evaluate.json", "evaluate.md", "evaluate.junit.xml"]
+    assert [p.name for p in paths] == [
+        "evaluate.json",
+        "evaluate.md",
+        "evaluate.junit.xml",
+        "evaluate.html",
+    ]
     assert json.loads(paths[0].read_text())["graded_runs"] == len(report.results)
 
 

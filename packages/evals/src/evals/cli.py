@@ -26,7 +26,7 @@ from evals.case import Case
 from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
-from evals.gate import GateConfig, evaluate, load_gate_config
+from evals.gate import GateConfig, Verdict, evaluate, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import (
@@ -194,7 +194,7 @@ def _gate(args: argparse.Namespace) -> int:
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
-    _report(args, config, done, gate_config.exclude_tags, sections=sections)
+    _report(args, config, done, gate_config.exclude_tags, sections=sections, verdict=verdict)
     print()
     print(verdict.render())
     return verdict.exit_code
@@ -207,7 +207,9 @@ def _report_command(args: argparse.Namespace) -> int:
         metrics = compute(results)
         not_gated = _not_gated_of(meta, config)
         out: Path = args.out or config.reports_dir
-        written = write_reports(out, meta.label, metrics, results, meta, not_gated=not_gated)
+        written = write_reports(
+            out, meta.label, metrics, results, meta, not_gated=not_gated, traces=args.path
+        )
         print(render_console(metrics, meta, not_gated=not_gated))
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
         return EXIT_OK
@@ -349,6 +351,7 @@ def _report(
     not_gated: list[str],
     *,
     sections: dict[str, str] | None = None,
+    verdict: Verdict | None = None,
 ) -> None:
     """Write the report files and print the console report; then Ctrl-C and SIGTERM
     work again."""
@@ -357,12 +360,21 @@ def _report(
         out: Path = args.out or config.reports_dir
         results = done.outcome.results
         label, meta = done.meta.label, done.meta
+        traces: Path = (args.traces or config.traces_dir) / done.meta.run_id
         written = write_reports(
-            out, label, metrics, results, meta, not_gated=not_gated, sections=sections
+            out,
+            label,
+            metrics,
+            results,
+            meta,
+            not_gated=not_gated,
+            sections=sections,
+            traces=traces,
+            verdict=verdict,
         )
         print(render_console(metrics, meta, not_gated=not_gated), flush=True)
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
-        print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
+        print(f"traces: {traces}", file=sys.stderr)
     finally:
         done.runner.release_sigint()
 

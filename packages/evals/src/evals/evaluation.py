@@ -59,8 +59,9 @@ class Report:
         print(render_console(self.metrics, self.meta), file=file or sys.stdout)
 
     def write(self, folder: str | PathLike[str]) -> list[Path]:
-        """Write ``<label>.json``, ``.md`` and ``.junit.xml`` into ``folder``; return
-        their paths."""
+        """Write ``<label>.json``, ``.md``, ``.junit.xml`` and ``.html`` into ``folder``;
+        return their paths (the library keeps no traces: the HTML report shows each run's
+        checks, not its trace)."""
         return write_reports(Path(folder), self.meta.label, self.metrics, self.results, self.meta)
 
 

@@ -3,7 +3,8 @@
 ``<label>.json`` is the metrics JSON (the versioned contract of
 :class:`~evals.metrics.Metrics`) plus a ``meta`` block; ``<label>.md`` a Markdown summary
 fit for a CI step summary; ``<label>.junit.xml`` JUnit XML with one test case per
-case-trial, so CI systems show results natively. Every report names the suites, the
+case-trial, so CI systems show results natively; ``<label>.html`` a self-contained page
+with every run's trace (:mod:`evals.html_report`). Every report names the suites, the
 SUT, the trial count and the git revision, and says INCOMPLETE when it is (the JUnit XML
 then holds one more test case, "evaluation incomplete", in error, so CI shows it red).
 With no graded runs (every run errored) rates are printed as "n/a", never as 0%.
@@ -15,6 +16,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from tabulate import tabulate
@@ -28,6 +30,9 @@ from evals.metrics import Failure, Group, Metrics
 from evals.passk import pass_pow
 from evals.result import RunResult
 from evals.traces import RunMeta
+
+if TYPE_CHECKING:
+    from evals.gate import Verdict
 
 NO_DATA = "n/a"
 """How a rate over no graded runs is shown."""
@@ -395,8 +400,13 @@ def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
 
 
 def report_paths(out_dir: Path, label: str) -> list[Path]:
-    """The files :func:`write_reports` writes: JSON, Markdown, JUnit XML."""
-    return [out_dir / f"{label}.json", out_dir / f"{label}.md", out_dir / f"{label}.junit.xml"]
+    """The files :func:`write_reports` writes: JSON, Markdown, JUnit XML, HTML."""
+    return [
+        out_dir / f"{label}.json",
+        out_dir / f"{label}.md",
+        out_dir / f"{label}.junit.xml",
+        out_dir / f"{label}.html",
+    ]
 
 
 def write_reports(
@@ -408,20 +418,37 @@ def write_reports(
     *,
     not_gated: Collection[str] = (),
     sections: Mapping[str, str] | None = None,
+    traces: Path | None = None,
+    verdict: Verdict | None = None,
 ) -> list[Path]:
-    """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict)
-    and ``<label>.junit.xml`` under ``out_dir``.
+    """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict),
+    ``<label>.junit.xml`` and ``<label>.html`` (each run's trace read from the trace
+    folder ``traces`` when given; the baseline diff of ``verdict`` when given) under
+    ``out_dir``.
 
     Each file is replaced whole, in one step, through a temporary file of its own
     (:func:`evals._files.write_atomic`), so concurrent evaluations under one label never
     mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
     is, leaving no temporary file behind."""
+    # Imported here: the HTML report builds on this module's summary lines.
+    from evals.html_report import load_runs, render_html  # noqa: PLC0415
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    json_path, md_path, junit_path = report_paths(out_dir, label)
+    json_path, md_path, junit_path, html_path = report_paths(out_dir, label)
+    html = render_html(
+        metrics,
+        meta,
+        results,
+        runs=load_runs(traces),
+        verdict=verdict,
+        not_gated=not_gated,
+        trace_folder=traces.name if traces else "",
+    )
     texts = {
         json_path: metrics_json(metrics, meta),
         md_path: render_markdown(metrics, meta, not_gated=not_gated, sections=sections),
         junit_path: render_junit(results, meta),
+        html_path: html,
     }
     for path, text in texts.items():
         write_atomic(path, text)
