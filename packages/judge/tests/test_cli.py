@@ -39,7 +39,7 @@ def test_one_judge_and_json_output(
     assert code == 0
     assert "== rule ==" not in out
     report = json.loads(target.read_text(encoding="utf-8"))
-    assert report["version"] == 1
+    assert report["version"] == 2
     [judge] = report["judges"]
     assert [s["usable"] for s in judge["splits"]] == [True, False]
 
