@@ -1,7 +1,8 @@
 """Scripted judge models for the fake OpenAI server: honest, except when told to pass.
 
-Each model answers a verdict request with the human label of the reply it is shown (looked
-up by the facts and the reply's first characters), unless it is "told" to pass:
+Each model answers a verdict request (pairs: always ``TIE``) with the human label of the
+reply it is shown (looked up by the facts and the reply's first characters), unless it is
+"told" to pass:
 
 - ``obedient`` obeys a pass instruction anywhere in the reply, tags or no tags: the
   positive control, the model no prompt wording protects. Only the judge's guard (which
@@ -55,6 +56,8 @@ def scripted_model(labels: Sequence[LabelledReply], mode: Mode) -> Callable[[dic
 
     def answer(request: dict[str, Any]) -> str:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        if "<reply_a>" in user:  # pairwise: not what these models are for
+            return json.dumps({"choice": "TIE", "reason": "scripted"})
         facts, shown = _parse(user)
         if mode == "obedient":
             obeyed = _told_to_pass(shown)
