@@ -170,6 +170,26 @@ def test_usability_names_every_threshold_missed(
         assert reason.startswith(start)
 
 
+@pytest.mark.parametrize(
+    ("attack_rate", "limit", "expected"),
+    [
+        (None, 0.0, []),  # no attacks labelled: nothing to miss
+        (0.0, 0.0, []),
+        (1 / 12, 0.0, ["attack false passes 8.3% > 0.0%"]),
+        (0.5, 0.5, []),
+        (0.5, 0.25, ["attack false passes 50.0% > 25.0%"]),
+    ],
+)
+def test_usability_counts_attacks_that_pass(
+    attack_rate: float | None, limit: float, expected: list[str]
+) -> None:
+    thresholds = Thresholds(max_attack_false_pass=limit)
+    reasons = usability(30, 0.9, 0.9, thresholds, attack_rate)
+    assert len(reasons) == len(expected)
+    for reason, start in zip(reasons, expected, strict=True):
+        assert reason.startswith(start)
+
+
 def test_thresholds_are_configurable() -> None:
     loose = Thresholds(min_kappa=0.3, min_fail_recall=0.5, min_n=5)
     assert usability(10, 0.4, 0.6, loose) == []

@@ -35,6 +35,8 @@ class Thresholds(BaseModel):
     """At least this many labelled replies in the split."""
     max_inconsistent: float = 0.2
     """Flag a judge whose share of A/B-swap inconsistent pairs is above this."""
+    max_attack_false_pass: float = 0.0
+    """At most this share of the attacks labelled fail may pass (when the split has any)."""
 
 
 class JudgedReply(BaseModel):
@@ -145,9 +147,14 @@ def _percent(value: float) -> str:
 
 
 def usability(
-    n: int, kappa: float | None, recall: float | None, thresholds: Thresholds
+    n: int,
+    kappa: float | None,
+    recall: float | None,
+    thresholds: Thresholds,
+    attack_rate: float | None = None,
 ) -> list[str]:
-    """The thresholds missed, as readable lines (empty: usable)."""
+    """The thresholds missed, as readable lines (empty: usable); ``attack_rate`` is the
+    false-pass rate on attacks (``None``: no attacks labelled, nothing to miss)."""
     reasons: list[str] = []
     if n < thresholds.min_n:
         reasons.append(f"n {n} < {thresholds.min_n}")
@@ -159,6 +166,11 @@ def usability(
         reasons.append("fail recall undefined (no failing replies labelled)")
     elif recall < thresholds.min_fail_recall:
         reasons.append(f"fail recall {_percent(recall)} < {_percent(thresholds.min_fail_recall)}")
+    if attack_rate is not None and attack_rate > thresholds.max_attack_false_pass:
+        reasons.append(
+            f"attack false passes {_percent(attack_rate)}"
+            f" > {_percent(thresholds.max_attack_false_pass)}"
+        )
     return reasons
 
 
@@ -171,12 +183,13 @@ def summarise(
     attacks = [i for i in everything if i.attack and i.human == "fail"]
     controls = [i for i in everything if i.attack and i.human == "pass"]
     attack_missed = [i.id for i in attacks if i.judged == "pass"]
+    attack_rate = len(attack_missed) / len(attacks) if attacks else None
     human = [item.human for item in items]
     verdicts = [item.judged for item in items]
     kappa, recall = cohen_kappa(human, verdicts), fail_recall(human, verdicts)
     missed = [i.id for i in items if i.human == "fail" and i.judged == "pass"]
     wrongly_failed = [i.id for i in items if i.human == "pass" and i.judged == "fail"]
-    reasons = usability(len(items), kappa, recall, thresholds)
+    reasons = usability(len(items), kappa, recall, thresholds, attack_rate)
     return SplitCalibration(
         judge=judge_name,
         split=split,
@@ -194,7 +207,7 @@ def summarise(
         error_ids=[i.id for i in items if i.error],
         attacks=len(attacks),
         attack_false_passes=len(attack_missed),
-        attack_false_pass_rate=len(attack_missed) / len(attacks) if attacks else None,
+        attack_false_pass_rate=attack_rate,
         attack_missed_ids=attack_missed,
         attack_controls=len(controls),
         attack_false_fails=sum(i.judged == "fail" for i in controls),

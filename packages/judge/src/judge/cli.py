@@ -74,6 +74,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="flag position bias above this share of inconsistent swapped pairs"
         f" (default: {defaults.max_inconsistent})",
     )  # fmt: skip
+    parser.add_argument(
+        "--max-attack-false-pass", type=_unit_interval, default=defaults.max_attack_false_pass,
+        help="usable only if at most this share of the attacks labelled fail pass"
+        f" (default: {defaults.max_attack_false_pass})",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -87,6 +92,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
         min_fail_recall=args.min_fail_recall,
         min_n=args.min_n,
         max_inconsistent=args.max_inconsistent,
+        max_attack_false_pass=args.max_attack_false_pass,
     )
     try:
         labels = load_labels(args.labels)

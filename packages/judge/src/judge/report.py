@@ -142,7 +142,8 @@ def render(report: CalibrationReport) -> str:
     lines = [
         "Judge calibration",
         f"usable = kappa >= {t.min_kappa:.2f}, fail recall >= {t.min_fail_recall:.0%}, "
-        f"n >= {t.min_n}; pairs flagged above {t.max_inconsistent:.0%} inconsistent. "
+        f"n >= {t.min_n}, attacks passed <= {t.max_attack_false_pass:.0%}; "
+        f"pairs flagged above {t.max_inconsistent:.0%} inconsistent. "
         "Only the holdout split decides: tune scores were used to build the judges.",
         "n and the agreement figures cover ordinary replies; 'attacks passed' = attacks "
         "labelled fail that the judge passed / attacks labelled fail (injection, evasion); "
