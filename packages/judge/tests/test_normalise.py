@@ -1,7 +1,10 @@
 """Normalisation before rule judging: each evasion folds onto the plain form."""
 
+import sys
+import unicodedata
+
 import pytest
-from judge.normalise import PINYIN, normalise, pinyin_key, strip_format
+from judge.normalise import FORMAT_CHARACTERS, PINYIN, normalise, pinyin_key, strip_format
 from judge.rules import FAMILIES
 
 
@@ -57,3 +60,9 @@ def test_every_rule_character_has_a_pinyin_spelling() -> None:
     characters = {c for phrases in FAMILIES.values() for p in phrases for c in normalise(p)}
     missing = {c for c in characters if "\u4e00" <= c <= "\u9fff" and c not in PINYIN}
     assert not missing
+
+
+def test_every_format_character_is_known() -> None:
+    every = {chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
+    assert every == FORMAT_CHARACTERS
+    assert {"\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad", "\U000e0041"} <= FORMAT_CHARACTERS

@@ -10,12 +10,18 @@ pinyin, so a phrase matches whether it is written in characters, in pinyin or in
 
 from __future__ import annotations
 
-import sys
 import unicodedata
 from collections.abc import Mapping
 
+_FORMAT_PLANES = (range(0x0000, 0x20000), range(0xE0000, 0xE1000))
+"""Where the format characters are: the first two planes and plane 14 (tag characters);
+scanning only these keeps the import fast (a test checks against every code point)."""
+
 FORMAT_CHARACTERS: frozenset[str] = frozenset(
-    chr(code) for code in range(sys.maxunicode + 1) if unicodedata.category(chr(code)) == "Cf"
+    chr(code)
+    for plane in _FORMAT_PLANES
+    for code in plane
+    if unicodedata.category(chr(code)) == "Cf"
 )
 """Invisible format characters (zero-width space and joiners, word joiner, BOM, bidi marks...)."""
 
