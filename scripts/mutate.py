@@ -614,6 +614,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "a judge that injections steer is still usable (and may enter the gate)",
         JUDGE_TESTS,
     ),
+    M(
+        "judge_guard_reads_raw_text",
+        f"{JUDGE}/guard.py",
+        "(normalise(reply), CUES)",
+        "(reply, CUES)",
+        "instruction cues hidden by zero-width or full-width characters are not found",
+        JUDGE_TESTS,
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
