@@ -195,7 +195,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 61 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 93 ways, one copy each: the tests must fail every time."""
     sync(session, "agent", "judge", "fake-openai", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 
