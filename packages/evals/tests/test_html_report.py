@@ -262,3 +262,15 @@ def test_evals_gate_writes_the_page_with_the_diff_and_each_runs_trace(
     assert first.index("r01") < first.index("</details>")
     assert "No trace recorded" not in page  # every run's trace read from traces/<run-id>
     assert "<h4>steps</h4>" in page
+
+
+def test_k_trials_show_the_pass_curves_and_the_unstable_cases() -> None:
+    outcomes = {"a": [True, True, True], "b": [True, False, True]}
+    results = [
+        result(case, trial=t, ok=ok) for case, runs in outcomes.items() for t, ok in enumerate(runs)
+    ]
+    page = _page(results)
+    assert 'id="pass-curve"' in page and 'id="unstable-cases"' in page
+    # b passed 2 of 3: pass^k = C(2,k)/C(3,k) = 66.7%, 33.3%, 0.0%.
+    assert "<td>66.7% 33.3% 0.0%</td>" in page
+    assert "pass-curve" not in _page(results[:1])  # one trial: no curve

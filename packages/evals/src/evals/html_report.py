@@ -28,7 +28,7 @@ from pydantic import ValidationError
 
 from evals.gate import Verdict
 from evals.metrics import Group, Metrics, wilson_interval
-from evals.report import headline, incomplete_note, summary_rows
+from evals.report import curve_rows, headline, incomplete_note, summary_rows, unstable_rows
 from evals.result import CheckResult, RunResult
 from evals.traces import RUNS_FILE, RunMeta, TraceRecord
 
@@ -309,6 +309,8 @@ def render_html(
         summary=summary_rows(metrics, complete=meta.complete),
         by_split=_group_rows(metrics.by_split),
         by_tag=_group_rows(metrics.by_tag),
+        curve=curve_rows(metrics),
+        unstable=unstable_rows(metrics),
         metrics=metrics,
         failures=failures,
         diff=_diff(verdict) if verdict is not None else None,
