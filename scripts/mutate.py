@@ -262,7 +262,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "check_regressions_ignored",
         f"{EVALS}/gate.py",
-        "elif was.all_passed and not tally.all_passed:",
+        "elif ok(was) and not ok(tally):",
         "elif False:",
         "a (case, check) pair that passed in the baseline and fails now is not noticed",
     ),
@@ -311,8 +311,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hook_failure_blames_the_case",
         f"{EVALS}/validation.py",
-        'found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")',
-        'found.problems.append(Problem(file, line, SUT_FIELD, f"check_case raised {e}"))',
+        'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
+        "found.found.setdefault(case.id, []).append("
+        'Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
@@ -346,15 +347,15 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lost_failing_check_counted",
         f"{EVALS}/gate.py",
-        "if name not in now and was.all_passed:",
+        "if name not in now and ok(was):",
         "if name not in now:",
         "a check that failed in the baseline and is judged no more blocks the gate",
     ),
     M(
         "must_pass_threshold_ignored",
         f"{EVALS}/gate.py",
-        "group.success < rules.must_pass_success_min",
-        "group.success < 0.5",
+        "if n and success < rules.must_pass_success_min:",
+        "if n and success < 0.5:",
         "the must-pass threshold of gate.json is not the one applied",
     ),
     M(
@@ -425,7 +426,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "baseline_without_cases",
         f"{EVALS}/baseline.py",
-        "case_success=dict(sorted(metrics.case_success.items())),",
+        "case_success=_case_success(metrics, case_verdict),",
         "case_success={},",
         "the baseline is written without per-case results",
     ),
