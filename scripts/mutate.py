@@ -503,11 +503,11 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
     M(
-        "dead_worker_not_replaced",
+        "dead_worker_reused",
         f"{EVALS}/isolation.py",
         "        self._replace(worker)\n        limit = self.isolation.memory_limit_mb\n",
-        "        self._retire(worker)\n        limit = self.isolation.memory_limit_mb\n",
-        "a worker that died is not replaced: the pool shrinks until no run can be made",
+        "        self._idle.put_nowait(worker)\n        limit = self.isolation.memory_limit_mb\n",
+        "a worker that died is not replaced but handed the next run, which fails too",
     ),
     M(
         "hung_worker_reused",
