@@ -55,7 +55,11 @@ def tests(session: nox.Session, package: str) -> None:
         )
         session.run("pytest", "tests", "-q", *session.posargs)
         return
-    groups = ("test", "openai-client") if package == "fake-openai" else ("test",)
+    groups = {
+        "fake-openai": ("test", "openai-client"),
+        # The HTML report's browser test: Playwright drives the system's Chromium.
+        "evals": ("test", "browser"),
+    }.get(package, ("test",))
     sync(session, package, groups=groups)
     env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
@@ -191,8 +195,8 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 61 ways, one copy each: the tests must fail every time."""
-    sync(session, "agent", groups=("test",))
+    """Break the evaluation code in 93 ways, one copy each: the tests must fail every time."""
+    sync(session, "agent", "judge", "fake-openai", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 
 
@@ -201,6 +205,17 @@ def power(session: nox.Session) -> None:
     """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
     sync(session, "agent", groups=("power",))
     session.run("python", "scripts/power.py", *session.posargs)
+
+
+@nox.session(default=False)
+def reliability(session: nox.Session) -> None:
+    """Concurrent run+gate pairs, stop-and-resume, damaged baselines (`-- concurrent`…)."""
+    sync(session, "agent")
+    commands = (
+        [session.posargs] if session.posargs else [["corrupt"], ["interrupt"], ["concurrent"]]
+    )
+    for command in commands:
+        session.run("python", "scripts/reliability.py", *command)
 
 
 @nox.session(default=False)

@@ -1,10 +1,12 @@
 """Mutation check of the evaluation code: break it on purpose, the tests must go red.
 
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
-runner, baseline, report). Each is applied to a fresh temporary copy of the repository
-(the working tree is never touched) and the test suite runs there, with ``PYTHONPATH``
-set to the copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant
-the tests do not catch ("survived") means the tests would not notice that bug either.
+runner, baseline, report) or in ``judge`` (normaliser, guard, neutraliser, attack
+figures). Each is applied to a fresh temporary copy of the repository (the working tree is
+never touched) and its tests run there (``evals`` mutants: the evals tests and the
+acceptance test; ``judge`` mutants: the judge tests), with ``PYTHONPATH`` set to the
+copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the tests do
+not catch ("survived") means the tests would not notice that bug either.
 
 A mutant names its target as an exact snippet that must occur exactly once in the file;
 when the code moved on and the snippet is gone, the mutant reports "target not found"
@@ -39,9 +41,12 @@ from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = "packages/evals/src/evals"
+JUDGE = "packages/judge/src/judge"
 TESTS = ("packages/evals/tests", "packages/agent/tests/test_evals_acceptance.py")
-"""What runs against every mutant."""
-PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS)
+"""What runs against every ``evals`` mutant."""
+JUDGE_TESTS = ("packages/judge/tests",)
+"""What runs against every ``judge`` mutant."""
+PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
 
@@ -63,6 +68,8 @@ class Mutant:
     """Its replacement."""
     bug: str
     """The bug, in words."""
+    tests: tuple[str, ...] = TESTS
+    """The test paths run against it."""
 
 
 M = Mutant
@@ -501,6 +508,247 @@ MUTANTS: tuple[Mutant, ...] = (
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
     ),
+    M(
+        "refusal_always_blames_the_case",
+        f"{EVALS}/validation.py",
+        "if judged_before is not None and judged_before(case):",
+        "if False:",
+        "a SUT that now refuses a case the baseline ran unchanged is blamed on the case file",
+    ),
+    M(
+        "fingerprint_ignored",
+        f"{EVALS}/baseline.py",
+        "return known is not None and known == case_fingerprint(case)",
+        "return known is not None",
+        "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
+    ),
+    M(
+        "pass_pow_with_replacement",
+        f"{EVALS}/passk.py",
+        "return Fraction(comb(c, k), comb(n, k))",
+        "return Fraction(c, n) ** k",
+        "pass^k drawn with replacement: the biased (c/n)^k estimator",
+    ),
+    M(
+        "curve_drops_cases_at_k",
+        f"{EVALS}/passk.py",
+        "eligible = [(c, n) for c, n in counts.values() if n >= k]",
+        "eligible = [(c, n) for c, n in counts.values() if n > k]",
+        "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
+    ),
+    M(
+        "sign_test_one_sided",
+        f"{EVALS}/compare.py",
+        "return float(min(Fraction(1), Fraction(2 * tail, 2**n)))",
+        "return float(min(Fraction(1), Fraction(tail, 2**n)))",
+        "compare's paired test is one-sided: half the p-value, twice the false alarms",
+    ),
+    M(
+        "compare_regression_ignores_direction",
+        f"{EVALS}/compare.py",
+        "return self.dropped and self.p_value < alpha",
+        "return self.p_value < alpha",
+        "--fail-on-regression fails a significant improvement too",
+    ),
+    M(
+        "majority_tie_passes",
+        f"{EVALS}/case_verdict.py",
+        "return passed * 2 > judged",
+        "return passed * 2 >= judged",
+        "a tie (1 of 2 trials) counts as a majority",
+    ),
+    M(
+        "baseline_rule_mismatch_ignored",
+        f"{EVALS}/gate.py",
+        "if baseline.case_verdict != rule:",
+        "if False:",
+        "a baseline judged by all trials is gated by majority (or the other way) silently",
+    ),
+    # --- the HTML report ----------------------------------------------------------------
+    M(
+        "html_autoescape_off",
+        f"{EVALS}/html_report.py",
+        "autoescape=True,",
+        "autoescape=False,",
+        "the HTML report writes case ids, replies and reasons as markup (a hostile id runs)",
+    ),
+    M(
+        "html_failures_not_first",
+        f"{EVALS}/html_report.py",
+        "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
+        "return sorted(views, key=lambda v: v.case_id)",
+        "the HTML report lists cases by id, failing ones buried among the passing",
+    ),
+    M(
+        "html_absent_fields_shown",
+        f"{EVALS}/html_report.py",
+        "if name in HIDDEN_FIELDS or _absent(value):",
+        "if name in HIDDEN_FIELDS:",
+        "the HTML trace shows every absent field (None, empty) as if the run held it",
+    ),
+    M(
+        "html_refusals_unmarked",
+        f"{EVALS}/html_report.py",
+        "whole = any(word in name for word in FLAGGED_FIELDS)",
+        "whole = False",
+        "the HTML trace does not mark blocked (refused) tool calls",
+    ),
+    M(
+        "html_no_baseline_diff",
+        f"{EVALS}/html_report.py",
+        "diff=_diff(verdict) if verdict is not None else None,",
+        "diff=None,",
+        "the HTML report of a gate leaves out the baseline diff",
+    ),
+    M(
+        "html_traces_not_read",
+        f"{EVALS}/report.py",
+        "runs=load_runs(traces),",
+        "runs={},",
+        "the HTML report shows no run's trace, only its checks",
+    ),
+    M(
+        "html_group_interval_wrong",
+        f"{EVALS}/html_report.py",
+        "low, high = wilson_interval(round(g.success * g.n), g.n)",
+        "low, high = wilson_interval(g.n, g.n)",
+        "the HTML report's per-split and per-tag interval ignores the successes",
+    ),
+    M(
+        "html_last_record_wins",
+        f"{EVALS}/html_report.py",
+        "            if pair not in runs:\n",
+        "            if True:\n",
+        "the HTML trace of a run is a later duplicate record, not the one the report graded",
+    ),
+    M(
+        "cli_html_without_diff",
+        f"{EVALS}/cli.py",
+        "sections=sections, verdict=verdict)",
+        "sections=sections)",
+        "`evals gate` writes its HTML report without the baseline diff",
+    ),
+    M(
+        "cli_html_without_traces",
+        f"{EVALS}/cli.py",
+        "            traces=traces,\n",
+        "            traces=None,\n",
+        "`evals run` and `evals gate` write their HTML report without the runs' traces",
+    ),
+    # --- judge under attack (issue 13 item 7) ------------------------------------------
+    M(
+        "judge_normalise_keeps_zero_width",
+        f"{JUDGE}/normalise.py",
+        'return "".join(c for c in text if c not in FORMAT_CHARACTERS'
+        " and c not in _VARIATION_SELECTORS)",
+        "return text",
+        "the normaliser leaves zero-width and other invisible characters in place",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_no_compatibility_forms",
+        f"{JUDGE}/normalise.py",
+        'text = unicodedata.normalize("NFKC", strip_format(text))',
+        'text = unicodedata.normalize("NFC", strip_format(text))',
+        "full-width letters and Kangxi radicals are not folded (NFC instead of NFKC)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_no_lookalikes",
+        f"{JUDGE}/normalise.py",
+        '        text = "".join(CONFUSABLES.get(c, c) for c in text)\n',
+        "        pass\n",
+        "Cyrillic, 己-for-已 and traditional look-alikes are not mapped",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_keeps_spaces",
+        f"{JUDGE}/normalise.py",
+        '    return "".join(text.split())',
+        '    return " ".join(text.split())',
+        "spaces inside a Chinese word hide it from the rules",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_rules_ignore_pinyin",
+        f"{JUDGE}/rules.py",
+        " or _phrase_forms(phrase)[1] in key",
+        "",
+        "a rule phrase written in pinyin is not matched",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_rules_ignore_instructions",
+        f"{JUDGE}/rules.py",
+        'found += [RuleHit("instruction", cue) for cue in instruction_cues(reply)]',
+        "found += []",
+        "the rule judges do not fail instruction-like content addressed to the judge",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_misses_space_before_slash",
+        f"{JUDGE}/prompts.py",
+        'rf"(?P<body>{_GAP}(?:',
+        'rf"(?P<body>(?:',
+        "'< /reply>' and '<\\u200b/reply>' are left as tags",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_needs_the_bracket",
+        f"{JUDGE}/prompts.py",
+        'rf"(?P<close>[{_CLOSE}])?",',
+        'rf"(?P<close>[{_CLOSE}])",',
+        "'</reply' without '>' is left as a tag",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_case_sensitive",
+        f"{JUDGE}/prompts.py",
+        "    re.IGNORECASE,\n)",
+        "    0,\n)",
+        "'</REPLY>' and other case variants are left as tags",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_guard_off_by_default",
+        f"{JUDGE}/openai_judge.py",
+        "    guard: bool = True",
+        "    guard: bool = False",
+        "the OpenAI judge asks the model about instruction-like replies (an obedient one obeys)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_attack_rate_counts_fails",
+        f"{JUDGE}/calibration.py",
+        'attack_missed = [i.id for i in attacks if i.judged == "pass"]',
+        'attack_missed = [i.id for i in attacks if i.judged == "fail"]',
+        "the attack false-pass rate counts the attacks caught instead of those passed",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_attacks_in_agreement_figures",
+        f"{JUDGE}/calibration.py",
+        "    items = [i for i in everything if not i.attack]",
+        "    items = everything",
+        "attacks are mixed into n, kappa and fail recall",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_usability_ignores_attacks",
+        f"{JUDGE}/calibration.py",
+        "if attack_rate is not None and attack_rate > thresholds.max_attack_false_pass:",
+        "if False:",
+        "a judge that injections steer is still usable (and may enter the gate)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_guard_reads_raw_text",
+        f"{JUDGE}/guard.py",
+        "(normalise(reply), CUES)",
+        "(reply, CUES)",
+        "instruction cues hidden by zero-width or full-width characters are not found",
+        JUDGE_TESTS,
+    ),
     # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
     M(
         "dead_worker_reused",
@@ -575,11 +823,13 @@ def suite_env(copy: Path) -> dict[str, str]:
     return env
 
 
-def run_tests(copy: Path, timeout_s: float = TIMEOUT_S) -> tuple[int | None, str]:
-    """Run the suite in ``copy``; (exit code or ``None`` on timeout, output)."""
+def run_tests(
+    copy: Path, tests: Sequence[str] = TESTS, timeout_s: float = TIMEOUT_S
+) -> tuple[int | None, str]:
+    """Run ``tests`` in ``copy``; (exit code or ``None`` on timeout, output)."""
     try:
         done = subprocess.run(
-            [sys.executable, *PYTEST],
+            [sys.executable, *PYTEST, *tests],
             cwd=copy,
             env=suite_env(copy),
             capture_output=True,
@@ -633,7 +883,7 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     except bad_pr.DemoError as e:
         return done("target not found", str(e))
     target.write_text(text, encoding="utf-8")
-    code, output = run_tests(copy)
+    code, output = run_tests(copy, mutant.tests)
     if code is None:
         return done("timeout (killed)", f"tests ran past {TIMEOUT_S:g}s")
     if code == 0:
@@ -645,10 +895,12 @@ def sanity(parent: Path, snapshot: Path) -> str | None:
     """``None`` when an unmutated copy imports its own code and passes; else the problem."""
     copy = fresh_copy(parent, snapshot)
     try:
-        bad_pr.assert_copy_imported(copy, ("evals", "evals.gate", "agent", "domain", "tools"))
+        bad_pr.assert_copy_imported(
+            copy, ("evals", "evals.gate", "agent", "domain", "tools", "judge")
+        )
     except bad_pr.DemoError as e:
         return str(e)
-    code, output = run_tests(copy)
+    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS))
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
@@ -667,7 +919,7 @@ def table(outcomes: Sequence[Outcome]) -> str:
     rows = [
         [
             o.mutant.name,
-            o.mutant.path.removeprefix(f"{EVALS}/"),
+            o.mutant.path.removeprefix(f"{EVALS}/").removeprefix("packages/"),
             o.status,
             o.detail,
             f"{o.seconds:.0f}s",
@@ -694,14 +946,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown mutant {unknown[0]!r}; see --list")
     chosen = [by_name[n] for n in args.names] or list(MUTANTS)
     if args.list:
-        rows = [[m.name, m.path.removeprefix(f"{EVALS}/"), m.bug, target_state(m)] for m in chosen]
+        rows = [
+            [
+                m.name,
+                m.path.removeprefix(f"{EVALS}/").removeprefix("packages/"),
+                m.bug,
+                target_state(m),
+            ]
+            for m in chosen
+        ]
         print(tabulate(rows, headers=["mutant", "file", "bug", "target"]))
         return 0 if all(r[3] == "found" for r in rows) else 1
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
         parent = Path(tmp)
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
-        print(f"sanity: the unmutated copy imports its own code and passes {' '.join(TESTS)}")
+        print(
+            "sanity: the unmutated copy imports its own code and passes "
+            + " ".join((*TESTS, *JUDGE_TESTS))
+        )
         problem = sanity(parent, snapshot)
         if problem is not None:
             print(f"mutate: error: {problem}", file=sys.stderr)

@@ -241,6 +241,18 @@ GATE_SCENARIOS = [
         1,
         ["1 case newly failing: d02", "check_case raised IndexError: list index out of range"],
     ),
+    # A SUT that refuses a case the baseline ran unchanged broke its own validation:
+    # the case fails and the gate names it (the case file did not move; no exit 2).
+    (
+        {"FAKE_SUT_REFUSE": "d02"},
+        ["--sut", "fake_suts:RefusingSUT"],
+        1,
+        [
+            "1 case newly failing: d02",
+            "the SUT refuses this case, unchanged since the baseline ran it:"
+            " faults.order_agent: unknown fault 'lost_ack'",
+        ],
+    ),
     ({"FAKE_SUT_ERROR": "t02"}, [], 1, ["results incomplete: 1 run errored"]),
     ({"FAKE_SUT_ERROR": "t02"}, ["--max-errors", "1"], 0, ["Gate: PASS"]),
     # Bug found by hand: a provider outage added soft findings "-100.0 points".
@@ -272,6 +284,39 @@ def test_gate_verdicts_and_exit_codes(
         assert fragment in out
 
 
+@pytest.mark.parametrize(
+    ("change", "command"),
+    [
+        ("edit", "gate"),  # the case changed since the baseline: the case file is to blame
+        ("new", "gate"),  # a case added since the baseline: nothing to compare with
+        ("none", "run"),  # not a gate: `evals run` has no baseline
+    ],
+)
+def test_a_refused_case_is_the_case_files_problem_unless_the_baseline_ran_it_unchanged(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    change: str,
+    command: str,
+) -> None:
+    assert main(["baseline"]) == 0
+    path = next(p for p in (project / "cases").glob("*.jsonl") if '"d02"' in p.read_text())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"d02"' in line)
+    case = json.loads(lines[at])
+    if change == "edit":
+        case["title"] = case.get("title", "") + " (edited)"
+        lines[at] = json.dumps(case, ensure_ascii=False)
+    elif change == "new":
+        lines.append(json.dumps({**case, "id": "d99"}, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("FAKE_SUT_REFUSE", "d99" if change == "new" else "d02")
+    capsys.readouterr()
+    assert main([command, "--sut", "fake_suts:RefusingSUT"]) == 2
+    err = capsys.readouterr().err
+    assert "faults.order_agent: unknown fault 'lost_ack'" in err and ".jsonl:" in err
+
+
 def test_baseline_is_not_written_when_runs_errored(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -289,6 +334,10 @@ def test_stability_runs_flaky_cases_k_times(
     assert "pass@5 / pass^5" in out
     assert "100.0% / 0.0%" in out
     assert "4/5 = 80.0%" in out
+    # The pass^k curve of the one unstable case (4 of 5): C(4,k)/C(5,k) for k = 1..5.
+    assert "80.0% 60.0% 40.0% 20.0% 0.0%" in out
+    markdown = (project / "reports" / "stability.md").read_text(encoding="utf-8")
+    assert "| pass^k" in markdown and "80.0% 60.0% 40.0% 20.0% 0.0%" in markdown
     assert "not gated" not in out  # measuring those cases is what stability is for
     data = json.loads((project / "reports" / "stability.json").read_text(encoding="utf-8"))
     assert data["cases"] == 1 and data["runs"] == 5

@@ -43,7 +43,12 @@ def test_evaluate_grades_with_the_checks_given_and_nothing_else(tmp_path: Path) 
     report.print(out)
     assert out.getvalue().startswith("Evals report: evaluate")
     paths = report.write(tmp_path / "reports")
-    assert [p.name for p in paths] == ["evaluate.json", "evaluate.md", "evaluate.junit.xml"]
+    assert [p.name for p in paths] == [
+        "evaluate.json",
+        "evaluate.md",
+        "evaluate.junit.xml",
+        "evaluate.html",
+    ]
     assert json.loads(paths[0].read_text())["graded_runs"] == len(report.results)
 
 
@@ -80,3 +85,20 @@ def test_gate_a_report_against_its_own_baseline_and_a_broken_run(tmp_path: Path)
     verdict = evals.gate(broken, baseline)
     assert not verdict.passed and verdict.newly_failing
     assert verdict.render().startswith("Gate: FAIL")
+
+
+def test_evaluate_with_a_baseline_fails_the_cases_it_ran_that_the_sut_now_refuses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cases = evals.load_cases([CASES / "alpha.jsonl"])
+    report = evals.evaluate(cases, fake_suts.EchoSUT())
+    baseline = build_baseline(report.results, RunMeta(label="base"), ["flaky"], cases)
+    refused = next(c.id for c in cases if c.id in baseline.case_success)
+    monkeypatch.setenv("FAKE_SUT_REFUSE", refused)
+    with pytest.raises(CaseFileError, match="unknown fault"):  # no baseline: the case's fault
+        evals.evaluate(cases, fake_suts.RefusingSUT())
+    now = evals.evaluate(cases, fake_suts.RefusingSUT(), baseline=baseline)
+    failed = {r.case_id for r in now.results if not r.success}
+    assert failed == {refused}
+    verdict = evals.gate(now, baseline)
+    assert not verdict.passed and refused in verdict.render()

@@ -151,7 +151,7 @@ def test_junit_counts_match_the_metrics(tmp_path: Path) -> None:
 def test_written_files_and_json_round_trip(tmp_path: Path) -> None:
     metrics = compute(_results())
     paths = write_reports(tmp_path / "reports", "gate", metrics, _results(), META)
-    assert [p.name for p in paths] == ["gate.json", "gate.md", "gate.junit.xml"]
+    assert [p.name for p in paths] == ["gate.json", "gate.md", "gate.junit.xml", "gate.html"]
     data = json.loads(paths[0].read_text(encoding="utf-8"))
     assert data["meta"]["suites"] == ["read", "write"]
     assert data["schema_version"] == metrics.schema_version

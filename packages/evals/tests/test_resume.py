@@ -248,7 +248,7 @@ def test_report_from_traces_equals_the_report_of_the_run(
     assert capsys.readouterr().out.strip() == printed.strip()
     rebuilt = {p.name: p.read_text("utf-8") for p in (tmp_path / "again").glob("once.*")}
     assert rebuilt == original
-    assert len(rebuilt) == 3
+    assert len(rebuilt) == 4
 
 
 def test_report_from_an_interrupted_trace_says_incomplete(

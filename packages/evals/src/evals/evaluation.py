@@ -60,8 +60,9 @@ class Report:
         print(render_console(self.metrics, self.meta), file=file or sys.stdout)
 
     def write(self, folder: str | PathLike[str]) -> list[Path]:
-        """Write ``<label>.json``, ``.md`` and ``.junit.xml`` into ``folder``; return
-        their paths."""
+        """Write ``<label>.json``, ``.md``, ``.junit.xml`` and ``.html`` into ``folder``;
+        return their paths (the library keeps no traces: the HTML report shows each run's
+        checks, not its trace)."""
         return write_reports(Path(folder), self.meta.label, self.metrics, self.results, self.meta)
 
 
@@ -96,6 +97,7 @@ def evaluate(
     sut_options: Mapping[str, str] | None = None,
     isolation: Isolation = "none",
     memory_limit_mb: int | None = None,
+    baseline: Baseline | None = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
@@ -109,7 +111,9 @@ def evaluate(
     hangs or blows the limit is a ``sut_error``, and the evaluation goes on
     (:mod:`evals.isolation`).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
-    one: :class:`~evals.errors.CaseFileError` lists every problem before any run.
+    one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
+    except, given the ``baseline`` the report will be gated against, on cases it ran
+    unchanged: those the SUT now refuses are its failures, and their runs fail.
     """
     if isolation not in ("none", "process"):
         raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
@@ -124,7 +128,8 @@ def evaluate(
         raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
     system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
     selected, sources = _cases(cases)
-    crashed = require_runnable(system, selected, sources)
+    judged_before = baseline.unchanged if baseline is not None else None
+    crashed = require_runnable(system, selected, sources, judged_before=judged_before)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,

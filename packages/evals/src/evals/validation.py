@@ -18,12 +18,18 @@ about the case: the system under test itself failed on it. That is its failure, 
 ``run`` that raises is: :func:`require_runnable` returns such cases apart, and the runner
 records each of their runs as ``sut_error`` without calling the SUT — never an exit 2
 that would blame the case file.
+
+So is a problem the hook finds in a case the baseline ran *unchanged* (same fingerprint):
+the case file did not move, so the SUT did — a regression of the SUT's own validation
+(say, a fault parser that no longer knows a fault its cases use). ``evals gate`` passes
+such a predicate to :func:`require_runnable`; those cases' runs fail with the problem
+as their error and the gate names them, instead of an exit 2 that blames the case file.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -65,10 +71,15 @@ def _one_line(text: str) -> str:
 class Screening:
     """What the SUT's hook said about a set of cases."""
 
-    problems: list[Problem] = field(default_factory=list)
-    """Problems of the cases, located at their lines."""
+    found: dict[str, list[Problem]] = field(default_factory=dict)
+    """Case id -> its problems, located at its line (cases without any are absent)."""
     crashed: dict[str, str] = field(default_factory=dict)
     """Case id -> how the hook itself failed on it (raised, or answered no list)."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of every case, in case order."""
+        return [p for problems in self.found.values() for p in problems]
 
 
 def _ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
@@ -132,7 +143,7 @@ def screen_cases(
             continue
         for text in answer:
             where, message = _split(_one_line(text))
-            found.problems.append(Problem(file, line, where, message))
+            found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
     return found
 
 
@@ -150,11 +161,30 @@ def require_runnable(
     sut: object,
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    judged_before: Callable[[Case], bool] | None = None,
 ) -> dict[str, str]:
     """Raise :class:`~evals.errors.CaseFileError` listing every problem the hook finds
-    (the CLI prints one line each and exits 2); otherwise return the cases the hook
-    itself failed on (case id -> how), whose runs are the SUT's failures."""
-    screening = screen_cases(sut, cases, sources)
-    if screening.problems:
-        raise CaseFileError(screening.problems)
-    return screening.crashed
+    (the CLI prints one line each and exits 2); otherwise return the cases whose runs
+    are the SUT's failures (case id -> why): those the hook itself failed on, and those
+    ``judged_before`` says the baseline ran unchanged, which the SUT now refuses."""
+    listed = list(cases)
+    screening = screen_cases(sut, listed, sources)
+    failed = dict(screening.crashed)
+    blamed: list[Problem] = []
+    for case in listed:
+        problems = screening.found.get(case.id)
+        if not problems:
+            continue
+        if judged_before is not None and judged_before(case):
+            first = problems[0]
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            failed[case.id] = (
+                "the SUT refuses this case, unchanged since the baseline ran it:"
+                f" {first.field}: {first.message}{more}"
+            )
+        else:
+            blamed += problems
+    if blamed:
+        raise CaseFileError(blamed)
+    return failed
