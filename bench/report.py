@@ -176,6 +176,34 @@ def render_markdown(results: dict[str, Any]) -> str:
                 f" | {o['sut_latency_ms_p50']:.2f} | {_range(o['cpu_s'])}"
                 f" | {_range(o['peak_rss_mb'], '{:.1f}')} |"
             )
+    isolation = results.get("isolation")
+    if isolation:
+        lines += [
+            "",
+            f"## Isolation (`evals run`, one-call SUT, N={isolation['n']},"
+            f" C={isolation['concurrency']}, {isolation['latency_s'] * 1000:g} ms model)",
+            "",
+            "| --isolation | start-up wall s (N=1) | start-up CPU s | wall s | CPU s"
+            " | wall ms per run | CPU ms per run |",
+            "|---|--:|--:|--:|--:|--:|--:|",
+        ]
+        for mode in ("none", "process"):
+            side = isolation[mode]
+            lines.append(
+                f"| {mode} | {_range(side['start_s'])} | {_range(side['start_cpu_s'])}"
+                f" | {_range(side['wall_s'])} | {_range(side['cpu_s'])}"
+                f" | {_range(side['ms_per_run'], '{:.3f}')}"
+                f" | {_range(side['cpu_ms_per_run'], '{:.3f}')} |"
+            )
+        lines += [
+            "",
+            f"CPU includes the worker processes; per run = (N runs - {isolation['warm_n']} runs)"
+            f" / (N - {isolation['warm_n']}): start-up and each worker's first calls apart."
+            f" Process isolation costs {isolation['extra_cpu_ms_per_run']:.3f} ms of CPU"
+            f" ({isolation['extra_ms_per_run']:.3f} ms of wall) per run more, and"
+            f" {isolation['extra_start_s']:.2f} s of wall ({isolation['extra_start_cpu_s']:.2f} s"
+            " of CPU) at start-up: the workers each import and build the SUT.",
+        ]
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

@@ -27,10 +27,12 @@ from fake_openai import FakeOpenAI
 from bench.measure import Sample, measure, spread
 from bench.report import write_report
 from bench.scenarios import (
+    ISOLATION,
     OFFLINE_BIG_TRIALS,
     OFFLINE_TRIALS,
     REPLY,
     SCENARIOS,
+    IsolationScenario,
     Scenario,
     write_cases,
 )
@@ -113,6 +115,65 @@ def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int)
     }
 
 
+def run_isolation(
+    fake: FakeOpenAI, scenario: IsolationScenario, work: Path, repeats: int
+) -> dict[str, Any]:
+    """``evals run`` of the one-call SUT with ``--isolation none`` and ``process``, each at
+    N=1 (start-up), ``warm_n`` and ``n``: wall, CPU (workers included: ``wait4`` counts
+    reaped descendants), and the per-run cost, ``(x(n) - x(warm_n)) / (n - warm_n)`` of
+    wall and of CPU, apart from start-up and first calls (CPU is the steadier figure on a
+    shared machine)."""
+    fake.latency = scenario.latency_s
+    env = child_env(fake.base_url)
+    sizes = (1, scenario.warm_n, scenario.n)
+    files = {size: write_cases(work / f"isolation-{size}.jsonl", size) for size in sizes}
+    modes = ("none", "process")
+
+    def command(mode: str, size: int) -> list[str]:
+        return [
+            *evals_command(), "run", "--cases", str(files[size]), "--sut", SUT,
+            "--concurrency", str(scenario.concurrency), "--isolation", mode,
+            "--label", f"bench-isolation-{mode}-{size}",
+            "--out", str(work / "reports"), "--traces", str(work / "traces"),
+        ]  # fmt: skip
+
+    for mode in modes:  # one unmeasured round
+        measure(command(mode, 1), env, str(ROOT))
+    samples: dict[tuple[str, int], list[Sample]] = {(m, s): [] for m in modes for s in sizes}
+    for i in range(repeats):
+        for mode in modes if i % 2 == 0 else modes[::-1]:
+            for size in sizes:
+                samples[mode, size].append(_sampled(fake, command(mode, size), env))
+                report = work / "reports" / f"bench-isolation-{mode}-{size}.json"
+                _check_all_passed(report, size)
+                print(f"  isolation {mode} N={size}: {samples[mode, size][-1].wall_s:.3f}s",
+                      file=sys.stderr)  # fmt: skip
+    result: dict[str, Any] = {
+        "name": scenario.name,
+        "n": scenario.n,
+        "warm_n": scenario.warm_n,
+        "concurrency": scenario.concurrency,
+        "latency_s": scenario.latency_s,
+    }
+    for mode in modes:
+        one, warm, many = (samples[mode, size] for size in sizes)
+        pairs = list(zip(many, warm, strict=True))
+        runs = scenario.n - scenario.warm_n
+        result[mode] = {
+            "start_s": spread([s.wall_s for s in one]),
+            "start_cpu_s": spread([s.cpu_s for s in one]),
+            "wall_s": spread([s.wall_s for s in many]),
+            "cpu_s": spread([s.cpu_s for s in many]),
+            "ms_per_run": spread([(m.wall_s - o.wall_s) / runs * 1000 for m, o in pairs]),
+            "cpu_ms_per_run": spread([(m.cpu_s - o.cpu_s) / runs * 1000 for m, o in pairs]),
+            "samples": [s.summary() for s in many],
+        }
+    for key in ("ms_per_run", "cpu_ms_per_run", "start_s", "start_cpu_s"):
+        extra = result["process"][key]["median"] - result["none"][key]["median"]
+        result[f"extra_{key}"] = extra
+    return result
+
+
 def _check_all_passed(report: Path, n: int) -> None:
     """A fast run that failed is no result: every run must have passed its checks."""
     metrics = json.loads(report.read_text(encoding="utf-8"))
@@ -192,7 +253,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-offline", action="store_true", help="skip offline SupportPilot")
     parser.add_argument("--out", type=Path, default=ROOT / "reports")
     args = parser.parse_args(argv)
-    results: dict[str, Any] = {"scenarios": [], "same_process_server": None, "offline": None}
+    results: dict[str, Any] = {
+        "scenarios": [],
+        "same_process_server": None,
+        "offline": None,
+        "isolation": None,
+    }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
         for scenario in SCENARIOS:
@@ -204,6 +270,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             results["scenarios"].append(run_scenario(fake, scenario, work, repeats))
             if scenario is SCENARIOS[0]:
                 results["same_process_server"] = run_same_process_server(scenario, min(repeats, 3))
+        if not args.only or ISOLATION.name in args.only:
+            repeats = args.repeats or ISOLATION.repeats
+            print(f"{ISOLATION.name}: N={ISOLATION.n} C={ISOLATION.concurrency}, --isolation"
+                  " none vs process", file=sys.stderr)  # fmt: skip
+            results["isolation"] = run_isolation(fake, ISOLATION, work, repeats)
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {

@@ -37,6 +37,32 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 """The issue's scenarios, in report order."""
 
+
+@dataclass(frozen=True)
+class IsolationScenario:
+    """``evals run`` with the SUT in this process (``--isolation none``) and in worker
+    processes (``--isolation process``): what isolation costs per run."""
+
+    name: str = "isolation"
+    """Name used with ``--only``."""
+    n: int = 200
+    """Runs (cases, one trial each). Each side is also measured at N=1 (its start-up) and
+    at ``warm_n``: the per-run cost is the difference between ``n`` and ``warm_n`` runs
+    over ``n - warm_n``, after every worker has made its first call (a worker's SUT makes
+    its model client on first use)."""
+    warm_n: int = 20
+    """The smaller measured size (every worker has run a few times)."""
+    concurrency: int = 4
+    """Runs in flight (and worker processes)."""
+    latency_s: float = 0.0
+    """The fake model's latency: none, so the figure is the harness's own."""
+    repeats: int = 3
+    """Measurements of each (mode, N)."""
+
+
+ISOLATION = IsolationScenario()
+"""The isolation scenario (``nox -s bench -- --only isolation --no-offline``)."""
+
 OFFLINE_TRIALS = 40
 """Offline SupportPilot: the 26 reference cases x 40 trials (ms per run; RSS at ~1,000)."""
 OFFLINE_BIG_TRIALS = 385

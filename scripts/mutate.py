@@ -750,6 +750,49 @@ MUTANTS: tuple[Mutant, ...] = (
         "instruction cues hidden by zero-width or full-width characters are not found",
         JUDGE_TESTS,
     ),
+    # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
+    M(
+        "dead_worker_reused",
+        f"{EVALS}/isolation.py",
+        "        self._replace(worker)\n        limit = self.isolation.memory_limit_mb\n",
+        "        self._idle.put_nowait(worker)\n        limit = self.isolation.memory_limit_mb\n",
+        "a worker that died is not replaced but handed the next run, which fails too",
+    ),
+    M(
+        "hung_worker_reused",
+        f"{EVALS}/isolation.py",
+        "        except TimeoutError:\n            self._replace(worker)\n",
+        "        except TimeoutError:\n            self._idle.put_nowait(worker)\n",
+        "a worker past its deadline is not killed but handed the next run, which hangs too",
+    ),
+    M(
+        "worker_death_not_a_sut_error",
+        f"{EVALS}/isolation.py",
+        'return _failed(case, trial, f"the worker process died ({payload}{note})")',
+        'return Run(case_id=case.id, trial=trial, outcome="error", error=str(payload))',
+        "a worker that died is recorded as a provider error, left out of the success rate",
+    ),
+    M(
+        "unserialisable_run_crashes",
+        f"{EVALS}/runner.py",
+        "        except RunSerialisationError as e:\n            run = _failed(",
+        "        except ZeroDivisionError as e:\n            run = _failed(",
+        "a run that cannot be serialised aborts the evaluation with a traceback",
+    ),
+    M(
+        "watchdog_never_interrupts",
+        f"{EVALS}/_watchdog.py",
+        "                signal.pthread_kill(main, WATCHDOG_SIGNAL)",
+        "                pass",
+        "an async SUT that blocks the event loop hangs the evaluation until it returns",
+    ),
+    M(
+        "ignored_cancellation_awaited",
+        f"{EVALS}/runner.py",
+        "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
+        "done, _ = await asyncio.wait({work})",
+        "a run that swallows its cancellation is waited for, for ever",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

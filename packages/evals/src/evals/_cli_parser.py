@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from evals.case import SPLITS
+from evals.isolation import ISOLATIONS
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE
 from evals.runner import (
     DEFAULT_CONCURRENCY,
@@ -85,6 +86,22 @@ def build_parser() -> argparse.ArgumentParser:
             type=_positive_float,
             default=None,
             help=f"per-run limit in seconds (default {DEFAULT_TIMEOUT_S:g})",
+        )
+        group.add_argument(
+            "--isolation",
+            choices=ISOLATIONS,
+            default=None,
+            help="where the SUT runs: none (this process; default) or process (worker"
+            " processes, one per --concurrency: a run that exits, hangs or blows the memory"
+            " limit is a sut_error, its worker replaced)",
+        )
+        group.add_argument(
+            "--memory-limit",
+            type=_positive_int,
+            default=None,
+            metavar="MB",
+            help="address-space limit of each worker process in MiB (--isolation process;"
+            " default: none)",
         )
         group.add_argument(
             "--max-provider-errors",

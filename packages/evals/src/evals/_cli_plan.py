@@ -11,6 +11,7 @@ from pathlib import Path
 from evals.case import Case
 from evals.config import EvalsConfig, git_revision
 from evals.errors import UsageError
+from evals.isolation import ProcessIsolation
 from evals.loader import CaseSource, load_cases_with_sources
 from evals.metrics import RunSummary
 from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished
@@ -61,16 +62,40 @@ class Plan:
     sources: dict[str, CaseSource]
     meta: RunMeta
     finished: dict[Pair, RunSummary]
+    isolation: ProcessIsolation | None = None
+    """Set when the SUT runs in worker processes (``--isolation process``)."""
 
 
 def load_named_sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
     """The SUT named by ``--sut`` and ``--sut-option`` (or the config), and how reports
     name it."""
+    sut_spec = _sut_spec(args, config)
+    options = dict(args.sut_option)
+    return load_sut(sut_spec, options), describe(sut_spec, options)
+
+
+def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
     sut_spec: str | None = args.sut or config.sut
     if not sut_spec:
         raise UsageError("no SUT: pass --sut module:attr or set [tool.evals] sut")
-    options = dict(args.sut_option)
-    return load_sut(sut_spec, options), describe(sut_spec, options)
+    return sut_spec
+
+
+def isolation_of(
+    args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
+) -> tuple[str, ProcessIsolation | None]:
+    """``--isolation`` and ``--memory-limit`` (a resumed evaluation keeps what it recorded
+    unless told otherwise): the mode's name, and the worker setup when it is ``process``.
+    A memory limit without process isolation is refused (exit 2)."""
+    mode: str = args.isolation or (recorded.isolation if recorded else "none")
+    limit: int | None = args.memory_limit
+    if limit is None and recorded is not None and args.isolation is None:
+        limit = recorded.memory_limit_mb
+    if mode != "process":
+        if args.memory_limit is not None:
+            raise UsageError("--memory-limit limits worker processes: it needs --isolation process")
+        return mode, None
+    return mode, ProcessIsolation(_sut_spec(args, config), dict(args.sut_option), limit)
 
 
 def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Plan:
@@ -92,6 +117,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         )
     label = label_of(args, suites)
     trials: int = args.trials or args.default_trials
+    mode, isolation = isolation_of(args, config)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
@@ -105,11 +131,15 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         trials=trials,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
+        isolation=mode,
+        memory_limit_mb=None if isolation is None else isolation.memory_limit_mb,
         git_revision=git_revision(config.root),
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )
-    return Plan(sut=sut, cases=selected, sources=sources, meta=meta, finished={})
+    return Plan(
+        sut=sut, cases=selected, sources=sources, meta=meta, finished={}, isolation=isolation
+    )
 
 
 def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan:
@@ -154,6 +184,7 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         )
     finished = read_finished(folder, cases, old.trials)
     cut_torn_tail(folder, finished)
+    mode, isolation = isolation_of(args, config, old)
     meta = old.model_copy(
         update={
             "finished": None,
@@ -162,9 +193,19 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
             "finished_runs": len(finished.runs),
             "concurrency": args.concurrency or old.concurrency,
             "timeout_s": args.timeout or old.timeout_s,
+            "isolation": mode,
+            "memory_limit_mb": None if isolation is None else isolation.memory_limit_mb,
+            "unstopped_runs": [],
         }
     )
-    return Plan(sut=sut, cases=cases, sources=sources, meta=meta, finished=finished.runs)
+    return Plan(
+        sut=sut,
+        cases=cases,
+        sources=sources,
+        meta=meta,
+        finished=finished.runs,
+        isolation=isolation,
+    )
 
 
 def label_of(args: argparse.Namespace, suites: list[str]) -> str:

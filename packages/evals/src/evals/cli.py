@@ -322,6 +322,7 @@ def _evaluate(
         hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
         crashed=crashed,
         max_provider_errors_in_a_row=getattr(args, "max_provider_errors", None) or None,
+        isolation=plan.isolation,
     )
     try:
         try:
@@ -335,6 +336,7 @@ def _evaluate(
                 "complete": outcome.complete,
                 "stop_signal": _signal_name(outcome.stop_signal),
                 "stop_reason": outcome.stop_reason,
+                "unstopped_runs": list(outcome.unstopped),
             }
         )
         traces.close(final)

@@ -25,6 +25,7 @@ from evals.checks import Check
 from evals.gate import Verdict
 from evals.gate import evaluate as judge
 from evals.gate_config import GateConfig, load_gate_config
+from evals.isolation import Isolation, ProcessIsolation
 from evals.loader import load_cases_with_sources
 from evals.metrics import Metrics, compute
 from evals.report import render_console, write_reports
@@ -94,6 +95,8 @@ def evaluate(
     timeout: float = DEFAULT_TIMEOUT_S,
     label: str = "evaluate",
     sut_options: Mapping[str, str] | None = None,
+    isolation: Isolation = "none",
+    memory_limit_mb: int | None = None,
     baseline: Baseline | None = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run.
@@ -102,11 +105,27 @@ def evaluate(
     ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, or a
     ``module:attr`` string (with ``sut_options`` as its keyword arguments).
     ``checks``: the checks to grade with (default: every registered check).
+    ``isolation="process"`` runs the SUT in ``concurrency`` worker processes, each
+    building it from the ``module:attr`` string (so ``sut`` must be one), each limited to
+    ``memory_limit_mb`` MiB of address space when given: a run that exits the process,
+    hangs or blows the limit is a ``sut_error``, and the evaluation goes on
+    (:mod:`evals.isolation`).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
     one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
     except, given the ``baseline`` the report will be gated against, on cases it ran
     unchanged: those the SUT now refuses are its failures, and their runs fail.
     """
+    if isolation not in ("none", "process"):
+        raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
+    workers: ProcessIsolation | None = None
+    if isolation == "process":
+        if not isinstance(sut, str):
+            raise ValueError(
+                "isolation='process' builds the SUT in each worker: pass it as 'module:attr'"
+            )
+        workers = ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
+    elif memory_limit_mb is not None:
+        raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
     system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
     selected, sources = _cases(cases)
     judged_before = baseline.unchanged if baseline is not None else None
@@ -119,6 +138,8 @@ def evaluate(
         trials=trials,
         concurrency=concurrency,
         timeout_s=timeout,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )
@@ -129,6 +150,7 @@ def evaluate(
         timeout_s=timeout,
         checks=checks,
         crashed=crashed,
+        isolation=workers,
     )
     outcome = runner.run(selected)
     final = meta.model_copy(
@@ -136,6 +158,7 @@ def evaluate(
             "finished": utc_now(),
             "finished_runs": len(outcome.results),
             "complete": outcome.complete,
+            "unstopped_runs": list(outcome.unstopped),
         }
     )
     return Report(results=outcome.results, metrics=compute(outcome.results), meta=final)

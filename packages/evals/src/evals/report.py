@@ -72,6 +72,19 @@ def incomplete_note(meta: RunMeta) -> str | None:
     return f"INCOMPLETE: {_why_incomplete(meta)}, {_runs_finished(meta)}"
 
 
+def unstopped_note(meta: RunMeta) -> str | None:
+    """What the report says about runs that timed out and could not be stopped, if any."""
+    if not meta.unstopped_runs:
+        return None
+    shown = ", ".join(meta.unstopped_runs[:10])
+    more = f" and {len(meta.unstopped_runs) - 10} more" if len(meta.unstopped_runs) > 10 else ""
+    return (
+        f"{len(meta.unstopped_runs)} run(s) timed out and could not be stopped (still running"
+        f" in this process at the end; recorded as sut_error): {shown}{more};"
+        " --isolation process kills such runs"
+    )
+
+
 def _why_incomplete(meta: RunMeta) -> str:
     if meta.finished is None:  # nobody wrote the end: still running, or killed
         return "not finished (still running, or killed)"
@@ -227,6 +240,9 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
     note = incomplete_note(meta)
     if note:
         parts.append(f"*** {note} ***")
+    unstopped = unstopped_note(meta)
+    if unstopped:
+        parts.append(printable(f"*** {unstopped} ***"))
     rows = summary_rows(metrics, complete=meta.complete)
     parts += ["", tabulate(rows, headers=["metric", "value"])]
     if metrics.by_split:
@@ -270,6 +286,9 @@ def render_markdown(
     note = incomplete_note(meta)
     if note:
         parts += ["", f"> **{note}**"]
+    unstopped = unstopped_note(meta)
+    if unstopped:
+        parts += ["", printable(f"> **{unstopped}**")]
     summary = summary_rows(metrics, complete=meta.complete)
     table = tabulate(summary, headers=["metric", "value"], tablefmt="github")
     parts += ["", table]

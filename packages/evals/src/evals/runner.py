@@ -9,7 +9,18 @@ results. Each finished run is graded at once and its trace appended to disk; onl
 memory, so memory stays flat however many runs there are.
 
 A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
-``sut_error`` run "timed out after …s" and is abandoned, not waited for. Ctrl-C
+``sut_error`` run "timed out after …s" and is abandoned, not waited for. So does a run
+that cannot be serialised (its reason recorded), since traces and workers need its JSON.
+
+In the default mode (``isolation=None``) the SUT runs in this process, and a run can
+misbehave past its deadline: an async SUT that swallows ``CancelledError`` is given a
+grace period (``grace_s``) after the cancellation, then abandoned (still running on the
+loop); one that blocks the event loop (``time.sleep`` in ``arun``) is interrupted by a
+watchdog thread once it is ``grace_s`` past its deadline (a signal to the main thread
+raises in the blocking code; see :mod:`evals._watchdog` for the limits). Runs that could
+not be stopped are listed in :attr:`RunnerResults.unstopped`. With
+:class:`~evals.isolation.ProcessIsolation` the SUT runs in worker processes instead, which
+can be killed (:mod:`evals.isolation`). Ctrl-C
 (SIGINT) or SIGTERM stops scheduling, cancels what is in flight and returns the finished
 results, marked incomplete, with the signal that stopped them. Runs are scheduled
 trial-major (every case's trial 0, then trial 1 …), so the finished results of an
@@ -24,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import signal
 import sys
 import threading
@@ -34,8 +44,17 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO
 
+from evals._in_process import Raised, close_loop, guarded, in_daemon_thread, still_running
+from evals._watchdog import LoopBlocked, Watchdog
 from evals.case import Case
 from evals.checks import Check, grade
+from evals.isolation import (
+    ProcessIsolation,
+    RunSerialisationError,
+    WorkerPool,
+    describe_error,
+    run_json,
+)
 from evals.metrics import RunSummary, Summaries
 from evals.result import RunResult
 from evals.run import Run
@@ -47,6 +66,14 @@ DEFAULT_CONCURRENCY = 4
 DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW = 10
 """Provider errors (runs ending ``error``) in a row after which a runner stops
 scheduling: a dead endpoint is noticed in seconds, not after every run has retried."""
+
+
+def default_grace_s(timeout_s: float) -> float:
+    """How long past its deadline a run may take to stop (a quarter of the timeout, from
+    0.2 s to 5 s): a cancelled coroutine stops in microseconds, so this is generous."""
+    return min(5.0, max(0.2, timeout_s / 4))
+
+
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
 """The signals that stop an evaluation, keeping what finished: Ctrl-C, and what CI
 runners, ``timeout`` and container stops send."""
@@ -86,6 +113,10 @@ class RunnerResults:
     """The signal that stopped it (``signal.SIGINT`` or ``signal.SIGTERM``), if any."""
     stop_reason: str | None = None
     """Why the runner itself stopped scheduling (the provider kept failing), if it did."""
+    unstopped: tuple[str, ...] = ()
+    """Runs (``case#trial``) that timed out and could not be stopped: still running in
+    this process (a thread, or a coroutine that ignored its cancellation) when the
+    evaluation ended. Their results are ``sut_error`` runs."""
 
     @property
     def complete(self) -> bool:
@@ -114,6 +145,8 @@ class Runner:
         checks: Iterable[Check] | None = None,
         crashed: Mapping[str, str] | None = None,
         max_provider_errors_in_a_row: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
+        isolation: ProcessIsolation | None = None,
+        grace_s: float | None = None,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -148,6 +181,16 @@ class Runner:
         self.crashed: dict[str, str] = dict(crashed or {})
         """Cases the SUT's ``check_case`` hook failed on (id -> how): every run of them
         is a ``sut_error``, the SUT is not called."""
+        self.isolation = isolation
+        """With it, runs go to worker processes building the SUT it names; ``sut`` is
+        then used only for what the harness asks before runs (``check_case``)."""
+        self.grace_s = default_grace_s(timeout_s) if grace_s is None else grace_s
+        """How long past its deadline an in-process run may take to stop."""
+        if not self.grace_s > 0:
+            raise ValueError(f"grace must be positive, got {grace_s!r}")
+        self._pool: WorkerPool | None = None
+        self._watchdog: Watchdog | None = None
+        self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
 
     def run(
         self, cases: Sequence[Case], finished: Mapping[tuple[str, int], RunSummary] | None = None
@@ -167,12 +210,15 @@ class Runner:
         async def main() -> None:
             done.append(await self.arun(cases, finished))
 
-        # The results are handed over through ``done``, not as the main task's result:
-        # asyncio.run (3.11) formats the repr of its main task, result included, while
-        # restoring the SIGINT handler, and that repr grows with every run.
-        asyncio.run(main())
+        # Not asyncio.run: at its end it waits for every task to finish cancelling, and a
+        # SUT coroutine that swallows CancelledError would hang it for ever.
+        loop = asyncio.new_event_loop()
+        try:
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(main())
+        finally:
+            close_loop(loop, self.grace_s)
         if self._held is not None and before is not None:
-            # The process's handlers, not the one asyncio.run installed for SIGINT.
             self._held = {k: v for k, v in before.items() if v is not None}
         return done[0]
 
@@ -241,6 +287,14 @@ class Runner:
             while in_flight:
                 await asyncio.wait(set(in_flight))
 
+        self._abandoned = []
+        if self.isolation is not None:
+            pool = WorkerPool(self.isolation, cases, self.concurrency)
+            await pool.start()  # a SUT no worker can build: SutLoadError, no run
+            self._pool = pool
+        else:
+            self._watchdog = Watchdog(loop, self.grace_s)
+            self._watchdog.start()
         producer = loop.create_task(produce())
         sigint_installed = self.handle_sigint and _install_stop_signals(loop, on_stop)
         try:
@@ -252,6 +306,12 @@ class Runner:
             if in_flight:
                 await asyncio.gather(*in_flight, return_exceptions=True)
         finally:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+            if self._watchdog is not None:
+                self._watchdog.stop()
+                self._watchdog = None
             if sigint_installed:
                 self._uninstall_sigint(loop, hold=interrupted and self.hold_sigint)
             progress.close()
@@ -264,6 +324,7 @@ class Runner:
             interrupted=interrupted,
             stop_signal=stop_signal,
             stop_reason=self._stop_reason,
+            unstopped=tuple(label for label, work in self._abandoned if still_running(work)),
         )
 
     def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
@@ -303,12 +364,17 @@ class Runner:
             run = run.model_copy(update={"case_id": case.id, "trial": trial})
         if run.latency_ms <= 0:
             run = run.model_copy(update={"latency_ms": elapsed_ms})
+        try:
+            data = run_json(run)  # before grading: an unserialisable run is the SUT's failure
+        except RunSerialisationError as e:
+            run = _failed(case, trial, str(e)).model_copy(update={"latency_ms": elapsed_ms})
+            data = run_json(run)
         checks = grade(case, run, self.checks)
         result = RunSummary.graded(case, run, checks)
         slots[index] = result
         self._count_provider_errors(result)
         if self.traces is not None:
-            self.traces.write(run, checks, result.success)
+            self.traces.write(run, checks, result.success, run_json=data)
         progress.update(result.success)
 
     def _count_provider_errors(self, result: RunSummary) -> None:
@@ -325,70 +391,83 @@ class Runner:
         """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
         if case.id in self.crashed:
             return _failed(case, trial, f"the SUT failed before the run: {self.crashed[case.id]}")
+        if self._pool is not None:
+            return await self._pool.run(case, trial, self.timeout_s)
+        label = f"{case.id}#{trial}"
+        work: asyncio.Future[object]
+        thread: threading.Thread | None = None
+        if self._arun is not None:
+            work = asyncio.get_running_loop().create_task(guarded(self._arun(case, trial)))
+            if self._watchdog is not None:
+                self._watchdog.watch(work, time.monotonic() + self.timeout_s)
+        elif self._run is not None:
+            work, thread = in_daemon_thread(self._run, case, trial)
+        else:
+            return _failed(case, trial, f"{type(self.sut).__name__} has neither run nor arun")
         try:
-            async with asyncio.timeout(self.timeout_s) as limit:
-                if self._arun is not None:
-                    value: object = await self._arun(case, trial)
-                elif self._run is not None:
-                    value = await _in_daemon_thread(self._run, case, trial)
-                else:
-                    raise TypeError(f"{type(self.sut).__name__} has neither run nor arun")
-        except TimeoutError as e:
-            if limit.expired():
-                return _failed(case, trial, f"timed out after {self.timeout_s:g}s")
-            return _failed(case, trial, _describe(e))
+            done, _ = await asyncio.wait({work}, timeout=self.timeout_s)
+            if not done:
+                return await self._stop(work, thread, label, case, trial)
+        except asyncio.CancelledError:  # the evaluation is stopping
+            if not work.done() or work.cancelled():
+                work.cancel()
+                raise
+            # It had finished as the stop came: kept, as it would be when awaited inline.
+        finally:
+            if self._watchdog is not None:
+                self._watchdog.forget(work)
+        try:
+            value = work.result()
+            if isinstance(value, Raised):
+                raise value.error
+        except LoopBlocked as e:
+            return _failed(case, trial, f"timed out after {self.timeout_s:g}s: {e}")
+        except asyncio.CancelledError as e:  # cancelled by the SUT's own code
+            return _failed(case, trial, describe_error(e))
         except Exception as e:  # the SUT's own failure: recorded, never a harness crash
-            return _failed(case, trial, _describe(e))
+            return _failed(case, trial, describe_error(e))
         except (SystemExit, KeyboardInterrupt) as e:
             # Raised by the SUT's own code (a real Ctrl-C reaches the runner as a signal,
             # not through the SUT call): a SUT may not end the evaluation, least of all
             # green and without a verdict. Recorded as its failure, like any crash.
-            return _failed(case, trial, f"{_describe(e)} (raised by the system under test)")
+            return _failed(case, trial, describe_error(e))
         if not isinstance(value, Run):
             return _failed(case, trial, f"SUT returned {type(value).__name__}, not a Run")
         return value
 
+    async def _stop(
+        self,
+        work: asyncio.Future[object],
+        thread: threading.Thread | None,
+        label: str,
+        case: Case,
+        trial: int,
+    ) -> Run:
+        """A run past its deadline: cancel it; one that does not stop within the grace
+        period (a thread cannot be stopped at all) is abandoned, still running."""
+        timed_out = f"timed out after {self.timeout_s:g}s"
+        if thread is None:
+            work.cancel()
+            done, _ = await asyncio.wait({work}, timeout=self.grace_s)
+            if done:
+                return _failed(case, trial, timed_out)
+            self._abandoned.append((label, work))
+            # Dropped with the loop at the end: asyncio's "destroyed but pending" warning
+            # would only repeat what the report says.
+            with contextlib.suppress(AttributeError):
+                work._log_destroy_pending = False  # type: ignore[attr-defined]
+            return _failed(
+                case,
+                trial,
+                f"{timed_out}; it ignored its cancellation for {self.grace_s:g}s and was"
+                " abandoned, still running (--isolation process can stop it)",
+            )
+        self._abandoned.append((label, thread))
+        return _failed(case, trial, timed_out)
+
 
 def _failed(case: Case, trial: int, error: str) -> Run:
     return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)
-
-
-def _describe(error: BaseException) -> str:
-    text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _in_daemon_thread(
-    fn: Callable[[Case, int], Run], case: Case, trial: int
-) -> asyncio.Future[Run]:
-    """Call ``fn`` in a fresh daemon thread, like ``asyncio.to_thread``.
-
-    Not ``to_thread`` itself: its executor's threads are joined at exit, so one hung
-    SUT call would hang the harness forever. A daemon thread is abandoned on timeout.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[Run] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(ok: bool, value: object) -> None:
-        if future.done():  # cancelled or timed out meanwhile
-            return
-        if ok:
-            future.set_result(value)  # type: ignore[arg-type]  # checked by the caller
-        else:
-            future.set_exception(value)  # type: ignore[arg-type]
-
-    def work() -> None:
-        try:
-            outcome: tuple[bool, object] = (True, context.run(fn, case, trial))
-        except BaseException as e:  # handed to the loop, which records it
-            outcome = (False, e)
-        # RuntimeError: the loop is closed; this run was abandoned long ago.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, *outcome)
-
-    threading.Thread(target=work, name=f"sut-{case.id}#{trial}", daemon=True).start()
-    return future
 
 
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers

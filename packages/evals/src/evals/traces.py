@@ -80,6 +80,13 @@ class RunMeta(BaseModel):
     """The signal that stopped an interrupted evaluation (``SIGINT``, ``SIGTERM``)."""
     stop_reason: str | None = None
     """Why the runner stopped scheduling by itself (the provider kept failing)."""
+    isolation: str = "none"
+    """Where the SUT ran: ``none`` (in the harness's process) or ``process`` (workers)."""
+    memory_limit_mb: int | None = None
+    """The memory limit of each worker process in MiB (``process`` isolation), if any."""
+    unstopped_runs: list[str] = Field(default_factory=list)
+    """Runs (``case#trial``) that timed out and could not be stopped: still running in
+    the harness's process when the evaluation ended (recorded as ``sut_error``)."""
 
 
 _ID_JSON = TypeAdapter(str)
@@ -141,8 +148,17 @@ class TraceWriter:
         # each entry keeps its checks alive so the ids cannot be reused.
         self._checks_json: dict[tuple[int, ...], tuple[Sequence[CheckResult], bytes]] = {}
 
-    def write(self, run: Run, checks: Sequence[CheckResult], success: bool) -> None:
-        """Append one finished run (a :class:`TraceRecord` line) and flush it to the OS."""
+    def write(
+        self,
+        run: Run,
+        checks: Sequence[CheckResult],
+        success: bool,
+        *,
+        run_json: bytes | None = None,
+    ) -> None:
+        """Append one finished run (a :class:`TraceRecord` line) and flush it to the OS.
+
+        ``run_json``: the run already serialised (the runner has it), else done here."""
         if self._file is None:
             raise ValueError(f"trace writer for {str(self.folder)!r} is closed")
         # The same JSON as TraceRecord(...).model_dump_json(), without validating a
@@ -154,7 +170,7 @@ class TraceWriter:
                 b',"trial":',
                 str(run.trial).encode(),
                 b',"success":true,"run":' if success else b',"success":false,"run":',
-                run.__pydantic_serializer__.to_json(run),
+                run.__pydantic_serializer__.to_json(run) if run_json is None else run_json,
                 b',"checks":',
                 self._checks(checks),
                 b"}\n",

@@ -104,7 +104,7 @@ def screen_cases(
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
     *,
-    deadline_s: float = CHECK_CASE_DEADLINE_S,
+    deadline_s: float | None = None,
 ) -> Screening:
     """Ask ``sut.check_case`` about every case, in case order.
 
@@ -113,10 +113,13 @@ def screen_cases(
     as ``<case ID>`` line 0. A SUT without ``check_case`` finds nothing. A hook that
     raises or returns something other than a list of strings failed on that case: it is
     listed in ``crashed``, never a problem of the case and never a traceback. So is a
-    hook that does not answer within ``deadline_s``; the cases after it are not asked.
+    hook that does not answer within ``deadline_s`` (default
+    :data:`CHECK_CASE_DEADLINE_S`); the cases after it are not asked.
     """
     if not isinstance(sut, CaseChecker):
         return Screening()
+    if deadline_s is None:  # read now, so that a test can shorten it
+        deadline_s = CHECK_CASE_DEADLINE_S
     located = sources or {}
     found = Screening()
     hung_on: str | None = None
