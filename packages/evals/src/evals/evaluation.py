@@ -30,9 +30,10 @@ from evals.metrics import Metrics, compute
 from evals.report import render_console, write_reports
 from evals.result import RunResult
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner
-from evals.sut import AnySUT, load_sut
+from evals.sut import AnySUT, Task, as_sut, load_sut, sut_name
 from evals.traces import RunMeta, new_run_id, utc_now
 from evals.validation import require_runnable
+from evals.vocabulary import CaseRules, rules_of
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
@@ -65,7 +66,7 @@ class Report:
 
 
 def _cases(
-    cases: CaseSource | Iterable[CaseSource],
+    cases: CaseSource | Iterable[CaseSource], rules: CaseRules
 ) -> tuple[list[Case], dict[str, tuple[str, int]]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
@@ -75,7 +76,7 @@ def _cases(
         if isinstance(item, Case):
             loaded.append(item)
             continue
-        found, where = load_cases_with_sources([Path(item)])
+        found, where = load_cases_with_sources([Path(item)], rules=rules)
         loaded += found
         sources.update(where)
     if not loaded:
@@ -85,7 +86,7 @@ def _cases(
 
 def evaluate(
     cases: CaseSource | Iterable[CaseSource],
-    sut: AnySUT | str,
+    sut: AnySUT | Task | str,
     *,
     checks: Iterable[Check] | None = None,
     trials: int = 1,
@@ -97,20 +98,21 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
     ``cases``: a case file, a list of files, or :class:`~evals.case.Case` objects.
-    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, or a
-    ``module:attr`` string (with ``sut_options`` as its keyword arguments).
+    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
+    function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
+    string (with ``sut_options`` as its keyword arguments).
     ``checks``: the checks to grade with (default: every registered check).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
     one: :class:`~evals.errors.CaseFileError` lists every problem before any run.
     """
-    system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
-    selected, sources = _cases(cases)
+    system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
+    selected, sources = _cases(cases, rules_of(system))
     crashed = require_runnable(system, selected, sources)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
         command="evaluate",
-        sut=sut if isinstance(sut, str) else type(system).__name__,
+        sut=sut if isinstance(sut, str) else sut_name(system),
         trials=trials,
         concurrency=concurrency,
         timeout_s=timeout,
