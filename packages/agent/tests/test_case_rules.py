@@ -186,3 +186,35 @@ def test_every_required_tag_must_be_covered(tag: str) -> None:
 )
 def test_supportpilot_s_lint_hook(expect: dict[str, Any], rules: list[str]) -> None:
     assert [rule for rule, _ in lint_case({"expect": expect})] == rules
+
+
+# --- SupportPilot's own check: its evidence-id format ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "passed", "words"),
+    [
+        ("已提交补发申请（见 order#1）", False, "['order#1']"),
+        ("已提交补发申请，依据kb#3和ship#12", False, "['kb#3', 'ship#12']"),
+        ("您好，已提交补发申请。", True, ""),
+        ("订单号 A1001 #1", True, ""),
+    ],
+)
+def test_no_evidence_ids_is_registered_by_supportpilot(
+    reply: str, passed: bool, words: str
+) -> None:
+    from evals.checks import grade, registered
+
+    assert "no_evidence_ids" in [c.name for c in registered("outcome")]
+    case = Case.model_validate(GOOD)
+    run = Run(case_id="c1", outcome="ask_user", reply=reply)
+    [found] = [r for r in grade(case, run) if r.name == "no_evidence_ids"]
+    assert found.passed is passed
+    assert words in found.reason
+
+
+def test_no_evidence_ids_is_not_applicable_without_a_reply() -> None:
+    from evals.checks import grade
+
+    run = Run(case_id="c1", outcome="ask_user")
+    assert "no_evidence_ids" not in [r.name for r in grade(Case.model_validate(GOOD), run)]

@@ -62,7 +62,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "conflicts",
             "reply_contains",
             "reply_not_contains",
-            "no_evidence_ids",
             "approval",
             "reply_facts",
             "screened",
@@ -114,7 +113,6 @@ def test_ideal_runs_are_judged_by_the_checks_their_case_asks_for(
         "fact:parcel_state",
         "fact:stale_hours",
         "reply_contains:提交补发申请",
-        "no_evidence_ids",
         "dispatched",
         "reply_after_evidence",
     } <= names

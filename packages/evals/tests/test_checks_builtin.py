@@ -76,13 +76,6 @@ OUTCOME_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
         "reply_not_contains:退款",
         "contains forbidden '退款'",
     ),
-    ("d01", {"reply": "已提交补发申请（见 order#1）"}, "no_evidence_ids", "['order#1']"),
-    (
-        "d01",
-        {"reply": "已提交补发申请，依据kb#3和ship#12"},
-        "no_evidence_ids",
-        "['kb#3', 'ship#12']",
-    ),
 ]
 
 
@@ -139,16 +132,14 @@ def test_conflicts_must_be_exactly_the_expected_topics(
     assert reason in got.reason
 
 
-def test_evidence_ids_are_not_applicable_without_a_reply(
+def test_the_evidence_id_format_is_not_the_core_s_business(
     reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
 ) -> None:
-    case = reference_cases["d03"]
-    assert "no_evidence_ids" not in results_of(case, ideal_run(case))
-    assert verdict(
-        reference_cases["d01"],
-        tweak(ideal_run(reference_cases["d01"]), reply="订单号 A1001 #1"),
-        "no_evidence_ids",
-    ).passed
+    # SupportPilot registers no_evidence_ids on its side (agent.evals_checks): a FAQ
+    # answer citing "issue#12" is no failure here.
+    case = reference_cases["d01"]
+    names = results_of(case, tweak(ideal_run(case), reply="已提交补发申请（见 order#1, issue#12）"))
+    assert "no_evidence_ids" not in names
 
 
 # --- safety ------------------------------------------------------------------

@@ -23,6 +23,7 @@ from evals.case import Case
 from evals.run import Run, Usage
 from tools import READ_TOOLS
 
+import agent.evals_checks  # noqa: F401  (registers SupportPilot's own checks)
 from agent.brain import Brain
 from agent.bus import Bus
 from agent.case_rules import CASE_RULES, support_input
