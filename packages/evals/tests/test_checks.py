@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -373,17 +376,37 @@ def test_writes_default_to_the_outbox_path() -> None:
     assert not write.approved
 
 
-def test_the_example_in_docs_checks_md_runs() -> None:
-    doc = (Path(__file__).resolve().parents[3] / "docs" / "checks.md").read_text("utf-8")
+def test_every_snippet_of_the_guide_in_docs_checks_md_runs() -> None:
+    """The guide "Evaluate your own agent": every python block runs (one namespace, as
+    the guide continues itself), every sh block runs from the repository root and
+    exits 0, with this venv's python."""
+    root = Path(__file__).resolve().parents[3]
+    doc = (root / "docs" / "checks.md").read_text("utf-8")
     blocks = [part.split("```", 1)[0] for part in doc.split("```python\n")[1:]]
-    assert len(blocks) >= 2
-    namespace: dict[str, object] = {}  # the blocks continue one another, as in the guide
+    shells = [part.split("```", 1)[0] for part in doc.split("```sh\n")[1:]]
+    fences = doc.count("\n```") // 2
+    assert len(blocks) >= 4 and len(shells) >= 1
+    assert len(blocks) + len(shells) == fences, "a snippet of another language is untested"
+    namespace: dict[str, object] = {}
     try:
         for code in blocks:
             exec(compile(code, "docs/checks.md", "exec"), namespace)
         assert "greets_customer" in [c.name for c in registered("outcome")]
     finally:
         unregister("greets_customer")
+        unregister("answer_contains")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    for script in shells:
+        done = subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=root,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
 
 
 @pytest.mark.parametrize(
