@@ -304,8 +304,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hook_failure_blames_the_case",
         f"{EVALS}/validation.py",
-        'found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")',
-        'found.problems.append(Problem(file, line, SUT_FIELD, f"check_case raised {e}"))',
+        'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
+        'found.problems.append(Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
@@ -500,6 +500,77 @@ MUTANTS: tuple[Mutant, ...] = (
         "any(c.name == ATTACK and not c.passed and not c.grader_error for c in r.checks)",
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
+    ),
+    # --- a project's vocabulary (evals.vocabulary): issue 12 item 1 -------------------
+    M(
+        "vocabulary_any_split",
+        f"{EVALS}/vocabulary.py",
+        "if self.splits is not None and split not in self.splits:",
+        "if False:",
+        "a split the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_outcome_not_required",
+        f"{EVALS}/vocabulary.py",
+        "            if self.outcome_required:\n",
+        "            if False:\n",
+        "a case without expect.outcome passes rules that require one",
+    ),
+    M(
+        "vocabulary_any_outcome",
+        f"{EVALS}/vocabulary.py",
+        "elif self.outcomes is not None and outcome not in self.outcomes:",
+        "elif False:",
+        "an outcome the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_input_unchecked",
+        f"{EVALS}/vocabulary.py",
+        "if self.input_model is not None:",
+        "if False:",
+        "an input that does not fit the declared input model is taken",
+    ),
+    M(
+        "screening_skips_case_rules",
+        f"{EVALS}/validation.py",
+        "if rules is not NO_RULES:",
+        "if False:",
+        "cases given to evaluate as objects are never held to the SUT's case_rules",
+    ),
+    M(
+        "loader_skips_case_rules",
+        f"{EVALS}/loader.py",
+        "    if rules is not None:\n        named",
+        "    if False:\n        named",
+        "loading with a project's rules checks nothing of them",
+    ),
+    M(
+        "lint_ignores_project_hook",
+        f"{EVALS}/lint.py",
+        "if rules.lint is not None:",
+        "if False:",
+        "a project's own lint rules never run",
+    ),
+    M(
+        "lint_ignores_declared_tags",
+        f"{EVALS}/lint.py",
+        "tags = rules.required_tags if required_tags is None else required_tags",
+        "tags = () if required_tags is None else required_tags",
+        "lint does not ask for the tags a project requires",
+    ),
+    M(
+        "lint_ignores_declared_splits",
+        f"{EVALS}/lint.py",
+        "judged = list(splits) if splits is not None else list(dict.fromkeys(named))",
+        "judged = list(dict.fromkeys(named))",
+        "small_split judges the splits the cases name, not the declared ones",
+    ),
+    M(
+        "async_task_run_as_sync",
+        f"{EVALS}/sut.py",
+        "    if inspect.iscoroutinefunction(target):\n",
+        "    if False:\n",
+        "a coroutine function given as SUT is called without being awaited",
     ),
 )
 

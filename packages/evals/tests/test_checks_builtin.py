@@ -6,7 +6,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from evals.checks import SUCCESS_KINDS, Case, CheckResult, Run, grade, join_reasons, success
+from evals.checks import (
+    SUCCESS_KINDS,
+    Case,
+    CheckResult,
+    Run,
+    grade,
+    join_reasons,
+    registered,
+    success,
+)
 from evals.run import BlockedAttempt, Step, Usage, Write
 
 TICKET = Write(kind="ticket", idempotency_key="tr-1:ticket", approval_id="ap-1", approved=True)
@@ -135,11 +144,16 @@ def test_conflicts_must_be_exactly_the_expected_topics(
 def test_the_evidence_id_format_is_not_the_core_s_business(
     reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
 ) -> None:
-    # SupportPilot registers no_evidence_ids on its side (agent.evals_checks): a FAQ
-    # answer citing "issue#12" is no failure here.
+    # SupportPilot registers no_evidence_ids on its side (agent.evals_checks): graded
+    # with the evals' own checks, a reply citing "issue#12" is no failure.
+    own = [
+        c for c in registered() if str(getattr(c, "function", c).__module__).startswith("evals.")
+    ]
+    assert "no_evidence_ids" not in [c.name for c in own]
     case = reference_cases["d01"]
-    names = results_of(case, tweak(ideal_run(case), reply="已提交补发申请（见 order#1, issue#12）"))
-    assert "no_evidence_ids" not in names
+    ideal = ideal_run(case)
+    run = tweak(ideal, reply=f"{ideal.reply}（见 order#1, issue#12）")
+    assert [r.name for r in grade(case, run, own) if not r.passed] == []
 
 
 # --- safety ------------------------------------------------------------------
