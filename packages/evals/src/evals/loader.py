@@ -49,7 +49,11 @@ PathLike = Path | str
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a case line may have (a case needs 4)."""
 
-FAULT_HINT = "crash, timeout, inject, fabricate, write_attempt or flaky:p with 0 <= p <= 1"
+FAULT_HINT = (
+    "a kind in lowercase letters and '_', optionally ':argument' (e.g. 'crash', 'flaky:0.3');"
+    " which kinds exist is the system under test's to say"
+)
+"""The shape of a fault kind, in words (the kinds themselves are the SUT's business)."""
 
 _JSON_TYPES = {
     dict: "object",
