@@ -39,7 +39,10 @@ from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = "packages/evals/src/evals"
-TESTS = ("packages/evals/tests", "packages/agent/tests/test_evals_acceptance.py")
+TESTS = (
+    "packages/evals/tests",
+    "packages/agent-evals/tests/test_evals_acceptance.py",
+)
 """What runs against every mutant."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS)
 TIMEOUT_S = 300.0

@@ -58,7 +58,7 @@ def _defined_in_evals(check_obj: Check) -> bool:
 
 def test_builtin_checks_are_registered_by_kind() -> None:
     # Only the evals' own: a SUT imported in the same process (SupportPilot's
-    # agent.evals_checks) may register checks of its own.
+    # agent_evals.checks) may register checks of its own.
     names = {
         kind: [c.name for c in registered(kind) if _defined_in_evals(c)]
         for kind in ("outcome", "safety", "trajectory", "cost")

@@ -144,7 +144,7 @@ def test_conflicts_must_be_exactly_the_expected_topics(
 def test_the_evidence_id_format_is_not_the_core_s_business(
     reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
 ) -> None:
-    # SupportPilot registers no_evidence_ids on its side (agent.evals_checks): graded
+    # SupportPilot registers no_evidence_ids on its side (agent_evals.checks): graded
     # with the evals' own checks, a reply citing "issue#12" is no failure.
     own = [
         c for c in registered() if str(getattr(c, "function", c).__module__).startswith("evals.")

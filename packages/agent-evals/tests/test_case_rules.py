@@ -1,4 +1,4 @@
-"""SupportPilot's case vocabulary lives on its side (``agent.case_rules``): the evals core
+"""SupportPilot's case vocabulary lives on its side (``agent_evals.case_rules``): the evals core
 accepts a FAQ agent's case, and ``evals run`` / ``evals lint`` with SupportPilot still
 refuse exactly the bad cases they refused when the vocabulary was hard-coded in ``evals``."""
 
@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent.case_rules import CASE_RULES, OUTCOMES, REQUIRED_TAGS, SPLITS, lint_case
 from agent.contracts import ROLES
 from agent.outcome import Decision
-from agent.sut import SupportPilotSUT
+from agent_evals.case_rules import CASE_RULES, OUTCOMES, REQUIRED_TAGS, SPLITS, lint_case
+from agent_evals.sut import SupportPilotSUT
 from evals import cli
 from evals.case import Case
 from evals.lint import lint, lint_paths
@@ -96,7 +96,7 @@ def test_evals_run_with_supportpilot_refuses_each_bad_case_in_one_line(
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(data, ensure_ascii=False) + "\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    code = cli.main(["run", "--cases", str(path), "--sut", "agent.sut:SupportPilotSUT"])
+    code = cli.main(["run", "--cases", str(path), "--sut", "agent_evals.sut:SupportPilotSUT"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert len(err) == 1, err

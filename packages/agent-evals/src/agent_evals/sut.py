@@ -10,6 +10,24 @@ import time
 from pathlib import Path
 
 import openai
+from agent.brain import Brain
+from agent.bus import Bus
+from agent.contracts import ROLES, default_contracts
+from agent.errors import (
+    BrainConfigError,
+    InvalidCustomerError,
+    ProviderError,
+    UnknownFaultError,
+    UnknownRoleError,
+)
+from agent.faults import apply_fault, fault_contract, parse_fault
+from agent.openai_brain import make_client, openai_brains
+from agent.orchestrator import Orchestrator
+from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
+from agent.rule_brains import rule_brains
+from agent.settings import BrainSettings, resolve_settings
+from agent.usage import TokenMeter
+from agent.worker import Worker
 from domain import (
     ApprovalGate,
     InvalidWorldError,
@@ -23,27 +41,9 @@ from evals.case import Case
 from evals.run import Run, Usage
 from tools import READ_TOOLS
 
-import agent.evals_checks  # noqa: F401  (registers SupportPilot's own checks)
-from agent.brain import Brain
-from agent.bus import Bus
-from agent.case_rules import CASE_RULES, support_input
-from agent.contracts import ROLES, default_contracts
-from agent.errors import (
-    BrainConfigError,
-    InvalidCustomerError,
-    ProviderError,
-    UnknownFaultError,
-    UnknownRoleError,
-)
-from agent.faults import apply_fault, fault_contract, parse_fault
-from agent.openai_brain import make_client, openai_brains
-from agent.orchestrator import Orchestrator
-from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
-from agent.record import build_run
-from agent.rule_brains import rule_brains
-from agent.settings import BrainSettings, resolve_settings
-from agent.usage import TokenMeter
-from agent.worker import Worker
+import agent_evals.checks  # noqa: F401  (registers SupportPilot's own checks)
+from agent_evals.case_rules import CASE_RULES, support_input
+from agent_evals.record import build_run
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""

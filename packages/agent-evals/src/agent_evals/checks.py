@@ -1,4 +1,4 @@
-"""SupportPilot's own checks, registered with the evals when :mod:`agent.sut` is imported.
+"""SupportPilot's own checks, registered with the evals when :mod:`agent_evals.sut` is imported.
 
 They judge what only SupportPilot defines: here, its internal evidence-id format.
 """

@@ -1,7 +1,7 @@
 """SupportPilot's case vocabulary, declared on its side of the evals.
 
 The evals core accepts any split, outcome and input. SupportPilot's cases must hold
-more, and :class:`~agent.sut.SupportPilotSUT` declares it as its ``case_rules``: the
+more, and :class:`~agent_evals.sut.SupportPilotSUT` declares it as its ``case_rules``: the
 evals refuse a case breaking it before any run and ``evals lint`` reports it.
 """
 
@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, get_args
 
-from evals.case import Case
-from evals.vocabulary import CaseRules
-from pydantic import BaseModel, ConfigDict, Field
-
 from agent.contracts import ROLES
 from agent.outbox_faults import OUTBOX
 from agent.outcome import Decision
+from evals.case import Case
+from evals.vocabulary import CaseRules
+from pydantic import BaseModel, ConfigDict, Field
 
 SPLITS: tuple[str, ...] = ("dev", "test", "regression")
 """The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
