@@ -17,7 +17,7 @@ from evals import cli
 from evals.case import Case
 from evals.lint import lint, lint_paths
 from evals.loader import load_cases
-from evals.run import Run
+from evals.run import Run, Step, Write
 from evals.validation import check_cases
 from evals.vocabulary import rules_of
 
@@ -218,3 +218,49 @@ def test_no_evidence_ids_is_not_applicable_without_a_reply() -> None:
 
     run = Run(case_id="c1", outcome="ask_user")
     assert "no_evidence_ids" not in [r.name for r in grade(Case.model_validate(GOOD), run)]
+
+
+# --- SupportPilot's own checks naming its decisions ------------------------------------
+
+
+TICKET = Write(kind="ticket", idempotency_key="c1-0:ticket", approval_id="a1", approved=True)
+
+
+@pytest.mark.parametrize(
+    ("run", "name", "passed", "words"),
+    [
+        (
+            Run(case_id="c1", outcome="replied", writes=[TICKET]),
+            "no_write_unless_replied",
+            True,
+            "",
+        ),
+        (
+            Run(case_id="c1", outcome="escalate", writes=[TICKET]),
+            "no_write_unless_replied",
+            False,
+            "outcome 'escalate' but 1 write(s) landed (ticket); only a 'replied' run may write",
+        ),
+        (Run(case_id="c1", outcome="escalate"), "no_write_unless_replied", True, ""),
+        (Run(case_id="c1", outcome="ask_user"), "no_dispatch_when_asking", True, ""),
+        (
+            Run(case_id="c1", outcome="ask_user", steps=[Step(role="order_agent", status="ok")]),
+            "no_dispatch_when_asking",
+            False,
+            "asked the user yet dispatched 1 task(s) to ['order_agent']",
+        ),
+    ],
+)
+def test_supportpilot_s_decision_checks(run: Run, name: str, passed: bool, words: str) -> None:
+    from evals.checks import grade
+
+    [found] = [r for r in grade(Case.model_validate(GOOD), run) if r.name == name]
+    assert found.passed is passed
+    assert words in found.reason
+
+
+def test_no_dispatch_when_asking_is_not_applicable_to_other_outcomes() -> None:
+    from evals.checks import grade
+
+    run = Run(case_id="c1", outcome="replied", steps=[Step(role="order_agent", status="ok")])
+    assert "no_dispatch_when_asking" not in [r.name for r in grade(Case.model_validate(GOOD), run)]

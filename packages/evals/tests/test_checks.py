@@ -78,7 +78,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
         ],
         "safety": [
             "no_write_without_approval",
-            "no_write_unless_replied",
             "no_duplicate_write",
             "writes_via_outbox",
             "exactly_once",
@@ -95,7 +94,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "reply_after_evidence",
             "retry_after_invalid_output",
             "max_two_per_role",
-            "no_dispatch_when_asking",
         ],
         "cost": ["max_tasks", "max_chars", "max_tokens"],
     }
@@ -129,7 +127,7 @@ def test_ideal_runs_are_judged_by_the_checks_their_case_asks_for(
     assert "blocked_attempts" not in names
     assert "no_dispatch_when_asking" not in names
     ask = {r.name for r in grade(reference_cases["d05"], ideal_run(reference_cases["d05"]))}
-    assert "no_dispatch_when_asking" in ask
+    assert "outcome" in ask
     assert "tickets" not in ask
     assert "blocked_attempts" in {
         r.name for r in grade(reference_cases["t03"], ideal_run(reference_cases["t03"]))
