@@ -16,12 +16,17 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
-PACKAGES = ["domain", "tools", "agent", "evals", "judge", "fake-openai"]
+PACKAGES = ["domain", "tools", "agent", "evals", "agent-evals", "judge", "fake-openai"]
 
 
-def sync(session: nox.Session, *packages: str, groups: tuple[str, ...] = ()) -> None:
-    """Install the named workspace members (and the given groups) from the lock."""
-    args = ["uv", "sync", "--locked", "--no-default-groups", "--inexact"]
+def sync(
+    session: nox.Session, *packages: str, groups: tuple[str, ...] = (), exact: bool = False
+) -> None:
+    """Install the named workspace members (and the given groups) from the lock; with
+    ``exact``, remove whatever else a reused venv still holds."""
+    args = ["uv", "sync", "--locked", "--no-default-groups"]
+    if not exact:
+        args.append("--inexact")
     if packages:
         for package in packages:
             args += ["--package", f"supportpilot-{package}"]
@@ -60,8 +65,11 @@ def tests(session: nox.Session, package: str) -> None:
         # The HTML report's browser test: Playwright drives the system's Chromium.
         "evals": ("test", "browser"),
     }.get(package, ("test",))
-    sync(session, package, groups=groups)
-    env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
+    # The evals alone, and the agent alone: each proves it needs nothing of the other
+    # (an exact sync, so a reused venv keeps nothing an earlier lock put there).
+    isolated = {"evals": "EVALS_ISOLATED", "agent": "AGENT_ISOLATED"}
+    sync(session, package, groups=groups, exact=package in isolated)
+    env = {isolated[package]: "1"} if package in isolated else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
 
 
@@ -95,7 +103,7 @@ SUITES = [
 
 def evals_cli(session: nox.Session, *args: str) -> None:
     """Run the evals CLI in a venv holding the SupportPilot SUT, with its own database dir."""
-    sync(session, "agent")
+    sync(session, "agent-evals")
     db_dir = Path(session.create_tmp()) / "db"
     db_dir.mkdir(parents=True, exist_ok=True)
     session.run("evals", *args, *session.posargs, env={"SUPPORTPILOT_DB_DIR": str(db_dir)})
@@ -189,21 +197,21 @@ def judge(session: nox.Session) -> None:
 @nox.session(default=False)
 def bad_pr(session: nox.Session) -> None:
     """Gate three deliberately bad changes in throwaway copies (2 blocked, 1 soft warning)."""
-    sync(session, "agent")
+    sync(session, "agent-evals")
     session.run("python", "examples/bad_pr.py", *session.posargs)
 
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
     """Break the evaluation code in 93 ways, one copy each: the tests must fail every time."""
-    sync(session, "agent", "judge", "fake-openai", groups=("test",))
+    sync(session, "agent-evals", "judge", "fake-openai", groups=("test",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 
 
 @nox.session(default=False)
 def power(session: nox.Session) -> None:
     """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
-    sync(session, "agent", groups=("power",))
+    sync(session, "agent-evals", groups=("power",))
     session.run("python", "scripts/power.py", *session.posargs)
 
 
@@ -221,7 +229,7 @@ def reliability(session: nox.Session) -> None:
 @nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
-    sync(session, "agent")
+    sync(session, "agent-evals")
     session.run("python", "scripts/fuzz_cases.py", *session.posargs)
 
 
@@ -231,5 +239,5 @@ def bench(session: nox.Session) -> None:
     # Compiled at install, as a user's environment would be: the benchmark times start-up,
     # not compiling openai from source on every start.
     session.env["UV_COMPILE_BYTECODE"] = "1"
-    sync(session, "agent", "fake-openai")
+    sync(session, "agent-evals", "fake-openai")
     session.run("python", "-m", "bench.run", *session.posargs)

@@ -42,7 +42,7 @@ from tabulate import tabulate
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = "packages/evals/src/evals"
 JUDGE = "packages/judge/src/judge"
-TESTS = ("packages/evals/tests", "packages/agent/tests/test_evals_acceptance.py")
+TESTS = ("packages/evals/tests", "packages/agent-evals/tests/test_evals_acceptance.py")
 """What runs against every ``evals`` mutant."""
 JUDGE_TESTS = ("packages/judge/tests",)
 """What runs against every ``judge`` mutant."""
@@ -792,6 +792,77 @@ MUTANTS: tuple[Mutant, ...] = (
         "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
+    ),
+    # --- a project's vocabulary (evals.vocabulary): issue 12 item 1 -------------------
+    M(
+        "vocabulary_any_split",
+        f"{EVALS}/vocabulary.py",
+        "if self.splits is not None and split not in self.splits:",
+        "if False:",
+        "a split the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_outcome_not_required",
+        f"{EVALS}/vocabulary.py",
+        "            if self.outcome_required:\n",
+        "            if False:\n",
+        "a case without expect.outcome passes rules that require one",
+    ),
+    M(
+        "vocabulary_any_outcome",
+        f"{EVALS}/vocabulary.py",
+        "elif self.outcomes is not None and outcome not in self.outcomes:",
+        "elif False:",
+        "an outcome the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_input_unchecked",
+        f"{EVALS}/vocabulary.py",
+        "if self.input_model is not None:",
+        "if False:",
+        "an input that does not fit the declared input model is taken",
+    ),
+    M(
+        "screening_skips_case_rules",
+        f"{EVALS}/validation.py",
+        "if rules is not NO_RULES:",
+        "if False:",
+        "cases given to evaluate as objects are never held to the SUT's case_rules",
+    ),
+    M(
+        "loader_skips_case_rules",
+        f"{EVALS}/loader.py",
+        "    if rules is not None:\n        named",
+        "    if False:\n        named",
+        "loading with a project's rules checks nothing of them",
+    ),
+    M(
+        "lint_ignores_project_hook",
+        f"{EVALS}/lint.py",
+        "if rules.lint is not None:",
+        "if False:",
+        "a project's own lint rules never run",
+    ),
+    M(
+        "lint_ignores_declared_tags",
+        f"{EVALS}/lint.py",
+        "tags = rules.required_tags if required_tags is None else required_tags",
+        "tags = () if required_tags is None else required_tags",
+        "lint does not ask for the tags a project requires",
+    ),
+    M(
+        "lint_ignores_declared_splits",
+        f"{EVALS}/lint.py",
+        "judged = list(splits) if splits is not None else list(dict.fromkeys(named))",
+        "judged = list(dict.fromkeys(named))",
+        "small_split judges the splits the cases name, not the declared ones",
+    ),
+    M(
+        "async_task_run_as_sync",
+        f"{EVALS}/sut.py",
+        "    if inspect.iscoroutinefunction(target):\n",
+        "    if False:\n",
+        "a coroutine function given as SUT is called without being awaited",
     ),
 )
 

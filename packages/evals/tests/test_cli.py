@@ -170,11 +170,13 @@ def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> Non
 
 def test_lint_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint"]) == 0
-    contradiction = GOOD.replace('"dispatched": []', '"tickets": 1')
-    (project / "cases" / "gamma.jsonl").write_text(contradiction + "\n", encoding="utf-8")
+    # A split the SUT's vocabulary does not know (SupportPilot's own rules, such as
+    # ``contradiction``, are tested with SupportPilot in the agent package).
+    staging = GOOD.replace('"dev"', '"staging"')
+    (project / "cases" / "gamma.jsonl").write_text(staging + "\n", encoding="utf-8")
     assert main(["lint"]) == 1
     out = capsys.readouterr().out
-    assert "case 'x01'" in out
+    assert "case 'x01': unknown_split: unknown split 'staging'" in out
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import fake_suts
 from evals.baseline import build_baseline, write_baseline
 from evals.case import Case
 from evals.checks import CheckOutput
-from evals.errors import CaseFileError
+from evals.errors import CaseFileError, SutLoadError
 from evals.run import Run
 from evals.traces import RunMeta
 
@@ -102,3 +102,56 @@ def test_evaluate_with_a_baseline_fails_the_cases_it_ran_that_the_sut_now_refuse
     assert failed == {refused}
     verdict = evals.gate(now, baseline)
     assert not verdict.passed and refused in verdict.render()
+
+
+TOY_CASE = {
+    "id": "faq1",
+    "split": "train",
+    "input": {"question": "When do you open?"},
+    "expect": {"outcome": "answered"},
+}
+"""A FAQ agent's case: a split, an input and an outcome of its own words."""
+
+
+def test_evaluate_takes_a_plain_function_and_another_project_s_vocabulary() -> None:
+    def answer(case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="answered", reply="At 9.")
+
+    report = evals.evaluate([Case.model_validate(TOY_CASE)], answer, trials=2)
+    assert [r.success for r in report.results] == [True, True]
+    assert report.meta.sut == "answer"
+    assert report.metrics.by_split["train"].n == 2
+
+
+def test_evaluate_takes_a_coroutine_function() -> None:
+    async def answer(case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="refused")
+
+    report = evals.evaluate([Case.model_validate(TOY_CASE)], answer)
+    assert [r.success for r in report.results] == [False]
+    assert "expected outcome 'answered', got 'refused'" in report.results[0].checks[0].reason
+
+
+def test_a_declared_vocabulary_refuses_the_toy_before_any_run() -> None:
+    calls: list[str] = []
+
+    class Strict:
+        case_rules = evals.CaseRules(splits=("dev", "test"), outcomes=("replied",))
+
+        def run(self, case: Case, trial: int) -> Run:
+            calls.append(case.id)
+            return Run(case_id=case.id, trial=trial, outcome="replied")
+
+    with pytest.raises(CaseFileError) as info:
+        evals.evaluate([Case.model_validate(TOY_CASE)], Strict())
+    assert info.value.lines() == [
+        "<case faq1>:0: split: unknown split 'train'; expected one of 'dev', 'test'",
+        "<case faq1>:0: expect.outcome: unknown outcome 'answered'; expected one of 'replied'",
+    ]
+    assert calls == []
+
+
+@pytest.mark.parametrize("target", [42, "not a spec", None])
+def test_anything_else_is_no_sut(target: object) -> None:
+    with pytest.raises((TypeError, SutLoadError)):
+        evals.evaluate([Case.model_validate(TOY_CASE)], target)  # type: ignore[arg-type]

@@ -9,7 +9,6 @@ import argparse
 import re
 from pathlib import Path
 
-from evals.case import SPLITS
 from evals.isolation import ISOLATIONS
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE
 from evals.runner import (
@@ -50,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
         if not filters:  # lint judges whole files: a filter it ignored would mislead
             return
-        group.add_argument("--split", choices=SPLITS, help="only this split")
+        group.add_argument("--split", help="only this split")
         group.add_argument(
             "--tag",
             action="append",

@@ -31,9 +31,10 @@ from evals.metrics import Metrics, compute
 from evals.report import render_console, write_reports
 from evals.result import RunResult
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner
-from evals.sut import AnySUT, load_sut
+from evals.sut import AnySUT, Task, as_sut, load_sut, sut_name
 from evals.traces import RunMeta, new_run_id, utc_now
 from evals.validation import require_runnable
+from evals.vocabulary import CaseRules, rules_of
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
@@ -67,7 +68,7 @@ class Report:
 
 
 def _cases(
-    cases: CaseSource | Iterable[CaseSource],
+    cases: CaseSource | Iterable[CaseSource], rules: CaseRules
 ) -> tuple[list[Case], dict[str, tuple[str, int]]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
@@ -77,7 +78,7 @@ def _cases(
         if isinstance(item, Case):
             loaded.append(item)
             continue
-        found, where = load_cases_with_sources([Path(item)])
+        found, where = load_cases_with_sources([Path(item)], rules=rules)
         loaded += found
         sources.update(where)
     if not loaded:
@@ -87,7 +88,7 @@ def _cases(
 
 def evaluate(
     cases: CaseSource | Iterable[CaseSource],
-    sut: AnySUT | str,
+    sut: AnySUT | Task | str,
     *,
     checks: Iterable[Check] | None = None,
     trials: int = 1,
@@ -102,8 +103,9 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
     ``cases``: a case file, a list of files, or :class:`~evals.case.Case` objects.
-    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, or a
-    ``module:attr`` string (with ``sut_options`` as its keyword arguments).
+    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
+    function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
+    string (with ``sut_options`` as its keyword arguments).
     ``checks``: the checks to grade with (default: every registered check).
     ``isolation="process"`` runs the SUT in ``concurrency`` worker processes, each
     building it from the ``module:attr`` string (so ``sut`` must be one), each limited to
@@ -126,15 +128,15 @@ def evaluate(
         workers = ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
     elif memory_limit_mb is not None:
         raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
-    system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
-    selected, sources = _cases(cases)
+    system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
+    selected, sources = _cases(cases, rules_of(system))
     judged_before = baseline.unchanged if baseline is not None else None
     crashed = require_runnable(system, selected, sources, judged_before=judged_before)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
         command="evaluate",
-        sut=sut if isinstance(sut, str) else type(system).__name__,
+        sut=sut if isinstance(sut, str) else sut_name(system),
         trials=trials,
         concurrency=concurrency,
         timeout_s=timeout,

@@ -35,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 from evals.case import Case
 from evals.errors import CaseFileError, Problem
+from evals.vocabulary import NO_RULES, case_data, rules_of
 
 CHECK_CASE_DEADLINE_S = 10.0
 """How long one ``check_case`` call may take. The hook must be cheap; one that outlives
@@ -115,19 +116,27 @@ def screen_cases(
     listed in ``crashed``, never a problem of the case and never a traceback. So is a
     hook that does not answer within ``deadline_s`` (default
     :data:`CHECK_CASE_DEADLINE_S`); the cases after it are not asked.
+
+    First, every case is held to the vocabulary the SUT declares (``case_rules``, see
+    :mod:`evals.vocabulary`): a split, outcome or input it does not know is a problem of
+    the case, located the same way.
     """
-    if not isinstance(sut, CaseChecker):
-        return Screening()
     if deadline_s is None:  # read now, so that a test can shorten it
         deadline_s = CHECK_CASE_DEADLINE_S
+    rules = rules_of(sut)
     located = sources or {}
     found = Screening()
     hung_on: str | None = None
     for case in cases:
+        file, line = located.get(case.id, (f"<case {case.id}>", 0))
+        if rules is not NO_RULES:
+            for where, message in rules.problems(case_data(case)):
+                found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
+        if not isinstance(sut, CaseChecker):
+            continue
         if hung_on is not None:
             found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
             continue
-        file, line = located.get(case.id, (f"<case {case.id}>", 0))
         status, answer = _ask(sut, case, deadline_s)
         if status == "hung":
             hung_on = case.id

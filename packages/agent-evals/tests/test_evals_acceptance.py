@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.baseline import build_baseline, load_baseline
 from evals.case import Case
 from evals.gate import evaluate, load_gate_config
