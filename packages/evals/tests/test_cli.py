@@ -18,6 +18,7 @@ sys.path.insert(0, str(FIXTURES))
 
 from evals.cli import main  # noqa: E402
 from evals.traces import read_meta, read_traces  # noqa: E402
+from helpers import subprocess_pythonpath  # noqa: E402
 
 GOOD = json.dumps(
     {
@@ -151,7 +152,7 @@ def test_broken_case_files_give_one_line_naming_file_and_line(
 def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> None:
     bad = project / "bad.jsonl"
     bad.write_text(GOOD.replace('"dev"', '"train"') + "\n", encoding="utf-8")
-    env = {"PYTHONPATH": str(FIXTURES), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": subprocess_pythonpath(), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
         [sys.executable, "-m", "evals", "run", "--cases", str(bad)],
         check=False,
