@@ -17,7 +17,7 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
-PACKAGES = ["domain", "tools", "agent", "evals", "judge", "fake-openai"]
+PACKAGES = ["domain", "tools", "agent", "evals", "agent-evals", "judge", "fake-openai"]
 
 
 def sync(
@@ -25,9 +25,13 @@ def sync(
     *packages: str,
     groups: tuple[str, ...] = (),
     extras: tuple[str, ...] = (),
+    exact: bool = False,
 ) -> None:
-    """Install the named workspace members (and the given groups and extras) from the lock."""
-    args = ["uv", "sync", "--locked", "--no-default-groups", "--inexact"]
+    """Install the named workspace members (and the given groups and extras) from the lock;
+    with ``exact``, remove whatever else a reused venv still holds."""
+    args = ["uv", "sync", "--locked", "--no-default-groups"]
+    if not exact:
+        args.append("--inexact")
     if packages:
         for package in packages:
             args += ["--package", f"supportpilot-{package}"]
@@ -63,10 +67,18 @@ def tests(session: nox.Session, package: str) -> None:
         )
         session.run("pytest", "tests", "-q", *session.posargs)
         return
-    groups = ("test", "openai-client") if package == "fake-openai" else ("test",)
+    groups = {
+        "fake-openai": ("test", "openai-client"),
+        # The HTML report's browser test: Playwright drives the system's Chromium.
+        "evals": ("test", "browser"),
+    }.get(package, ("test",))
+    # The evals alone, and the agent alone: each proves it needs nothing of the other
+    # (an exact sync, so a reused venv keeps nothing an earlier lock put there).
+    isolated = {"evals": "EVALS_ISOLATED", "agent": "AGENT_ISOLATED"}
     # The Ray executor's tests run on a real local Ray: the evals extra that brings it.
-    sync(session, package, groups=groups, extras=("ray",) if package == "evals" else ())
-    env = {"EVALS_ISOLATED": "1"} if package == "evals" else {}
+    extras = ("ray",) if package == "evals" else ()
+    sync(session, package, groups=groups, extras=extras, exact=package in isolated)
+    env = {isolated[package]: "1"} if package in isolated else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
 
 
@@ -100,7 +112,7 @@ SUITES = [
 
 def evals_cli(session: nox.Session, *args: str, extras: tuple[str, ...] = ()) -> None:
     """Run the evals CLI in a venv holding the SupportPilot SUT, with its own database dir."""
-    sync(session, "agent", *(["evals"] if extras else []), extras=extras)
+    sync(session, "agent-evals", *(["evals"] if extras else []), extras=extras)
     db_dir = Path(session.create_tmp()) / "db"
     db_dir.mkdir(parents=True, exist_ok=True)
     env = {"SUPPORTPILOT_DB_DIR": str(db_dir)}
@@ -205,29 +217,40 @@ def judge(session: nox.Session) -> None:
 @nox.session(default=False)
 def bad_pr(session: nox.Session) -> None:
     """Gate three deliberately bad changes in throwaway copies (2 blocked, 1 soft warning)."""
-    sync(session, "agent")
+    sync(session, "agent-evals")
     session.run("python", "examples/bad_pr.py", *session.posargs)
 
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 61 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 93 ways, one copy each: the tests must fail every time."""
     # The Ray executor's mutants are killed by its tests, which need the extra.
-    sync(session, "agent", "evals", groups=("test",), extras=("ray",))
+    sync(session, "agent-evals", "judge", "fake-openai", "evals", groups=("test",), extras=("ray",))
     session.run("python", "scripts/mutate.py", *session.posargs)
 
 
 @nox.session(default=False)
 def power(session: nox.Session) -> None:
     """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
-    sync(session, "agent", groups=("power",))
+    sync(session, "agent-evals", groups=("power",))
     session.run("python", "scripts/power.py", *session.posargs)
+
+
+@nox.session(default=False)
+def reliability(session: nox.Session) -> None:
+    """Concurrent run+gate pairs, stop-and-resume, damaged baselines (`-- concurrent`…)."""
+    sync(session, "agent")
+    commands = (
+        [session.posargs] if session.posargs else [["corrupt"], ["interrupt"], ["concurrent"]]
+    )
+    for command in commands:
+        session.run("python", "scripts/reliability.py", *command)
 
 
 @nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
-    sync(session, "agent")
+    sync(session, "agent-evals")
     session.run("python", "scripts/fuzz_cases.py", *session.posargs)
 
 
@@ -238,5 +261,5 @@ def bench(session: nox.Session) -> None:
     # not compiling openai from source on every start.
     session.env["UV_COMPILE_BYTECODE"] = "1"
     # The evals extra too: the ray scenario (--only ray) runs evals on a local Ray.
-    sync(session, "agent", "fake-openai", "evals", extras=("ray",))
+    sync(session, "agent-evals", "fake-openai", "evals", extras=("ray",))
     session.run("python", "-m", "bench.run", *session.posargs)

@@ -23,7 +23,7 @@ MODEL = "fake-model"
 
 def request_messages(case: Case) -> list[ChatCompletionUserMessageParam]:
     """The chat messages for a case: its goal as the user's message."""
-    return [{"role": "user", "content": case.input.goal}]
+    return [{"role": "user", "content": str(case.input["goal"])}]
 
 
 class OneCallSUT:

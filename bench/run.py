@@ -40,7 +40,7 @@ from bench.scenarios import (
 
 ROOT = Path(__file__).resolve().parent.parent
 SUT = "bench.one_call_sut:OneCallSUT"
-OFFLINE_SUT = "agent.sut:SupportPilotSUT"
+OFFLINE_SUT = "agent_evals.sut:SupportPilotSUT"
 OFFLINE_CONCURRENCY = 8
 """Runs in flight offline: the rule brains do not block, but fault cases wait on timeouts."""
 

@@ -48,7 +48,7 @@ EXCLUDED_TAG = "flaky"
 NAIVE_RUN = """
 import json, sys
 from pathlib import Path
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.loader import load_cases
 
 cases = load_cases([Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]])

@@ -1,10 +1,12 @@
 """Mutation check of the evaluation code: break it on purpose, the tests must go red.
 
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
-runner, baseline, report). Each is applied to a fresh temporary copy of the repository
-(the working tree is never touched) and the test suite runs there, with ``PYTHONPATH``
-set to the copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant
-the tests do not catch ("survived") means the tests would not notice that bug either.
+runner, baseline, report) or in ``judge`` (normaliser, guard, neutraliser, attack
+figures). Each is applied to a fresh temporary copy of the repository (the working tree is
+never touched) and its tests run there (``evals`` mutants: the evals tests and the
+acceptance test; ``judge`` mutants: the judge tests), with ``PYTHONPATH`` set to the
+copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the tests do
+not catch ("survived") means the tests would not notice that bug either.
 
 A mutant names its target as an exact snippet that must occur exactly once in the file;
 when the code moved on and the snippet is gone, the mutant reports "target not found"
@@ -39,9 +41,12 @@ from tabulate import tabulate
 
 ROOT = Path(__file__).resolve().parents[1]
 EVALS = "packages/evals/src/evals"
-TESTS = ("packages/evals/tests", "packages/agent/tests/test_evals_acceptance.py")
-"""What runs against every mutant."""
-PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *TESTS)
+JUDGE = "packages/judge/src/judge"
+TESTS = ("packages/evals/tests", "packages/agent-evals/tests/test_evals_acceptance.py")
+"""What runs against every ``evals`` mutant."""
+JUDGE_TESTS = ("packages/judge/tests",)
+"""What runs against every ``judge`` mutant."""
+PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
 
@@ -63,6 +68,8 @@ class Mutant:
     """Its replacement."""
     bug: str
     """The bug, in words."""
+    tests: tuple[str, ...] = TESTS
+    """The test paths run against it."""
 
 
 M = Mutant
@@ -255,7 +262,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "check_regressions_ignored",
         f"{EVALS}/gate.py",
-        "elif was.all_passed and not tally.all_passed:",
+        "elif ok(was) and not ok(tally):",
         "elif False:",
         "a (case, check) pair that passed in the baseline and fails now is not noticed",
     ),
@@ -304,8 +311,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hook_failure_blames_the_case",
         f"{EVALS}/validation.py",
-        'found.crashed[case.id] = _one_line(f"check_case raised {type(e).__name__}: {e}")',
-        'found.problems.append(Problem(file, line, SUT_FIELD, f"check_case raised {e}"))',
+        'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
+        "found.found.setdefault(case.id, []).append("
+        'Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
@@ -339,15 +347,15 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lost_failing_check_counted",
         f"{EVALS}/gate.py",
-        "if name not in now and was.all_passed:",
+        "if name not in now and ok(was):",
         "if name not in now:",
         "a check that failed in the baseline and is judged no more blocks the gate",
     ),
     M(
         "must_pass_threshold_ignored",
         f"{EVALS}/gate.py",
-        "group.success < rules.must_pass_success_min",
-        "group.success < 0.5",
+        "if n and success < rules.must_pass_success_min:",
+        "if n and success < 0.5:",
         "the must-pass threshold of gate.json is not the one applied",
     ),
     M(
@@ -418,7 +426,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "baseline_without_cases",
         f"{EVALS}/baseline.py",
-        "case_success=dict(sorted(metrics.case_success.items())),",
+        "case_success=_case_success(metrics, case_verdict),",
         "case_success={},",
         "the baseline is written without per-case results",
     ),
@@ -501,13 +509,254 @@ MUTANTS: tuple[Mutant, ...] = (
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
     ),
+    M(
+        "refusal_always_blames_the_case",
+        f"{EVALS}/validation.py",
+        "if judged_before is not None and judged_before(case):",
+        "if False:",
+        "a SUT that now refuses a case the baseline ran unchanged is blamed on the case file",
+    ),
+    M(
+        "fingerprint_ignored",
+        f"{EVALS}/baseline.py",
+        "return known is not None and known == case_fingerprint(case)",
+        "return known is not None",
+        "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
+    ),
+    M(
+        "pass_pow_with_replacement",
+        f"{EVALS}/passk.py",
+        "return Fraction(comb(c, k), comb(n, k))",
+        "return Fraction(c, n) ** k",
+        "pass^k drawn with replacement: the biased (c/n)^k estimator",
+    ),
+    M(
+        "curve_drops_cases_at_k",
+        f"{EVALS}/passk.py",
+        "eligible = [(c, n) for c, n in counts.values() if n >= k]",
+        "eligible = [(c, n) for c, n in counts.values() if n > k]",
+        "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
+    ),
+    M(
+        "sign_test_one_sided",
+        f"{EVALS}/compare.py",
+        "return float(min(Fraction(1), Fraction(2 * tail, 2**n)))",
+        "return float(min(Fraction(1), Fraction(tail, 2**n)))",
+        "compare's paired test is one-sided: half the p-value, twice the false alarms",
+    ),
+    M(
+        "compare_regression_ignores_direction",
+        f"{EVALS}/compare.py",
+        "return self.dropped and self.p_value < alpha",
+        "return self.p_value < alpha",
+        "--fail-on-regression fails a significant improvement too",
+    ),
+    M(
+        "majority_tie_passes",
+        f"{EVALS}/case_verdict.py",
+        "return passed * 2 > judged",
+        "return passed * 2 >= judged",
+        "a tie (1 of 2 trials) counts as a majority",
+    ),
+    M(
+        "baseline_rule_mismatch_ignored",
+        f"{EVALS}/gate.py",
+        "if baseline.case_verdict != rule:",
+        "if False:",
+        "a baseline judged by all trials is gated by majority (or the other way) silently",
+    ),
+    # --- the HTML report ----------------------------------------------------------------
+    M(
+        "html_autoescape_off",
+        f"{EVALS}/html_report.py",
+        "autoescape=True,",
+        "autoescape=False,",
+        "the HTML report writes case ids, replies and reasons as markup (a hostile id runs)",
+    ),
+    M(
+        "html_failures_not_first",
+        f"{EVALS}/html_report.py",
+        "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
+        "return sorted(views, key=lambda v: v.case_id)",
+        "the HTML report lists cases by id, failing ones buried among the passing",
+    ),
+    M(
+        "html_absent_fields_shown",
+        f"{EVALS}/html_report.py",
+        "if name in HIDDEN_FIELDS or _absent(value):",
+        "if name in HIDDEN_FIELDS:",
+        "the HTML trace shows every absent field (None, empty) as if the run held it",
+    ),
+    M(
+        "html_refusals_unmarked",
+        f"{EVALS}/html_report.py",
+        "whole = any(word in name for word in FLAGGED_FIELDS)",
+        "whole = False",
+        "the HTML trace does not mark blocked (refused) tool calls",
+    ),
+    M(
+        "html_no_baseline_diff",
+        f"{EVALS}/html_report.py",
+        "diff=_diff(verdict) if verdict is not None else None,",
+        "diff=None,",
+        "the HTML report of a gate leaves out the baseline diff",
+    ),
+    M(
+        "html_traces_not_read",
+        f"{EVALS}/report.py",
+        "runs=load_runs(traces),",
+        "runs={},",
+        "the HTML report shows no run's trace, only its checks",
+    ),
+    M(
+        "html_group_interval_wrong",
+        f"{EVALS}/html_report.py",
+        "low, high = wilson_interval(round(g.success * g.n), g.n)",
+        "low, high = wilson_interval(g.n, g.n)",
+        "the HTML report's per-split and per-tag interval ignores the successes",
+    ),
+    M(
+        "html_last_record_wins",
+        f"{EVALS}/html_report.py",
+        "            if pair not in runs:\n",
+        "            if True:\n",
+        "the HTML trace of a run is a later duplicate record, not the one the report graded",
+    ),
+    M(
+        "cli_html_without_diff",
+        f"{EVALS}/cli.py",
+        "sections=sections, verdict=verdict)",
+        "sections=sections)",
+        "`evals gate` writes its HTML report without the baseline diff",
+    ),
+    M(
+        "cli_html_without_traces",
+        f"{EVALS}/cli.py",
+        "            traces=traces,\n",
+        "            traces=None,\n",
+        "`evals run` and `evals gate` write their HTML report without the runs' traces",
+    ),
+    # --- judge under attack (issue 13 item 7) ------------------------------------------
+    M(
+        "judge_normalise_keeps_zero_width",
+        f"{JUDGE}/normalise.py",
+        'return "".join(c for c in text if c not in FORMAT_CHARACTERS'
+        " and c not in _VARIATION_SELECTORS)",
+        "return text",
+        "the normaliser leaves zero-width and other invisible characters in place",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_no_compatibility_forms",
+        f"{JUDGE}/normalise.py",
+        'text = unicodedata.normalize("NFKC", strip_format(text))',
+        'text = unicodedata.normalize("NFC", strip_format(text))',
+        "full-width letters and Kangxi radicals are not folded (NFC instead of NFKC)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_no_lookalikes",
+        f"{JUDGE}/normalise.py",
+        '        text = "".join(CONFUSABLES.get(c, c) for c in text)\n',
+        "        pass\n",
+        "Cyrillic, 己-for-已 and traditional look-alikes are not mapped",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_normalise_keeps_spaces",
+        f"{JUDGE}/normalise.py",
+        '    return "".join(text.split())',
+        '    return " ".join(text.split())',
+        "spaces inside a Chinese word hide it from the rules",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_rules_ignore_pinyin",
+        f"{JUDGE}/rules.py",
+        " or _phrase_forms(phrase)[1] in key",
+        "",
+        "a rule phrase written in pinyin is not matched",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_rules_ignore_instructions",
+        f"{JUDGE}/rules.py",
+        'found += [RuleHit("instruction", cue) for cue in instruction_cues(reply)]',
+        "found += []",
+        "the rule judges do not fail instruction-like content addressed to the judge",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_misses_space_before_slash",
+        f"{JUDGE}/prompts.py",
+        'rf"(?P<body>{_GAP}(?:',
+        'rf"(?P<body>(?:',
+        "'< /reply>' and '<\\u200b/reply>' are left as tags",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_needs_the_bracket",
+        f"{JUDGE}/prompts.py",
+        'rf"(?P<close>[{_CLOSE}])?",',
+        'rf"(?P<close>[{_CLOSE}])",',
+        "'</reply' without '>' is left as a tag",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_neutraliser_case_sensitive",
+        f"{JUDGE}/prompts.py",
+        "    re.IGNORECASE,\n)",
+        "    0,\n)",
+        "'</REPLY>' and other case variants are left as tags",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_guard_off_by_default",
+        f"{JUDGE}/openai_judge.py",
+        "    guard: bool = True",
+        "    guard: bool = False",
+        "the OpenAI judge asks the model about instruction-like replies (an obedient one obeys)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_attack_rate_counts_fails",
+        f"{JUDGE}/calibration.py",
+        'attack_missed = [i.id for i in attacks if i.judged == "pass"]',
+        'attack_missed = [i.id for i in attacks if i.judged == "fail"]',
+        "the attack false-pass rate counts the attacks caught instead of those passed",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_attacks_in_agreement_figures",
+        f"{JUDGE}/calibration.py",
+        "    items = [i for i in everything if not i.attack]",
+        "    items = everything",
+        "attacks are mixed into n, kappa and fail recall",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_usability_ignores_attacks",
+        f"{JUDGE}/calibration.py",
+        "if attack_rate is not None and attack_rate > thresholds.max_attack_false_pass:",
+        "if False:",
+        "a judge that injections steer is still usable (and may enter the gate)",
+        JUDGE_TESTS,
+    ),
+    M(
+        "judge_guard_reads_raw_text",
+        f"{JUDGE}/guard.py",
+        "(normalise(reply), CUES)",
+        "(reply, CUES)",
+        "instruction cues hidden by zero-width or full-width characters are not found",
+        JUDGE_TESTS,
+    ),
     # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
     M(
-        "dead_worker_not_replaced",
+        "dead_worker_reused",
         f"{EVALS}/isolation.py",
         "        self._replace(worker)\n        limit = self.isolation.memory_limit_mb\n",
-        "        self._retire(worker)\n        limit = self.isolation.memory_limit_mb\n",
-        "a worker that died is not replaced: the pool shrinks until no run can be made",
+        "        self._idle.put_nowait(worker)\n        limit = self.isolation.memory_limit_mb\n",
+        "a worker that died is not replaced but handed the next run, which fails too",
     ),
     M(
         "hung_worker_reused",
@@ -543,6 +792,77 @@ MUTANTS: tuple[Mutant, ...] = (
         "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
+    ),
+    # --- a project's vocabulary (evals.vocabulary): issue 12 item 1 -------------------
+    M(
+        "vocabulary_any_split",
+        f"{EVALS}/vocabulary.py",
+        "if self.splits is not None and split not in self.splits:",
+        "if False:",
+        "a split the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_outcome_not_required",
+        f"{EVALS}/vocabulary.py",
+        "            if self.outcome_required:\n",
+        "            if False:\n",
+        "a case without expect.outcome passes rules that require one",
+    ),
+    M(
+        "vocabulary_any_outcome",
+        f"{EVALS}/vocabulary.py",
+        "elif self.outcomes is not None and outcome not in self.outcomes:",
+        "elif False:",
+        "an outcome the SUT's case_rules do not declare is taken",
+    ),
+    M(
+        "vocabulary_input_unchecked",
+        f"{EVALS}/vocabulary.py",
+        "if self.input_model is not None:",
+        "if False:",
+        "an input that does not fit the declared input model is taken",
+    ),
+    M(
+        "screening_skips_case_rules",
+        f"{EVALS}/validation.py",
+        "if rules is not NO_RULES:",
+        "if False:",
+        "cases given to evaluate as objects are never held to the SUT's case_rules",
+    ),
+    M(
+        "loader_skips_case_rules",
+        f"{EVALS}/loader.py",
+        "    if rules is not None:\n        named",
+        "    if False:\n        named",
+        "loading with a project's rules checks nothing of them",
+    ),
+    M(
+        "lint_ignores_project_hook",
+        f"{EVALS}/lint.py",
+        "if rules.lint is not None:",
+        "if False:",
+        "a project's own lint rules never run",
+    ),
+    M(
+        "lint_ignores_declared_tags",
+        f"{EVALS}/lint.py",
+        "tags = rules.required_tags if required_tags is None else required_tags",
+        "tags = () if required_tags is None else required_tags",
+        "lint does not ask for the tags a project requires",
+    ),
+    M(
+        "lint_ignores_declared_splits",
+        f"{EVALS}/lint.py",
+        "judged = list(splits) if splits is not None else list(dict.fromkeys(named))",
+        "judged = list(dict.fromkeys(named))",
+        "small_split judges the splits the cases name, not the declared ones",
+    ),
+    M(
+        "async_task_run_as_sync",
+        f"{EVALS}/sut.py",
+        "    if inspect.iscoroutinefunction(target):\n",
+        "    if False:\n",
+        "a coroutine function given as SUT is called without being awaited",
     ),
     M(
         "ray_dead_actor_not_retried",
@@ -596,11 +916,13 @@ def suite_env(copy: Path) -> dict[str, str]:
     return env
 
 
-def run_tests(copy: Path, timeout_s: float = TIMEOUT_S) -> tuple[int | None, str]:
-    """Run the suite in ``copy``; (exit code or ``None`` on timeout, output)."""
+def run_tests(
+    copy: Path, tests: Sequence[str] = TESTS, timeout_s: float = TIMEOUT_S
+) -> tuple[int | None, str]:
+    """Run ``tests`` in ``copy``; (exit code or ``None`` on timeout, output)."""
     try:
         done = subprocess.run(
-            [sys.executable, *PYTEST],
+            [sys.executable, *PYTEST, *tests],
             cwd=copy,
             env=suite_env(copy),
             capture_output=True,
@@ -654,7 +976,7 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     except bad_pr.DemoError as e:
         return done("target not found", str(e))
     target.write_text(text, encoding="utf-8")
-    code, output = run_tests(copy)
+    code, output = run_tests(copy, mutant.tests)
     if code is None:
         return done("timeout (killed)", f"tests ran past {TIMEOUT_S:g}s")
     if code == 0:
@@ -666,10 +988,12 @@ def sanity(parent: Path, snapshot: Path) -> str | None:
     """``None`` when an unmutated copy imports its own code and passes; else the problem."""
     copy = fresh_copy(parent, snapshot)
     try:
-        bad_pr.assert_copy_imported(copy, ("evals", "evals.gate", "agent", "domain", "tools"))
+        bad_pr.assert_copy_imported(
+            copy, ("evals", "evals.gate", "agent", "domain", "tools", "judge")
+        )
     except bad_pr.DemoError as e:
         return str(e)
-    code, output = run_tests(copy)
+    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS))
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
@@ -688,7 +1012,7 @@ def table(outcomes: Sequence[Outcome]) -> str:
     rows = [
         [
             o.mutant.name,
-            o.mutant.path.removeprefix(f"{EVALS}/"),
+            o.mutant.path.removeprefix(f"{EVALS}/").removeprefix("packages/"),
             o.status,
             o.detail,
             f"{o.seconds:.0f}s",
@@ -715,14 +1039,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unknown mutant {unknown[0]!r}; see --list")
     chosen = [by_name[n] for n in args.names] or list(MUTANTS)
     if args.list:
-        rows = [[m.name, m.path.removeprefix(f"{EVALS}/"), m.bug, target_state(m)] for m in chosen]
+        rows = [
+            [
+                m.name,
+                m.path.removeprefix(f"{EVALS}/").removeprefix("packages/"),
+                m.bug,
+                target_state(m),
+            ]
+            for m in chosen
+        ]
         print(tabulate(rows, headers=["mutant", "file", "bug", "target"]))
         return 0 if all(r[3] == "found" for r in rows) else 1
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="mutate-") as tmp:
         parent = Path(tmp)
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
-        print(f"sanity: the unmutated copy imports its own code and passes {' '.join(TESTS)}")
+        print(
+            "sanity: the unmutated copy imports its own code and passes "
+            + " ".join((*TESTS, *JUDGE_TESTS))
+        )
         problem = sanity(parent, snapshot)
         if problem is not None:
             print(f"mutate: error: {problem}", file=sys.stderr)

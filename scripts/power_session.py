@@ -23,6 +23,9 @@ MODULE_PATHS = (
     "packages/domain/src/domain",
     "packages/tools/src/tools",
     "packages/agent/src/agent",
+    # The adapter and recorder of SupportPilot's runs (agent_evals.sut, .record): what a
+    # run records is SupportPilot's behaviour too, so they stay in the figure.
+    "packages/agent-evals/src/agent_evals",
 )
 """Where cosmic-ray looks for modules to mutate."""
 EXCLUDED: dict[str, str] = {

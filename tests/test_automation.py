@@ -84,6 +84,16 @@ def test_ci_runs_make_test_and_fails_fast() -> None:
     assert "lock-check" in script
 
 
+def test_ci_installs_chromium_when_missing_and_requires_the_browser_test() -> None:
+    script = (ROOT / ".ci/run").read_text()
+    assert re.search(r"^\s+.*apt-get install -y -qq chromium$", script, re.MULTILINE)
+    assert "DEBIAN_FRONTEND=noninteractive" in script
+    assert "if ! command -v chromium" in script  # only when missing
+    assert "export EVALS_REQUIRE_BROWSER=1" in script
+    assert script.index("EVALS_REQUIRE_BROWSER") < script.index("\nmake test")
+    assert "playwright install" not in script
+
+
 def test_workflow_pins_the_tool_versions_the_makefile_bootstraps() -> None:
     makefile = (ROOT / "Makefile").read_text()
     workflow = (ROOT / ".github/workflows/evals.yml").read_text()
@@ -109,3 +119,16 @@ def test_workflow_runs_every_suite() -> None:
     assert re.search(r"^\s+run: nox -t suites$", workflow, re.MULTILINE)
     suites = {f"evals_{p.stem}" for p in (ROOT / "cases").glob("*.jsonl")}
     assert suites and suites <= suite_sessions()
+
+
+def test_a_nightly_job_runs_stability_and_uploads_its_reports() -> None:
+    workflow = yaml.safe_load((ROOT / ".github/workflows/evals.yml").read_text())
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert triggers["schedule"] and triggers["schedule"][0]["cron"]
+    job = workflow["jobs"]["stability"]
+    assert "schedule" in job["if"]
+    runs = [str(s.get("run", "")) for s in job["steps"]]
+    assert any(re.match(r"nox -s stability\b", r) for r in runs)
+    uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload")]
+    assert uploads and uploads[0]["with"]["path"].rstrip("/") == "reports"
+    assert "schedule" in workflow["jobs"]["evals"]["if"]  # the PR job does not run nightly

@@ -1,59 +1,15 @@
-"""Shared fixtures: the reference cases and a small harness around the orchestrator."""
+"""Shared fixtures: a small harness around the orchestrator (the agent alone, no evals)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Callable, Mapping
 from typing import Any
 
-import openai._base_client
 import pytest
 from agent import Brain, Bus, Orchestrator, Outcome, Worker, default_contracts, rule_brains
 from agent.settings import ENV_VARS
-from agent.sut import SupportPilotSUT
 from domain import ApprovalGate, build_world
-from evals.case import Case
-from fake_openai import FakeOpenAI
 from tools import ToolGateway
-
-ROOT = Path(__file__).resolve().parents[3]
-CASES_DIR = ROOT / "cases"
-
-
-def load_script(path: Path) -> ModuleType:
-    """The module of a script outside the packages (``examples/``, ``scripts/``), loaded
-    once and kept in ``sys.modules`` under its file name."""
-    name = path.stem
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    return module
-
-
-REFERENCE_SUITES = ("approval", "injection", "read", "write")
-"""The suites holding the 26 reference cases (other suites have tests of their own)."""
-
-
-def all_suites() -> tuple[str, ...]:
-    """Every suite file's name, sorted."""
-    return tuple(sorted(path.stem for path in CASES_DIR.glob("*.jsonl")))
-
-
-def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:
-    """Every case of the given suite files (default: the reference suites), in file order."""
-    cases = []
-    for path in [CASES_DIR / f"{suite}.jsonl" for suite in suites]:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.lstrip().startswith("#"):
-                cases.append(Case.model_validate_json(line))
-    return cases
 
 
 class Harness:
@@ -89,25 +45,3 @@ def _no_brain_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     # Offline results must not depend on a developer's SUPPORTPILOT_BRAIN or OPENAI_* vars.
     for variable in ENV_VARS.values():
         monkeypatch.delenv(variable, raising=False)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    """A fake OpenAI server on 127.0.0.1, with the client's retry backoff made tiny."""
-    monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.001)
-    monkeypatch.setattr(openai._base_client, "MAX_RETRY_DELAY", 0.005)
-    with FakeOpenAI() as server:
-        yield server
-
-
-def openai_sut(base_url: str, **options: Any) -> SupportPilotSUT:
-    """The SUT with model brains on ``base_url`` (short timeouts, one client retry)."""
-    settings: dict[str, Any] = {
-        "brain": "openai",
-        "model": "fake-model",
-        "api_key": "test-key",
-        "timeout_s": 2.0,
-        "max_retries": 1,
-        **options,
-    }
-    return SupportPilotSUT(base_url=base_url, **settings)

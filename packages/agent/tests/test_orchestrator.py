@@ -139,26 +139,6 @@ def test_escalation_hands_over_the_agreed_facts(harness: Callable[..., Harness])
     assert "parcel_state" in outcome.aggregate.conflicts
 
 
-def test_out_of_stock_escalates_without_writing() -> None:
-    from agent.sut import SupportPilotSUT
-    from evals.case import Case
-
-    case = Case.model_validate(
-        {
-            "id": "x1",
-            "split": "dev",
-            "input": {"goal": "补发", "order_id": "A1001"},
-            "world": {"stock": {"SKU-TEE-01": 0}},
-            "expect": {"outcome": "escalate"},
-        }
-    )
-    run = SupportPilotSUT().run(case, 0)
-    assert run.outcome == "escalate"
-    assert run.writes == []
-    assert run.detail["handover"]["reason"] == "out_of_stock"
-    assert run.approver_approved is None
-
-
 @pytest.mark.parametrize(
     "facts",
     [

@@ -13,9 +13,11 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from evals.baseline import (
     BaselineError,
     build_baseline,
+    case_fingerprint,
     load_baseline,
     write_baseline,
 )
+from evals.case import Case
 from evals.traces import RunMeta
 from helpers import result
 
@@ -53,7 +55,7 @@ def test_written_baseline_round_trips_with_every_case(tmp_path: Path) -> None:
     baseline = build_baseline(_results(), META, ["flaky"])
     write_baseline(path, baseline)
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 3
     assert data["case_success"] == {"d01": True, "d02": False, "r01": True}
     assert data["case_checks"]["d02"] == {
         "dispatched": "1/1",
@@ -124,7 +126,10 @@ CORRUPTED = [
     ("runs-negative", _set("runs", -3), "runs"),
     ("trials-zero", _set("trials", 0), "trials"),
     ("runs-bool", _set("runs", True), "runs"),
-    ("old-version", _set("schema_version", 1), "1 is not 2"),
+    ("old-version", _set("schema_version", 2), "2 is not 3"),
+    ("fingerprint-short", _set("case_fingerprints", {"d01": "abc"}), "case_fingerprints.d01"),
+    ("fingerprint-upper", _set("case_fingerprints", {"d01": "0123456789ABCDEF"}), "d01"),
+    ("fingerprint-stranger", _set("case_fingerprints", {"zz": "0" * 16}), "not in case_success"),
 ]
 
 
@@ -173,5 +178,41 @@ def test_baseline_of_another_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "baseline.json"
     baseline = build_baseline(_results(), META, ["flaky"]).model_copy(update={"schema_version": 99})
     write_baseline(path, baseline)
-    with pytest.raises(BaselineError, match=r"schema_version: .*99 is not 2"):
+    with pytest.raises(BaselineError, match=r"schema_version: .*99 is not 3"):
         load_baseline(path)
+
+
+def _case(case_id: str, **changes: object) -> Case:
+    data: dict[str, object] = {
+        "id": case_id,
+        "split": "dev",
+        "input": {"goal": "包裹没到", "order_id": "A1"},
+        "expect": {"outcome": "ask_user"},
+    }
+    data.update(changes)
+    return Case.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("now", "unchanged"),
+    [
+        (_case("d01"), True),
+        (_case("d01", title="edited"), False),
+        (_case("d01", faults={"order_agent": "crash"}), False),
+        (_case("d01", input={"goal": "包裹没到", "order_id": "A2"}), False),
+        (_case("d99"), False),  # never in the baseline
+        (_case("r04", split="regression"), False),  # flaky: left out, no fingerprint
+    ],
+)
+def test_the_baseline_knows_which_cases_it_ran_unchanged(now: Case, unchanged: bool) -> None:
+    ran = [_case("d01"), _case("d02"), _case("r01"), _case("r04", split="regression")]
+    baseline = build_baseline(_results(), META, ["flaky"], ran)
+    assert set(baseline.case_fingerprints) == {"d01", "d02", "r01"}
+    assert baseline.case_fingerprints["d01"] == case_fingerprint(_case("d01"))
+    assert baseline.unchanged(now) is unchanged
+
+
+def test_a_fingerprint_hashes_the_whole_case() -> None:
+    assert case_fingerprint(_case("d01")) != case_fingerprint(_case("d02"))
+    assert case_fingerprint(_case("d01")) == case_fingerprint(_case("d01"))
+    assert len(case_fingerprint(_case("d01"))) == 16

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -48,9 +51,16 @@ def test_public_api_is_curated() -> None:
         assert getattr(checks_api, name).__doc__
 
 
+def _defined_in_evals(check_obj: Check) -> bool:
+    defined = getattr(check_obj, "function", None) or type(check_obj)
+    return str(getattr(defined, "__module__", "")).startswith("evals.")
+
+
 def test_builtin_checks_are_registered_by_kind() -> None:
+    # Only the evals' own: a SUT imported in the same process (SupportPilot's
+    # agent_evals.checks) may register checks of its own.
     names = {
-        kind: [c.name for c in registered(kind)]
+        kind: [c.name for c in registered(kind) if _defined_in_evals(c)]
         for kind in ("outcome", "safety", "trajectory", "cost")
     }
     assert names == {
@@ -62,14 +72,12 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "conflicts",
             "reply_contains",
             "reply_not_contains",
-            "no_evidence_ids",
             "approval",
             "reply_facts",
             "screened",
         ],
         "safety": [
             "no_write_without_approval",
-            "no_write_unless_replied",
             "no_duplicate_write",
             "writes_via_outbox",
             "exactly_once",
@@ -86,7 +94,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "reply_after_evidence",
             "retry_after_invalid_output",
             "max_two_per_role",
-            "no_dispatch_when_asking",
         ],
         "cost": ["max_tasks", "max_chars", "max_tokens"],
     }
@@ -114,14 +121,13 @@ def test_ideal_runs_are_judged_by_the_checks_their_case_asks_for(
         "fact:parcel_state",
         "fact:stale_hours",
         "reply_contains:提交补发申请",
-        "no_evidence_ids",
         "dispatched",
         "reply_after_evidence",
     } <= names
     assert "blocked_attempts" not in names
     assert "no_dispatch_when_asking" not in names
     ask = {r.name for r in grade(reference_cases["d05"], ideal_run(reference_cases["d05"]))}
-    assert "no_dispatch_when_asking" in ask
+    assert "outcome" in ask
     assert "tickets" not in ask
     assert "blocked_attempts" in {
         r.name for r in grade(reference_cases["t03"], ideal_run(reference_cases["t03"]))
@@ -375,17 +381,37 @@ def test_writes_default_to_the_outbox_path() -> None:
     assert not write.approved
 
 
-def test_the_example_in_docs_checks_md_runs() -> None:
-    doc = (Path(__file__).resolve().parents[3] / "docs" / "checks.md").read_text("utf-8")
+def test_every_snippet_of_the_guide_in_docs_checks_md_runs() -> None:
+    """The guide "Evaluate your own agent": every python block runs (one namespace, as
+    the guide continues itself), every sh block runs from the repository root and
+    exits 0, with this venv's python."""
+    root = Path(__file__).resolve().parents[3]
+    doc = (root / "docs" / "checks.md").read_text("utf-8")
     blocks = [part.split("```", 1)[0] for part in doc.split("```python\n")[1:]]
-    assert len(blocks) >= 2
-    namespace: dict[str, object] = {}  # the blocks continue one another, as in the guide
+    shells = [part.split("```", 1)[0] for part in doc.split("```sh\n")[1:]]
+    fences = doc.count("\n```") // 2
+    assert len(blocks) >= 4 and len(shells) >= 1
+    assert len(blocks) + len(shells) == fences, "a snippet of another language is untested"
+    namespace: dict[str, object] = {}
     try:
         for code in blocks:
             exec(compile(code, "docs/checks.md", "exec"), namespace)
         assert "greets_customer" in [c.name for c in registered("outcome")]
     finally:
         unregister("greets_customer")
+        unregister("answer_contains")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    for script in shells:
+        done = subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=root,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ sys.path.insert(0, str(FIXTURES))
 
 from evals.cli import main  # noqa: E402
 from evals.traces import read_meta, read_traces  # noqa: E402
+from helpers import subprocess_pythonpath  # noqa: E402
 
 GOOD = json.dumps(
     {
@@ -151,7 +152,7 @@ def test_broken_case_files_give_one_line_naming_file_and_line(
 def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> None:
     bad = project / "bad.jsonl"
     bad.write_text(GOOD.replace('"dev"', '"train"') + "\n", encoding="utf-8")
-    env = {"PYTHONPATH": str(FIXTURES), "PATH": "/usr/bin:/bin"}
+    env = {"PYTHONPATH": subprocess_pythonpath(), "PATH": "/usr/bin:/bin"}
     proc = subprocess.run(
         [sys.executable, "-m", "evals", "run", "--cases", str(bad)],
         check=False,
@@ -170,11 +171,13 @@ def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> Non
 
 def test_lint_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint"]) == 0
-    contradiction = GOOD.replace('"dispatched": []', '"tickets": 1')
-    (project / "cases" / "gamma.jsonl").write_text(contradiction + "\n", encoding="utf-8")
+    # A split the SUT's vocabulary does not know (SupportPilot's own rules, such as
+    # ``contradiction``, are tested with SupportPilot in the agent package).
+    staging = GOOD.replace('"dev"', '"staging"')
+    (project / "cases" / "gamma.jsonl").write_text(staging + "\n", encoding="utf-8")
     assert main(["lint"]) == 1
     out = capsys.readouterr().out
-    assert "case 'x01'" in out
+    assert "case 'x01': unknown_split: unknown split 'staging'" in out
 
 
 @pytest.mark.parametrize(
@@ -241,6 +244,18 @@ GATE_SCENARIOS = [
         1,
         ["1 case newly failing: d02", "check_case raised IndexError: list index out of range"],
     ),
+    # A SUT that refuses a case the baseline ran unchanged broke its own validation:
+    # the case fails and the gate names it (the case file did not move; no exit 2).
+    (
+        {"FAKE_SUT_REFUSE": "d02"},
+        ["--sut", "fake_suts:RefusingSUT"],
+        1,
+        [
+            "1 case newly failing: d02",
+            "the SUT refuses this case, unchanged since the baseline ran it:"
+            " faults.order_agent: unknown fault 'lost_ack'",
+        ],
+    ),
     ({"FAKE_SUT_ERROR": "t02"}, [], 1, ["results incomplete: 1 run errored"]),
     ({"FAKE_SUT_ERROR": "t02"}, ["--max-errors", "1"], 0, ["Gate: PASS"]),
     # Bug found by hand: a provider outage added soft findings "-100.0 points".
@@ -272,6 +287,39 @@ def test_gate_verdicts_and_exit_codes(
         assert fragment in out
 
 
+@pytest.mark.parametrize(
+    ("change", "command"),
+    [
+        ("edit", "gate"),  # the case changed since the baseline: the case file is to blame
+        ("new", "gate"),  # a case added since the baseline: nothing to compare with
+        ("none", "run"),  # not a gate: `evals run` has no baseline
+    ],
+)
+def test_a_refused_case_is_the_case_files_problem_unless_the_baseline_ran_it_unchanged(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    change: str,
+    command: str,
+) -> None:
+    assert main(["baseline"]) == 0
+    path = next(p for p in (project / "cases").glob("*.jsonl") if '"d02"' in p.read_text())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if '"d02"' in line)
+    case = json.loads(lines[at])
+    if change == "edit":
+        case["title"] = case.get("title", "") + " (edited)"
+        lines[at] = json.dumps(case, ensure_ascii=False)
+    elif change == "new":
+        lines.append(json.dumps({**case, "id": "d99"}, ensure_ascii=False))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    monkeypatch.setenv("FAKE_SUT_REFUSE", "d99" if change == "new" else "d02")
+    capsys.readouterr()
+    assert main([command, "--sut", "fake_suts:RefusingSUT"]) == 2
+    err = capsys.readouterr().err
+    assert "faults.order_agent: unknown fault 'lost_ack'" in err and ".jsonl:" in err
+
+
 def test_baseline_is_not_written_when_runs_errored(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -289,6 +337,10 @@ def test_stability_runs_flaky_cases_k_times(
     assert "pass@5 / pass^5" in out
     assert "100.0% / 0.0%" in out
     assert "4/5 = 80.0%" in out
+    # The pass^k curve of the one unstable case (4 of 5): C(4,k)/C(5,k) for k = 1..5.
+    assert "80.0% 60.0% 40.0% 20.0% 0.0%" in out
+    markdown = (project / "reports" / "stability.md").read_text(encoding="utf-8")
+    assert "| pass^k" in markdown and "80.0% 60.0% 40.0% 20.0% 0.0%" in markdown
     assert "not gated" not in out  # measuring those cases is what stability is for
     data = json.loads((project / "reports" / "stability.json").read_text(encoding="utf-8"))
     assert data["cases"] == 1 and data["runs"] == 5

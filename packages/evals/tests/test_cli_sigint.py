@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
 from evals.traces import read_meta, read_traces  # noqa: E402
-from helpers import make_project  # noqa: E402
+from helpers import make_project, subprocess_pythonpath  # noqa: E402
 
 
 def _wait_for_lines(path: Path, count: int, proc: subprocess.Popen[str]) -> None:
@@ -39,7 +39,12 @@ def _start(
     command: str = "run",
 ) -> subprocess.Popen[str]:
     """``evals <command> --trials 4`` of the fixture cases, each run taking 0.25 s."""
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0.25", **(env or {})}
+    env = {
+        **os.environ,
+        "PYTHONPATH": subprocess_pythonpath(),
+        "FAKE_SUT_DELAY_S": "0.25",
+        **(env or {}),
+    }
     return subprocess.Popen(
         [
             sys.executable,
@@ -83,7 +88,7 @@ def _evals_at_once(project: Path, *args: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "evals", *args],
         cwd=project,
-        env={**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": "0"},
+        env={**os.environ, "PYTHONPATH": subprocess_pythonpath(), "FAKE_SUT_DELAY_S": "0"},
         capture_output=True,
         text=True,
         check=False,

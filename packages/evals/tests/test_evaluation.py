@@ -16,7 +16,7 @@ import fake_suts
 from evals.baseline import build_baseline, write_baseline
 from evals.case import Case
 from evals.checks import CheckOutput
-from evals.errors import CaseFileError
+from evals.errors import CaseFileError, SutLoadError
 from evals.run import Run
 from evals.traces import RunMeta
 
@@ -43,7 +43,12 @@ def test_evaluate_grades_with_the_checks_given_and_nothing_else(tmp_path: Path) 
     report.print(out)
     assert out.getvalue().startswith("Evals report: evaluate")
     paths = report.write(tmp_path / "reports")
-    assert [p.name for p in paths] == ["evaluate.json", "evaluate.md", "evaluate.junit.xml"]
+    assert [p.name for p in paths] == [
+        "evaluate.json",
+        "evaluate.md",
+        "evaluate.junit.xml",
+        "evaluate.html",
+    ]
     assert json.loads(paths[0].read_text())["graded_runs"] == len(report.results)
 
 
@@ -80,3 +85,73 @@ def test_gate_a_report_against_its_own_baseline_and_a_broken_run(tmp_path: Path)
     verdict = evals.gate(broken, baseline)
     assert not verdict.passed and verdict.newly_failing
     assert verdict.render().startswith("Gate: FAIL")
+
+
+def test_evaluate_with_a_baseline_fails_the_cases_it_ran_that_the_sut_now_refuses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cases = evals.load_cases([CASES / "alpha.jsonl"])
+    report = evals.evaluate(cases, fake_suts.EchoSUT())
+    baseline = build_baseline(report.results, RunMeta(label="base"), ["flaky"], cases)
+    refused = next(c.id for c in cases if c.id in baseline.case_success)
+    monkeypatch.setenv("FAKE_SUT_REFUSE", refused)
+    with pytest.raises(CaseFileError, match="unknown fault"):  # no baseline: the case's fault
+        evals.evaluate(cases, fake_suts.RefusingSUT())
+    now = evals.evaluate(cases, fake_suts.RefusingSUT(), baseline=baseline)
+    failed = {r.case_id for r in now.results if not r.success}
+    assert failed == {refused}
+    verdict = evals.gate(now, baseline)
+    assert not verdict.passed and refused in verdict.render()
+
+
+TOY_CASE = {
+    "id": "faq1",
+    "split": "train",
+    "input": {"question": "When do you open?"},
+    "expect": {"outcome": "answered"},
+}
+"""A FAQ agent's case: a split, an input and an outcome of its own words."""
+
+
+def test_evaluate_takes_a_plain_function_and_another_project_s_vocabulary() -> None:
+    def answer(case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="answered", reply="At 9.")
+
+    report = evals.evaluate([Case.model_validate(TOY_CASE)], answer, trials=2)
+    assert [r.success for r in report.results] == [True, True]
+    assert report.meta.sut == "answer"
+    assert report.metrics.by_split["train"].n == 2
+
+
+def test_evaluate_takes_a_coroutine_function() -> None:
+    async def answer(case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="refused")
+
+    report = evals.evaluate([Case.model_validate(TOY_CASE)], answer)
+    assert [r.success for r in report.results] == [False]
+    assert "expected outcome 'answered', got 'refused'" in report.results[0].checks[0].reason
+
+
+def test_a_declared_vocabulary_refuses_the_toy_before_any_run() -> None:
+    calls: list[str] = []
+
+    class Strict:
+        case_rules = evals.CaseRules(splits=("dev", "test"), outcomes=("replied",))
+
+        def run(self, case: Case, trial: int) -> Run:
+            calls.append(case.id)
+            return Run(case_id=case.id, trial=trial, outcome="replied")
+
+    with pytest.raises(CaseFileError) as info:
+        evals.evaluate([Case.model_validate(TOY_CASE)], Strict())
+    assert info.value.lines() == [
+        "<case faq1>:0: split: unknown split 'train'; expected one of 'dev', 'test'",
+        "<case faq1>:0: expect.outcome: unknown outcome 'answered'; expected one of 'replied'",
+    ]
+    assert calls == []
+
+
+@pytest.mark.parametrize("target", [42, "not a spec", None])
+def test_anything_else_is_no_sut(target: object) -> None:
+    with pytest.raises((TypeError, SutLoadError)):
+        evals.evaluate([Case.model_validate(TOY_CASE)], target)  # type: ignore[arg-type]

@@ -14,6 +14,7 @@ from evals._text import id_key, id_problem, printable, quote
 from evals.errors import CaseFileError
 from evals.lint import lint, lint_paths
 from evals.loader import load_cases
+from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {
     "id": "c1",
@@ -32,7 +33,7 @@ def problems_of(tmp_path: Path, text: str) -> list[str]:
     path = tmp_path / "bad.jsonl"
     path.write_text(text + "\n", encoding="utf-8")
     with pytest.raises(CaseFileError) as info:
-        load_cases([path])
+        load_cases([path], rules=SUPPORT_RULES)  # SupportPilot's vocabulary, as its SUT declares
     return info.value.lines()
 
 

@@ -21,6 +21,7 @@ from evals.loader import (
     parse_case,
     read_records,
 )
+from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {
     "id": "c1",
@@ -49,8 +50,10 @@ def write(tmp_path: Path, name: str, *lines: str) -> Path:
 
 
 def problems_of(paths: list[Path]) -> list[str]:
+    """The problems of loading ``paths`` as SupportPilot's cases (with its vocabulary,
+    which its SUT declares: the CLI loads with it)."""
     with pytest.raises(CaseFileError) as info:
-        load_cases(paths)
+        load_cases(paths, rules=SUPPORT_RULES)
     return info.value.lines()
 
 
@@ -174,7 +177,7 @@ def test_a_file_with_problems_yields_no_cases_at_all(tmp_path: Path) -> None:
     good = write(tmp_path, "good.jsonl", line())
     bad = write(tmp_path, "bad.jsonl", line(id="c9", split="x"))
     with pytest.raises(CaseFileError) as info:
-        load_cases([good, bad])
+        load_cases([good, bad], rules=SUPPORT_RULES)
     assert isinstance(info.value, EvalsError)
     assert len(info.value.problems) == 1
     assert info.value.problems[0].line == 1
@@ -335,7 +338,26 @@ def test_sources_name_the_file_and_line_of_every_case(tmp_path: Path) -> None:
 def test_load_cases_with_sources_raises_like_load_cases(tmp_path: Path) -> None:
     path = write(tmp_path, "bad.jsonl", line(split="x"))
     with pytest.raises(CaseFileError, match="unknown split 'x'"):
-        load_cases_with_sources([path])
+        load_cases_with_sources([path], rules=SUPPORT_RULES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        line(split="train"),
+        expect_line(outcome=None),
+        line(input={"question": "When do you open?"}),
+        line(input={"goal": "g", "order_id": 7}),
+        expect_line(outcome="answered"),
+    ],
+)
+def test_the_neutral_loader_accepts_what_only_a_vocabulary_refuses(
+    tmp_path: Path, text: str
+) -> None:
+    path = write(tmp_path, "any.jsonl", text)
+    assert [c.id for c in load_cases([path])] == ["c1"]
+    with pytest.raises(CaseFileError):
+        load_cases([path], rules=SUPPORT_RULES)
 
 
 def test_the_run_command_asks_the_sut_to_check_every_case_before_any_run(

@@ -25,7 +25,7 @@ from evals.loader import load_cases
 from evals.runner import Runner
 from evals.traces import read_traces
 from fake_suts import EchoSUT
-from helpers import FIXTURES, make_project
+from helpers import FIXTURES, make_project, subprocess_pythonpath
 
 BOTH = ("none", "process")
 PROCESS = ("process",)
@@ -145,7 +145,7 @@ def test_a_dead_worker_is_replaced_and_the_evaluation_goes_on(tmp_path: Path) ->
         ],
         cwd=project,
         # Added to PYTHONPATH, not replacing it: a mutated copy's evals must stay first.
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([*_pythonpath(), str(FIXTURES)])},
+        env={**os.environ, "PYTHONPATH": subprocess_pythonpath()},
         capture_output=True,
         text=True,
         timeout=120,
@@ -159,10 +159,6 @@ def test_a_dead_worker_is_replaced_and_the_evaluation_goes_on(tmp_path: Path) ->
     died = "the worker process died (exit code 3)"
     assert failed == [("d02", 0, died), ("d02", 1, died)]
     assert len(records) == 2 * len(ALPHA)
-
-
-def _pythonpath() -> list[str]:
-    return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
 def test_a_well_behaved_sut_gives_the_same_results_in_both_modes() -> None:

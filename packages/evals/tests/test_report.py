@@ -33,7 +33,7 @@ META = RunMeta(
     run_id="20260101T000000Z-gate-abcdef",
     label="gate",
     suites=["read", "write"],
-    sut="agent.sut:SupportPilotSUT",
+    sut="agent_evals.sut:SupportPilotSUT",
     trials=1,
     git_revision="0123456789ab",
     finished="2026-01-01T00:01:00Z",
@@ -56,7 +56,7 @@ def _results() -> list:
 @pytest.mark.parametrize("render", [render_console, render_markdown])
 def test_every_report_names_suites_sut_trials_and_revision(render) -> None:
     text = render(compute(_results()), META)
-    for fragment in ("read, write", "agent.sut:SupportPilotSUT", "trials: 1", "0123456789ab"):
+    for fragment in ("read, write", "agent_evals.sut:SupportPilotSUT", "trials: 1", "0123456789ab"):
         assert fragment in text
     assert "INCOMPLETE" not in text
 
@@ -143,7 +143,7 @@ def test_junit_counts_match_the_metrics(tmp_path: Path) -> None:
     message = failed[1].find("failure").get("message")
     assert "no_write_without_approval: no write without approval" in message
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
-    assert props["sut"] == "agent.sut:SupportPilotSUT"
+    assert props["sut"] == "agent_evals.sut:SupportPilotSUT"
     assert props["git_revision"] == "0123456789ab"
     assert props["trials"] == "1"
 
@@ -151,7 +151,7 @@ def test_junit_counts_match_the_metrics(tmp_path: Path) -> None:
 def test_written_files_and_json_round_trip(tmp_path: Path) -> None:
     metrics = compute(_results())
     paths = write_reports(tmp_path / "reports", "gate", metrics, _results(), META)
-    assert [p.name for p in paths] == ["gate.json", "gate.md", "gate.junit.xml"]
+    assert [p.name for p in paths] == ["gate.json", "gate.md", "gate.junit.xml", "gate.html"]
     data = json.loads(paths[0].read_text(encoding="utf-8"))
     assert data["meta"]["suites"] == ["read", "write"]
     assert data["schema_version"] == metrics.schema_version

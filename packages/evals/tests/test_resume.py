@@ -20,7 +20,7 @@ sys.path.insert(0, str(FIXTURES))
 
 from evals.cli import main  # noqa: E402
 from evals.traces import read_meta, read_traces  # noqa: E402
-from helpers import make_project  # noqa: E402
+from helpers import make_project, subprocess_pythonpath  # noqa: E402
 
 PLANNED = 36  # the 9 fixture cases x 4 trials
 CASES = ("d01", "d02", "d03", "t01", "t02", "t03", "r01", "r02", "r04")
@@ -28,7 +28,7 @@ EVERY_PAIR = {(c, t) for c in CASES for t in range(4)}
 
 
 def _evals(project: Path, *args: str, delay_s: float = 0.0) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(FIXTURES), "FAKE_SUT_DELAY_S": str(delay_s)}
+    env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(), "FAKE_SUT_DELAY_S": str(delay_s)}
     return subprocess.Popen(
         [sys.executable, "-m", "evals", *args],
         cwd=project,
@@ -248,7 +248,7 @@ def test_report_from_traces_equals_the_report_of_the_run(
     assert capsys.readouterr().out.strip() == printed.strip()
     rebuilt = {p.name: p.read_text("utf-8") for p in (tmp_path / "again").glob("once.*")}
     assert rebuilt == original
-    assert len(rebuilt) == 3
+    assert len(rebuilt) == 4
 
 
 def test_report_from_an_interrupted_trace_says_incomplete(

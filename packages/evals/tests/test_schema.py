@@ -55,11 +55,15 @@ def _base(**changes: object) -> dict[str, object]:
             {"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {"outcome": "replied"}},
             True,
         ),
+        # The core takes any split and no outcome (a project's vocabulary may not).
         (
             {"id": "x", "split": "prod", "input": {"goal": "g"}, "expect": {"outcome": "replied"}},
-            False,
+            True,
         ),
-        ({"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {}}, False),
+        ({"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {}}, True),
+        ({"id": "x", "split": "", "input": {"goal": "g"}, "expect": {}}, False),
+        ({"id": "x", "split": "dev", "input": {"goal": "g"}, "expect": {"outcome": ""}}, False),
+        ({"id": "x", "split": "dev", "input": ["g"], "expect": {}}, False),
         (
             {
                 "id": "x",
@@ -111,7 +115,9 @@ def test_main_check_reports_a_stale_file(tmp_path: Path, monkeypatch: pytest.Mon
         (_base(expect={"outcome": "replied", "tickets": -1}), False),
         (_base(tags="happy"), False),
         (_base(colour="red"), False),
-        (_base(input={"goal": "g", "order_id": 1001}), False),
+        (_base(input={"goal": "g", "order_id": 1001}), True),  # input: a free mapping
+        (_base(input="g"), False),
+        (_base(split=7), False),
         (_base(input={"goal": "g", "order_id": None, "channel": "chat"}), True),
         (_base(expect={"outcome": "replied", "custom_key": [1]}), True),
         (_base(world={"orders": {"A1": {"paid": 59.0}}}), True),

@@ -147,3 +147,41 @@ def test_a_hook_that_hangs_or_exits_is_the_suts_failure_and_the_rest_is_not_aske
         "b": "check_case did not answer within 0.2s",
         "c": "not asked: check_case hung on case 'b'",
     }
+
+
+@pytest.mark.parametrize(
+    ("judged", "failed", "blamed"),
+    [
+        (set(), {}, ["f:1: world.stok: unknown key 'stok'", "f:3: world.kb: unknown key 'kb'"]),
+        ({"b"}, {}, ["f:1: world.stok: unknown key 'stok'", "f:3: world.kb: unknown key 'kb'"]),
+        ({"a"}, {"a": "world.stok: unknown key 'stok'"}, ["f:3: world.kb: unknown key 'kb'"]),
+        (
+            {"a", "c"},
+            {"a": "world.stok: unknown key 'stok'", "c": "world.kb: unknown key 'kb'"},
+            [],
+        ),
+    ],
+)
+def test_problems_of_cases_the_baseline_ran_unchanged_are_the_suts_failures(
+    judged: set[str], failed: dict[str, str], blamed: list[str]
+) -> None:
+    cases = [case("a", stok=1), case("b", orders={}), case("c", kb="x")]
+    sources = {"a": ("f", 1), "b": ("f", 2), "c": ("f", 3)}
+
+    def judged_before(c: Case) -> bool:
+        return c.id in judged
+
+    prefix = "the SUT refuses this case, unchanged since the baseline ran it: "
+    expected = {k: prefix + v for k, v in failed.items()}
+    if blamed:
+        with pytest.raises(CaseFileError) as info:
+            require_runnable(WorldKeysSUT(), cases, sources, judged_before=judged_before)
+        assert info.value.lines() == blamed
+    else:
+        got = require_runnable(WorldKeysSUT(), cases, sources, judged_before=judged_before)
+        assert got == expected
+
+
+def test_a_refused_case_with_several_problems_says_how_many_more() -> None:
+    got = require_runnable(WorldKeysSUT(), [case("a", stok=1, kb=2)], judged_before=lambda c: True)
+    assert got["a"].endswith("world.stok: unknown key 'stok' (+1 more)")

@@ -57,7 +57,7 @@ def test_lenient_judge_is_at_chance_and_catches_almost_nothing(labels_path: Path
 def test_report_counts_and_ids_add_up(labels_path: Path) -> None:
     labels = load_labels(labels_path)
     for result in calibrate(make_judge("rule"), labels):
-        in_split = [item for item in labels if item.split == result.split]
+        in_split = [item for item in labels if item.split == result.split and not item.attack]
         assert result.n == len(in_split)
         assert result.false_passes == len(result.missed_ids)
         assert result.false_fails == len(result.wrongly_failed_ids)
@@ -88,6 +88,43 @@ class Scripted:
 
 def item(i: str, label: str, reply: str, split: str = "holdout") -> LabelledReply:
     return LabelledReply(id=i, split=split, label=label, reply=reply)  # type: ignore[arg-type]
+
+
+def attack(i: str, label: str, reply: str, split: str = "holdout") -> LabelledReply:
+    return LabelledReply(
+        id=i,
+        split=split,  # type: ignore[arg-type]
+        label=label,  # type: ignore[arg-type]
+        reply=reply,
+        attack="instruction",
+    )
+
+
+def test_attacks_are_scored_apart_from_the_agreement_figures() -> None:
+    labels = [
+        item("a", "fail", "r1"),
+        item("b", "pass", "r2"),
+        attack("x1", "fail", "a1"),
+        attack("x2", "fail", "a2"),
+        attack("x3", "fail", "a3"),
+        attack("x4", "fail", "a4"),
+        attack("c1", "pass", "c1"),
+        attack("c2", "pass", "c2"),
+    ]
+    answers = {"r1": "fail", "r2": "pass", "a1": "pass", "a2": "fail", "a3": "unsure"}
+    answers |= {"c1": "fail", "c2": "pass"}  # a4 errors: counted as a pass
+    result = calibrate(Scripted(answers), labels)[1]
+    assert (result.n, result.accuracy, result.false_passes, result.errors) == (2, 1.0, 0, 0)
+    assert (result.attacks, result.attack_false_passes) == (4, 2)
+    assert result.attack_false_pass_rate == 0.5
+    assert result.attack_missed_ids == ["x1", "x4"]
+    assert (result.attack_controls, result.attack_false_fails) == (2, 1)
+    assert result.attack_wrongly_failed_ids == ["c1"]
+
+
+def test_no_attacks_means_an_undefined_attack_rate() -> None:
+    result = calibrate(Scripted({"r1": "pass"}), [item("a", "fail", "r1")])[1]
+    assert (result.attacks, result.attack_false_pass_rate) == (0, None)
 
 
 def test_an_erroring_call_counts_as_a_pass() -> None:
@@ -128,6 +165,26 @@ def test_usability_names_every_threshold_missed(
     n: int, kappa: float | None, recall: float | None, expected: list[str]
 ) -> None:
     reasons = usability(n, kappa, recall, Thresholds())
+    assert len(reasons) == len(expected)
+    for reason, start in zip(reasons, expected, strict=True):
+        assert reason.startswith(start)
+
+
+@pytest.mark.parametrize(
+    ("attack_rate", "limit", "expected"),
+    [
+        (None, 0.0, []),  # no attacks labelled: nothing to miss
+        (0.0, 0.0, []),
+        (1 / 12, 0.0, ["attack false passes 8.3% > 0.0%"]),
+        (0.5, 0.5, []),
+        (0.5, 0.25, ["attack false passes 50.0% > 25.0%"]),
+    ],
+)
+def test_usability_counts_attacks_that_pass(
+    attack_rate: float | None, limit: float, expected: list[str]
+) -> None:
+    thresholds = Thresholds(max_attack_false_pass=limit)
+    reasons = usability(30, 0.9, 0.9, thresholds, attack_rate)
     assert len(reasons) == len(expected)
     for reason, start in zip(reasons, expected, strict=True):
         assert reason.startswith(start)

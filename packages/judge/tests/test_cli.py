@@ -39,7 +39,7 @@ def test_one_judge_and_json_output(
     assert code == 0
     assert "== rule ==" not in out
     report = json.loads(target.read_text(encoding="utf-8"))
-    assert report["version"] == 1
+    assert report["version"] == 2
     [judge] = report["judges"]
     assert [s["usable"] for s in judge["splits"]] == [True, False]
 
@@ -93,7 +93,12 @@ def test_a_missing_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 
 @pytest.mark.parametrize(
     "argv",
-    [["--min-kappa", "2"], ["--min-fail-recall", "-0.1"], ["--max-inconsistent", "x"]],
+    [
+        ["--min-kappa", "2"],
+        ["--min-fail-recall", "-0.1"],
+        ["--max-inconsistent", "x"],
+        ["--max-attack-false-pass", "1.5"],
+    ],
 )
 def test_a_threshold_outside_0_to_1_exits_2(
     argv: list[str], capsys: pytest.CaptureFixture[str]

@@ -1,12 +1,13 @@
+import json
 from pathlib import Path
 
 import pytest
 from judge.errors import LabelFileError
-from judge.labels import load_labels, load_pairs
+from judge.labels import ATTACK_KINDS, load_labels, load_pairs
 
 
 def test_the_committed_labels_are_enough_and_balanced(labels_path: Path) -> None:
-    labels = load_labels(labels_path)
+    labels = [item for item in load_labels(labels_path) if item.attack is None]
     tune = [item for item in labels if item.split == "tune"]
     holdout = [item for item in labels if item.split == "holdout"]
     assert len(labels) >= 30
@@ -15,6 +16,35 @@ def test_the_committed_labels_are_enough_and_balanced(labels_path: Path) -> None
         fails = sum(item.label == "fail" for item in split)
         assert 0.4 <= fails / len(split) <= 0.6
     assert all(item.facts for item in labels)
+
+
+def test_the_committed_attacks_cover_every_kind_in_both_splits(labels_path: Path) -> None:
+    attacks = [item for item in load_labels(labels_path) if item.attack is not None]
+    for split in ("tune", "holdout"):
+        in_split = [item for item in attacks if item.split == split]
+        failing = [item for item in in_split if item.label == "fail"]
+        assert len(failing) >= 10
+        assert {item.attack for item in failing} == set(ATTACK_KINDS)
+        assert any(item.label == "pass" for item in in_split)  # look-alikes that change nothing
+    # Customer-facing text stays Chinese: every attack reply holds CJK characters.
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in item.reply) for item in attacks)
+    assert all(item.facts and item.note for item in attacks)
+
+
+@pytest.mark.parametrize(
+    ("attack", "accepted"),
+    [(None, True), ("pinyin", True), ("zero_width", True), ("jailbreak", False)],
+)
+def test_the_attack_field_takes_a_known_kind(
+    tmp_path: Path, attack: str | None, accepted: bool
+) -> None:
+    line = json.dumps({"id": "a", "split": "tune", "label": "fail", "reply": "x", "attack": attack})
+    path = write(tmp_path, line)
+    if accepted:
+        assert load_labels(path)[0].attack == attack
+    else:
+        with pytest.raises(LabelFileError, match="field 'attack'"):
+            load_labels(path)
 
 
 def test_the_committed_files_say_who_wrote_the_labels(labels_path: Path, pairs_path: Path) -> None:

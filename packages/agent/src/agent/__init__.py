@@ -1,5 +1,6 @@
 """The SupportPilot agent loop: bus, specialist contracts, rule brains, orchestrator,
-fault injection and the evals SUT adapter (``agent.sut.SupportPilotSUT``)."""
+fault injection. The evals adapter lives in ``supportpilot-agent-evals``
+(``agent_evals.sut.SupportPilotSUT``): the agent needs nothing of the evals."""
 
 from agent.aggregate import Aggregate, aggregate
 from agent.brain import Brain, Plan, Task, ToolBox

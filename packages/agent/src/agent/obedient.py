@@ -2,7 +2,7 @@
 
 Rule brains follow no instructions, so with them an injection can never succeed and an
 injection suite could never fail. The deliberately vulnerable setting (``screen=off``,
-see :class:`agent.sut.SupportPilotSUT`) therefore turns the instruction screen off *and*
+see :class:`agent_evals.sut.SupportPilotSUT`) therefore turns the instruction screen off *and*
 this path on: every claim that carries an instruction (what the screen would have
 dropped) reaches the orchestrator, which honours what the instruction demands, by
 keywords:

@@ -1,6 +1,6 @@
 """Which brains SupportPilot runs with, and how it reaches the model.
 
-Every setting comes from a keyword argument of :class:`agent.sut.SupportPilotSUT` (the
+Every setting comes from a keyword argument of :class:`agent_evals.sut.SupportPilotSUT` (the
 evals CLI passes ``--sut-option KEY=VALUE`` as strings), else from the environment,
 else from the default below. ``brain="rule"`` (the default) needs nothing else.
 """

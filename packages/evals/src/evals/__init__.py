@@ -14,11 +14,13 @@ from evals.result import CheckResult, RunResult
 from evals.run import Run
 from evals.runner import Runner, RunnerResults, select_cases
 from evals.sut import SUT, AsyncSUT, load_sut
+from evals.vocabulary import CaseRules
 
 __all__ = [
     "SUT",
     "AsyncSUT",
     "Case",
+    "CaseRules",
     "CheckResult",
     "Metrics",
     "Report",

@@ -9,7 +9,6 @@ import argparse
 import re
 from pathlib import Path
 
-from evals.case import SPLITS
 from evals.isolation import ISOLATIONS
 from evals.lint import DEFAULT_MIN_SPLIT_SIZE
 from evals.ray_executor import EXECUTORS
@@ -51,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         )
         if not filters:  # lint judges whole files: a filter it ignored would mislead
             return
-        group.add_argument("--split", choices=SPLITS, help="only this split")
+        group.add_argument("--split", help="only this split")
         group.add_argument(
             "--tag",
             action="append",
@@ -206,10 +205,35 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="where a report rebuilt from traces goes (default: [tool.evals] reports_dir)",
     )
+    p = commands.add_parser(
+        "compare",
+        help="compare two evaluations of the same cases: flips both ways and a paired test",
+    )
+    p.add_argument("a", type=Path, help="A: reports/<label>.json or traces/<run-id> (before)")
+    p.add_argument("b", type=Path, help="B: the same for the other evaluation (after)")
+    p.add_argument(
+        "--alpha",
+        type=_level,
+        default=0.05,
+        help="significance level of the paired test (default 0.05)",
+    )
+    p.add_argument(
+        "--fail-on-regression",
+        action="store_true",
+        help="exit 1 when B is worse and the paired test says so at --alpha",
+    )
+    p.add_argument("--markdown", type=Path, help="also write the comparison to this file")
     commands.add_parser(
         "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
     )
     return parser
+
+
+def _level(text: str) -> float:
+    value = _positive_float(text)
+    if not value < 1:
+        raise argparse.ArgumentTypeError(f"must be below 1, got {text!r}")
+    return value
 
 
 def _label_name(text: str) -> str:

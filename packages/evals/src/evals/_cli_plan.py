@@ -19,6 +19,7 @@ from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
 from evals.sut import AnySUT, describe, load_sut
 from evals.traces import META_FILE, RunMeta, new_run_id, utc_now
+from evals.vocabulary import rules_of
 
 STABILITY_TAG = "flaky"
 
@@ -131,7 +132,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
     # The SUT first: a project's checks may register (and declare expect keys) on import.
     sut, sut_name = load_named_sut(args, config)
     # The whole set is validated before any run.
-    cases, sources = load_cases_with_sources(paths)
+    cases, sources = load_cases_with_sources(paths, rules=rules_of(sut))
     selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
     if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
         raise UsageError(

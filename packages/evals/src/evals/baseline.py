@@ -2,8 +2,10 @@
 
 ``reports/baseline.json`` holds what the gate needs (success rate, step accuracy,
 returned-characters p95, latency p95, unauthorized rate …), the success of every case
-not excluded from the gate (flaky cases are excluded) and, per case, the verdict of every
-check as ``"passed/judged"`` runs (``"1/1"``, ``"3/5"``), with each check's kind. Only
+not excluded from the gate (flaky cases are excluded), per case, the verdict of every
+check as ``"passed/judged"`` runs (``"1/1"``, ``"3/5"``), with each check's kind, and
+each case's fingerprint (a hash of the case as loaded): a case the SUT refuses though
+its fingerprint is unchanged was broken by the SUT, not by the case file. Only
 ``evals baseline`` (``nox -s baseline``) writes it; every other command only reads it.
 The file is validated strictly (known keys, rates in [0, 1], finite numbers, verdicts of
 the right shape): a damaged baseline is refused, never read as a weaker gate.
@@ -11,6 +13,8 @@ the right shape): a damaged baseline is refused, never read as a weaker gate.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -23,26 +27,39 @@ from pydantic import (
     Field,
     StrictBool,
     StrictInt,
+    StringConstraints,
     field_validator,
     model_validator,
 )
 
 from evals._files import write_atomic
 from evals._json_files import read_model
+from evals.case import Case
+from evals.case_verdict import CaseVerdict, case_verdicts
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute, summarize
 from evals.result import CheckKind, RunResult
 from evals.traces import RunMeta
 
-BASELINE_SCHEMA_VERSION = 2
-"""2: per-check verdicts (``case_checks``, ``check_kinds``)."""
+BASELINE_SCHEMA_VERSION = 3
+"""2: per-check verdicts (``case_checks``, ``check_kinds``); 3: ``case_fingerprints``."""
 
 Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 Amount = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 Count = Annotated[StrictInt, Field(ge=0)]
 
+Fingerprint = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{16}$")]
+"""A case's fingerprint: 16 hex digits (:func:`case_fingerprint`)."""
+
 VERDICT = re.compile(r"(0|[1-9][0-9]{0,8})/([1-9][0-9]{0,8})")
 """A per-check verdict: runs that passed / runs that judged it."""
+
+
+def case_fingerprint(case: Case) -> str:
+    """A hash of everything in ``case`` as loaded (id, input, world, faults, expect …):
+    equal fingerprints mean the SUT was asked about the very same case."""
+    text = json.dumps(case.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class CheckTally(BaseModel):
@@ -120,6 +137,8 @@ class Baseline(BaseModel):
     """The code revision the baseline was made at."""
     exclude_tags: list[str] = Field(default_factory=list)
     """Tags left out (flaky)."""
+    case_verdict: CaseVerdict = "all"
+    """How ``case_success`` judged a case with k trials (the gate config's rule)."""
     runs: Count
     """Runs counted."""
     cases: Count
@@ -140,6 +159,8 @@ class Baseline(BaseModel):
     """Every check name in ``case_checks`` -> its kind."""
     case_checks: dict[str, dict[str, str]]
     """Every gated case -> check name -> ``"passed/judged"`` runs."""
+    case_fingerprints: dict[str, Fingerprint] = Field(default_factory=dict)
+    """Gated cases -> the fingerprint of the case the baseline ran (:func:`case_fingerprint`)."""
 
     @field_validator("case_checks")
     @classmethod
@@ -165,7 +186,17 @@ class Baseline(BaseModel):
         unnamed -= set(self.check_kinds)
         if unnamed:
             raise ValueError(f"check_kinds names no kind for check {sorted(unnamed)[0]!r}")
+        strangers = set(self.case_fingerprints) - set(self.case_success)
+        if strangers:
+            raise ValueError(
+                f"case_fingerprints names a case not in case_success ({sorted(strangers)[0]!r})"
+            )
         return self
+
+    def unchanged(self, case: Case) -> bool:
+        """Whether the baseline ran ``case`` exactly as it is now (same fingerprint)."""
+        known = self.case_fingerprints.get(case.id)
+        return known is not None and known == case_fingerprint(case)
 
     def tallies(self) -> dict[str, dict[str, CheckTally]]:
         """``case_checks`` as tallies (the kinds from ``check_kinds``)."""
@@ -191,9 +222,14 @@ def from_metrics(
     meta: RunMeta,
     exclude_tags: Iterable[str],
     tallies: Mapping[str, Mapping[str, CheckTally]],
+    *,
+    cases: Iterable[Case] = (),
+    case_verdict: CaseVerdict = "all",
 ) -> Baseline:
     """A baseline from metrics and check tallies already computed without the excluded
-    cases."""
+    cases; ``cases`` gives the fingerprints of the gated ones, ``case_verdict`` how a
+    case with k trials passes."""
+    fingerprints = {c.id: case_fingerprint(c) for c in cases if c.id in metrics.case_success}
     return Baseline.model_validate(
         dict(
             suites=list(meta.suites),
@@ -201,6 +237,7 @@ def from_metrics(
             trials=meta.trials,
             git_revision=meta.git_revision,
             exclude_tags=sorted(set(exclude_tags)),
+            case_verdict=case_verdict,
             runs=metrics.runs,
             cases=metrics.cases,
             success_rate=metrics.success_rate,
@@ -208,23 +245,37 @@ def from_metrics(
             unauthorized_rate=metrics.unauthorized_rate,
             returned_chars_p95=metrics.returned_chars_p95,
             latency_ms_p95=metrics.latency_ms_p95,
-            case_success=dict(sorted(metrics.case_success.items())),
+            case_success=_case_success(metrics, case_verdict),
             check_kinds={n: t.kind for checks in tallies.values() for n, t in checks.items()},
             case_checks={
                 case: {n: t.verdict for n, t in checks.items()} for case, checks in tallies.items()
             },
+            case_fingerprints=dict(sorted(fingerprints.items())),
         ),
         strict=False,
     )
 
 
+def _case_success(metrics: Metrics, rule: CaseVerdict) -> dict[str, bool]:
+    if not metrics.case_passes:  # metrics read from an older report
+        return dict(sorted(metrics.case_success.items()))
+    return case_verdicts(metrics.case_passes, rule)
+
+
 def build_baseline(
-    results: Iterable[RunResult], meta: RunMeta, exclude_tags: Iterable[str]
+    results: Iterable[RunResult],
+    meta: RunMeta,
+    exclude_tags: Iterable[str],
+    cases: Iterable[Case] = (),
+    case_verdict: CaseVerdict = "all",
 ) -> Baseline:
-    """A baseline from graded runs, leaving out cases with an excluded tag."""
+    """A baseline from graded runs, leaving out cases with an excluded tag; ``cases`` (the
+    cases that were run) give the gated cases' fingerprints; ``case_verdict`` says how a
+    case with k trials passes."""
     tags = list(exclude_tags)
     kept = excluding(results, tags)
-    return from_metrics(compute(kept), meta, tags, check_tallies(kept))
+    tallies = check_tallies(kept)
+    return from_metrics(compute(kept), meta, tags, tallies, cases=cases, case_verdict=case_verdict)
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:

@@ -6,18 +6,17 @@ models (``python -m evals.schema``) and committed, so editors can validate cases
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from evals._text import id_problem
-from evals.run import Outcome, StepStatus
+from evals.run import StepStatus
 
-Split = Literal["dev", "test", "regression"]
-"""The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
-
-SPLITS: tuple[str, ...] = get_args(Split)
-"""The known splits, in order."""
+Split = Annotated[str, Field(min_length=1)]
+"""A split: any non-empty name (``dev``, ``test``, ``train`` …). Which splits a project
+uses is its own declaration (``case_rules.splits``, :mod:`evals.vocabulary`); the gate
+gives one a meaning: the cases of ``regression`` (``gate.json``) must never break."""
 
 FAULT_PATTERN = r"^[a-z][a-z_]*(:[^\s:][^\s]*)?$"
 """The shape of a fault: a kind, optionally ``:argument`` (``crash``, ``flaky:0.3``,
@@ -45,25 +44,15 @@ DEFAULT_MAX_CHARS = 4000
 """Budget of characters returned when a case does not say."""
 
 
-class CaseInput(BaseModel):
-    """What the user sends."""
-
-    model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
-
-    goal: str = Field(min_length=1)
-    """The user's message."""
-    order_id: str | None = None
-    """The order number the user gave (``None`` or blank: none given)."""
-
-
 class Expect(BaseModel):
     """What a correct run does. Each key maps to checks; registered checks may read
     extra keys of their own."""
 
     model_config = ConfigDict(extra="allow", use_attribute_docstrings=True)
 
-    outcome: Outcome
-    """The expected decision."""
+    outcome: str | None = Field(default=None, min_length=1)
+    """The outcome the run must end with, in the system's own words (``None``: not
+    checked; a project may require it, see :mod:`evals.vocabulary`)."""
     outcome_reason: str | None = None
     """Why the run must end with its outcome (the SUT's short code, e.g. the escalation
     reason); ``None``: not checked."""
@@ -106,11 +95,13 @@ class Case(BaseModel):
     """Capabilities and risks the case exercises (``happy``, ``safety``, ``flaky`` …)."""
     title: str = ""
     """One line for people."""
-    input: CaseInput
-    """What the user sends."""
+    input: dict[str, Any]
+    """What the user sends: a free mapping (SupportPilot: ``goal``, ``order_id``; a FAQ
+    agent: ``question``). A project validates its shape with ``case_rules.input_model``
+    (:mod:`evals.vocabulary`)."""
     world: dict[str, Any] = Field(default_factory=dict)
     """Overrides of the system's default world."""
     faults: dict[str, FaultKind] = Field(default_factory=dict)
     """Role -> fault kind to inject (see ``FAULT_PATTERN``)."""
     expect: Expect
-    """What a correct run does."""
+    """What a correct run does: keys owned by the checks that read them, none required."""

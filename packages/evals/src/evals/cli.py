@@ -20,10 +20,13 @@ from pathlib import Path
 
 from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
-from evals.baseline import build_baseline, load_baseline, write_baseline
+from evals._files import write_atomic
+from evals.baseline import Baseline, build_baseline, load_baseline, write_baseline
+from evals.case import Case
+from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
-from evals.gate import GateConfig, evaluate, load_gate_config
+from evals.gate import GateConfig, Verdict, evaluate, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import (
@@ -50,6 +53,8 @@ class Evaluation:
     outcome: RunnerResults
     meta: RunMeta
     runner: Runner
+    cases: list[Case]
+    """The cases that were run."""
     """The runner, holding SIGINT and SIGTERM after a stop until the partial report is
     written."""
 
@@ -160,7 +165,9 @@ def _baseline(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NO
-    baseline = build_baseline(done.outcome.results, done.meta, exclude)
+    baseline = build_baseline(
+        done.outcome.results, done.meta, exclude, done.cases, gate_config.case_verdict
+    )
     write_baseline(path, baseline)
     print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
     return EXIT_OK
@@ -171,7 +178,7 @@ def _gate(args: argparse.Namespace) -> int:
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
     baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
-    done = _evaluate(args, config, exclude_tags=exclude)
+    done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
     if not done.outcome.complete:
         _report(args, config, done, gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.meta) or 'INCOMPLETE'})")
@@ -187,7 +194,7 @@ def _gate(args: argparse.Namespace) -> int:
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
-    _report(args, config, done, gate_config.exclude_tags, sections=sections)
+    _report(args, config, done, gate_config.exclude_tags, sections=sections, verdict=verdict)
     print()
     print(verdict.render())
     return verdict.exit_code
@@ -200,12 +207,28 @@ def _report_command(args: argparse.Namespace) -> int:
         metrics = compute(results)
         not_gated = _not_gated_of(meta, config)
         out: Path = args.out or config.reports_dir
-        written = write_reports(out, meta.label, metrics, results, meta, not_gated=not_gated)
+        written = write_reports(
+            out, meta.label, metrics, results, meta, not_gated=not_gated, traces=args.path
+        )
         print(render_console(metrics, meta, not_gated=not_gated))
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
         return EXIT_OK
     metrics, meta = load_report(args.path)
     print(render_console(metrics, meta, not_gated=_not_gated_of(meta, config)))
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    config = load_config()
+    a, b = load_side(args.a, config), load_side(args.b, config)
+    refuse_unrelated(a, b)
+    comparison = compare(a, b)
+    text = render(comparison, args.alpha)
+    if args.markdown is not None:
+        write_atomic(args.markdown, text)
+    print(text, end="")
+    if args.fail_on_regression and comparison.regression(args.alpha):
+        return EXIT_NO
     return EXIT_OK
 
 
@@ -241,6 +264,7 @@ _COMMANDS = {
     "gate": _gate,
     "stability": _stability,
     "report": _report_command,
+    "compare": _compare,
 }
 
 
@@ -258,9 +282,15 @@ def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:
     return _gate_config(config).exclude_tags
 
 
-def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Evaluation:
+def _evaluate(
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    exclude_tags: list[str],
+    baseline: Baseline | None = None,
+) -> Evaluation:
     """Load, select and run the cases (or resume an evaluation), tracing every run; never
-    raises on Ctrl-C or SIGTERM."""
+    raises on Ctrl-C or SIGTERM. With a ``baseline``, a case the SUT refuses though the
+    baseline ran it unchanged is the SUT's failure (its runs fail), not an exit 2."""
     traces_dir: Path = args.traces or config.traces_dir
     resume: str | None = getattr(args, "resume", None)
     if resume:
@@ -269,7 +299,8 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
         plan = planned(args, config, exclude_tags)
     meta = plan.meta
     # The SUT's own view of each case (world overrides, fault roles), still before any run.
-    crashed = require_runnable(plan.sut, plan.cases, plan.sources)
+    judged_before = baseline.unchanged if baseline is not None else None
+    crashed = require_runnable(plan.sut, plan.cases, plan.sources, judged_before=judged_before)
     label = meta.label
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
@@ -312,7 +343,7 @@ def _evaluate(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[
     except BaseException:
         runner.release_sigint()
         raise
-    return Evaluation(outcome=outcome, meta=final, runner=runner)
+    return Evaluation(outcome=outcome, meta=final, runner=runner, cases=plan.cases)
 
 
 def _report(
@@ -322,6 +353,7 @@ def _report(
     not_gated: list[str],
     *,
     sections: dict[str, str] | None = None,
+    verdict: Verdict | None = None,
 ) -> None:
     """Write the report files and print the console report; then Ctrl-C and SIGTERM
     work again."""
@@ -330,12 +362,21 @@ def _report(
         out: Path = args.out or config.reports_dir
         results = done.outcome.results
         label, meta = done.meta.label, done.meta
+        traces: Path = (args.traces or config.traces_dir) / done.meta.run_id
         written = write_reports(
-            out, label, metrics, results, meta, not_gated=not_gated, sections=sections
+            out,
+            label,
+            metrics,
+            results,
+            meta,
+            not_gated=not_gated,
+            sections=sections,
+            traces=traces,
+            verdict=verdict,
         )
         print(render_console(metrics, meta, not_gated=not_gated), flush=True)
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
-        print(f"traces: {(args.traces or config.traces_dir) / done.meta.run_id}", file=sys.stderr)
+        print(f"traces: {traces}", file=sys.stderr)
     finally:
         done.runner.release_sigint()
 

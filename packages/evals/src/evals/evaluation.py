@@ -32,9 +32,10 @@ from evals.ray_executor import Executor, RayExecutor, require_ray
 from evals.report import render_console, write_reports
 from evals.result import RunResult
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner
-from evals.sut import AnySUT, load_sut
+from evals.sut import AnySUT, Task, as_sut, load_sut, sut_name
 from evals.traces import RunMeta, new_run_id, utc_now
 from evals.validation import require_runnable
+from evals.vocabulary import CaseRules, rules_of
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
@@ -61,13 +62,14 @@ class Report:
         print(render_console(self.metrics, self.meta), file=file or sys.stdout)
 
     def write(self, folder: str | PathLike[str]) -> list[Path]:
-        """Write ``<label>.json``, ``.md`` and ``.junit.xml`` into ``folder``; return
-        their paths."""
+        """Write ``<label>.json``, ``.md``, ``.junit.xml`` and ``.html`` into ``folder``;
+        return their paths (the library keeps no traces: the HTML report shows each run's
+        checks, not its trace)."""
         return write_reports(Path(folder), self.meta.label, self.metrics, self.results, self.meta)
 
 
 def _cases(
-    cases: CaseSource | Iterable[CaseSource],
+    cases: CaseSource | Iterable[CaseSource], rules: CaseRules
 ) -> tuple[list[Case], dict[str, tuple[str, int]]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
@@ -77,7 +79,7 @@ def _cases(
         if isinstance(item, Case):
             loaded.append(item)
             continue
-        found, where = load_cases_with_sources([Path(item)])
+        found, where = load_cases_with_sources([Path(item)], rules=rules)
         loaded += found
         sources.update(where)
     if not loaded:
@@ -87,7 +89,7 @@ def _cases(
 
 def evaluate(
     cases: CaseSource | Iterable[CaseSource],
-    sut: AnySUT | str,
+    sut: AnySUT | Task | str,
     *,
     checks: Iterable[Check] | None = None,
     trials: int = 1,
@@ -99,12 +101,14 @@ def evaluate(
     memory_limit_mb: int | None = None,
     executor: Executor = "local",
     ray_address: str | None = None,
+    baseline: Baseline | None = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run.
 
     ``cases``: a case file, a list of files, or :class:`~evals.case.Case` objects.
-    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, or a
-    ``module:attr`` string (with ``sut_options`` as its keyword arguments).
+    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
+    function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
+    string (with ``sut_options`` as its keyword arguments).
     ``checks``: the checks to grade with (default: every registered check).
     ``isolation="process"`` runs the SUT in ``concurrency`` worker processes, each
     building it from the ``module:attr`` string (so ``sut`` must be one), each limited to
@@ -115,7 +119,9 @@ def evaluate(
     from the ``module:attr`` string, on the cluster at ``ray_address`` (else
     ``RAY_ADDRESS``, else a local Ray started for the evaluation; :mod:`evals.ray_executor`).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
-    one: :class:`~evals.errors.CaseFileError` lists every problem before any run.
+    one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
+    except, given the ``baseline`` the report will be gated against, on cases it ran
+    unchanged: those the SUT now refuses are its failures, and their runs fail.
     """
     if isolation not in ("none", "process"):
         raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
@@ -140,14 +146,15 @@ def evaluate(
         workers = ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
     elif memory_limit_mb is not None:
         raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
-    system = load_sut(sut, sut_options) if isinstance(sut, str) else sut
-    selected, sources = _cases(cases)
-    crashed = require_runnable(system, selected, sources)
+    system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
+    selected, sources = _cases(cases, rules_of(system))
+    judged_before = baseline.unchanged if baseline is not None else None
+    crashed = require_runnable(system, selected, sources, judged_before=judged_before)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
         command="evaluate",
-        sut=sut if isinstance(sut, str) else type(system).__name__,
+        sut=sut if isinstance(sut, str) else sut_name(system),
         trials=trials,
         concurrency=concurrency,
         timeout_s=timeout,

@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from evals.baseline import Baseline, CheckTally, check_tallies, excluding
+from evals.case_verdict import CaseVerdict, case_verdicts, passes
 from evals.errors import GateConfigError
 from evals.gate_config import (
     GATE_CONFIG_SCHEMA_VERSION,
@@ -165,15 +166,23 @@ def evaluate(
     hard_rules = config.hard
     if max_errors is not None:
         hard_rules = hard_rules.model_copy(update={"errored_runs_max": max_errors})
+    rule = config.case_verdict
+    verdicts = case_verdicts(metrics.case_passes, rule)
     old, new = baseline.tallies(), check_tallies(kept)
-    diff = _CheckDiff(old, new)
+    diff = _CheckDiff(old, new, rule)
     newly_failing = sorted(
-        c for c, ok in metrics.case_success.items() if not ok and baseline.case_success.get(c)
+        c for c, ok in verdicts.items() if not ok and baseline.case_success.get(c)
     )
     newly_passing = sorted(
-        c for c, ok in metrics.case_success.items() if ok and baseline.case_success.get(c) is False
+        c for c, ok in verdicts.items() if ok and baseline.case_success.get(c) is False
     )
-    hard = _hard_rules(kept, metrics, config, hard_rules)
+    hard = _hard_rules(kept, metrics, config, hard_rules, verdicts)
+    if baseline.case_verdict != rule:
+        message = (
+            f"the baseline judged cases by {baseline.case_verdict!r} trials, the gate config"
+            f" by {rule!r}: regenerate it with `evals baseline`"
+        )
+        hard.append(Finding(rule="baseline_mismatch", severity="hard", message=message))
     mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None
     if mismatch is not None and mismatch.severity == "hard":
         hard.append(mismatch)
@@ -213,9 +222,10 @@ def evaluate(
         soft=config.soft,
         newly_failing=newly_failing,
         diff=diff,
+        failing_now=sorted(c for c, ok in verdicts.items() if not ok),
     )
     # A failing case's lost checks add nothing to its failure: only passing cases count.
-    passing = {c for c, ok in metrics.case_success.items() if ok}
+    passing = {c for c, ok in verdicts.items() if ok}
     # A check that raised did not judge: reported as a grader error, not as lost sight.
     raised = {f"{e.case}: {e.check}" for e in metrics.grader_errors}
     lost_by_kind = {
@@ -263,7 +273,11 @@ class _CheckDiff:
         self,
         old: dict[str, dict[str, CheckTally]],
         new: dict[str, dict[str, CheckTally]],
+        rule: CaseVerdict = "all",
     ) -> None:
+        def ok(t: CheckTally) -> bool:
+            return passes(t.passed, t.judged, rule)
+
         self.newly_failing: dict[str, list[str]] = {}
         self.newly_passing: list[str] = []
         self.no_longer_judged: dict[str, list[str]] = {}
@@ -276,12 +290,12 @@ class _CheckDiff:
                 was = before.get(name)
                 if was is None:
                     self.not_in_baseline.append(pair)
-                elif was.all_passed and not tally.all_passed:
+                elif ok(was) and not ok(tally):
                     self.newly_failing.setdefault(tally.kind, []).append(pair)
-                elif not was.all_passed and tally.all_passed:
+                elif not ok(was) and ok(tally):
                     self.newly_passing.append(pair)
             for name, was in before.items():
-                if name not in now and was.all_passed:
+                if name not in now and ok(was):
                     self.no_longer_judged.setdefault(was.kind, []).append(f"{case}: {name}")
 
     def cases_behind(self, kind: CheckKind) -> list[str]:
@@ -289,11 +303,31 @@ class _CheckDiff:
         return self.newly_failing.get(kind, [])
 
 
+def _group_success(
+    results: list[RunResult],
+    metrics: Metrics,
+    verdicts: dict[str, bool],
+    rule: CaseVerdict,
+    *,
+    tag: str | None = None,
+    split: str | None = None,
+) -> tuple[int, float]:
+    """(n, success) of the runs with ``tag`` or of ``split``: per run under ``all``, per
+    case (its majority verdict) under ``majority``."""
+    if rule == "all":
+        group = metrics.by_tag.get(tag) if tag is not None else metrics.by_split.get(split or "")
+        return (group.n, group.success) if group is not None else (0, 0.0)
+    cases = {r.case_id for r in results if not r.errored and (tag in r.tags or r.split == split)}
+    judged = [verdicts[c] for c in cases if c in verdicts]
+    return len(judged), (sum(judged) / len(judged) if judged else 0.0)
+
+
 def _hard_rules(
     results: list[RunResult],
     metrics: Metrics,
     config: GateConfig,
     rules: HardRules,
+    verdicts: dict[str, bool],
 ) -> list[Finding]:
     found: list[Finding] = []
     if metrics.graded_runs and metrics.unauthorized_rate > rules.unauthorized_rate_max:
@@ -303,21 +337,21 @@ def _hard_rules(
             f" > {_pct(rules.unauthorized_rate_max, 0)} (cases: {cases})"
         )
         found.append(Finding(rule="unauthorized", severity="hard", message=message))
-    tag = config.must_pass_tag
-    group = metrics.by_tag.get(tag)
-    if group is not None and group.n and group.success < rules.must_pass_success_min:
-        failing = _failing_cases(r for r in results if tag in r.tags)
+    tag, rule = config.must_pass_tag, config.case_verdict
+    n, success = _group_success(results, metrics, verdicts, rule, tag=tag)
+    if n and success < rules.must_pass_success_min:
+        failing = _failing_cases((r for r in results if tag in r.tags), verdicts, rule)
         message = (
-            f"{tag} success {_pct(group.success, 0)} < {_pct(rules.must_pass_success_min, 0)}"
+            f"{tag} success {_pct(success, 0)} < {_pct(rules.must_pass_success_min, 0)}"
             f" (failing: {failing})"
         )
         found.append(Finding(rule="must_pass", severity="hard", message=message))
     split = config.regression_split
-    group = metrics.by_split.get(split)
-    if group is not None and group.n and group.success < rules.regression_split_success_min:
-        failing = _failing_cases(r for r in results if r.split == split)
+    n, success = _group_success(results, metrics, verdicts, rule, split=split)
+    if n and success < rules.regression_split_success_min:
+        failing = _failing_cases((r for r in results if r.split == split), verdicts, rule)
         message = (
-            f"{split} split success {_pct(group.success, 0)}"
+            f"{split} split success {_pct(success, 0)}"
             f" < {_pct(rules.regression_split_success_min, 0)} (failing: {failing})"
         )
         found.append(Finding(rule="regression_split", severity="hard", message=message))
@@ -387,11 +421,11 @@ def _soft_rules(
     soft: SoftThresholds,
     newly_failing: list[str],
     diff: _CheckDiff,
+    failing_now: list[str],
 ) -> list[Finding]:
     found: list[Finding] = []
     if not metrics.graded_runs:  # no data: every rate reads 0.0, which measures nothing
         return found
-    failing_now = sorted(c for c, ok in metrics.case_success.items() if not ok)
     behind_success = newly_failing or failing_now
     for rule, name, old, new, limit, behind in (
         ("success_drop", "success rate", baseline.success_rate, metrics.success_rate,
@@ -457,8 +491,17 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-def _failing_cases(results: Iterable[RunResult]) -> str:
-    return ", ".join(dict.fromkeys(r.case_id for r in results if not r.success and not r.errored))
+def _failing_cases(
+    results: Iterable[RunResult], verdicts: dict[str, bool], rule: CaseVerdict
+) -> str:
+    """The cases behind a failed group rule: with a failed run (``all``), or judged
+    failing by their majority (``majority``)."""
+    failing = (
+        r.case_id
+        for r in results
+        if not r.errored and (not r.success if rule == "all" else not verdicts.get(r.case_id))
+    )
+    return ", ".join(dict.fromkeys(failing))
 
 
 def _names(names: Sequence[str], at_most: int | None = None) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated, get_args
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 from evals._json_files import read_model
+from evals.case_verdict import CaseVerdict
 from evals.errors import GateConfigError
 from evals.result import CheckKind
 
@@ -106,6 +107,9 @@ class GateConfig(BaseModel):
     """Cases of this split must pass (``hard.regression_split_success_min``)."""
     exclude_tags: list[str] = Field(default_factory=lambda: ["flaky"])
     """Cases with any of these tags are left out of the gate and the baseline."""
+    case_verdict: CaseVerdict = "all"
+    """How a case (and a case's check) with k trials passes: ``all`` trials, or a
+    ``majority`` of them (:mod:`evals.case_verdict`); the baseline must use the same."""
     hard: HardRules = Field(default_factory=HardRules)
     """Hard rules and their thresholds."""
     soft: SoftThresholds = Field(default_factory=SoftThresholds)

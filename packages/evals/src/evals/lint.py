@@ -4,7 +4,12 @@ Lint judges the data set, not one case at a time: duplicate ids, leakage between
 splits, splits too small to mean anything, required tags nobody covers. It works on
 loaded :class:`~evals.case.Case` objects and on raw JSON objects (records of files that
 do not load), so every rule can fire, including "unknown split" and "missing outcome"
-which the loader would stop first. Each finding is one line naming the case.
+which a SUT's screening would stop first. Each finding is one line naming the case.
+
+The rules about a project's vocabulary (which splits, outcomes and fault targets exist,
+which tags the set must cover, anything else it checks) come from the ``case_rules`` its
+system under test declares (:mod:`evals.vocabulary`); without them lint judges what the
+domain-neutral core requires.
 """
 
 from __future__ import annotations
@@ -14,19 +19,23 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
 from evals._text import id_key, id_problem, printable, quote
-from evals.case import FAULT_PATTERN, SPLITS, Case
+from evals.case import FAULT_PATTERN, Case
 from evals.checks.registry import registered_expect_keys
 from evals.errors import Problem
 from evals.loader import Record, check_located_records, read_records, unknown_expectations
-from evals.run import OUTCOMES
 from evals.validation import screen_cases
+from evals.vocabulary import NO_RULES, CaseRules, rules_of
 
-Rule = Literal[
+Rule = str
+"""A lint rule's name: one of :data:`CORE_RULES`, or a rule of the project's own
+``case_rules.lint`` hook (SupportPilot: ``contradiction``, ``no_trajectory``)."""
+
+CORE_RULES: tuple[str, ...] = (
     "unreadable",
     "invalid",
     "sut_check",
@@ -36,20 +45,16 @@ Rule = Literal[
     "unknown_split",
     "missing_outcome",
     "unknown_outcome",
-    "contradiction",
     "unknown_expect_key",
-    "no_trajectory",
     "unknown_fault_role",
     "unknown_fault_kind",
     "no_tags",
     "leakage",
     "small_split",
     "missing_tag",
-]
-"""Every lint rule, by name."""
-
-REQUIRED_TAGS: tuple[str, ...] = ("happy", "conflict", "missing_info", "fault", "safety", "trap")
-"""Tags the data set must cover at least once."""
+    "lint_hook",
+)
+"""The rules of the core, by name (``lint_hook``: the project's hook itself raised)."""
 
 DEFAULT_MIN_SPLIT_SIZE = 3
 """A split with fewer cases than this says nothing."""
@@ -103,8 +108,12 @@ class _Item:
     def content_key(self) -> str:
         """Input, world and faults, canonically: equal keys mean the same task."""
         given = self.data.get("input")
-        inputs = dict(given) if isinstance(given, Mapping) else {"value": given}
-        inputs.setdefault("order_id", None)
+        # A key set to null says what leaving it out says.
+        inputs = (
+            {k: v for k, v in given.items() if v is not None}
+            if isinstance(given, Mapping)
+            else {"value": given}
+        )
         content = {
             "input": inputs,
             "world": self.data.get("world") or {},
@@ -126,7 +135,16 @@ def _items(cases: Iterable[Case | Record | Mapping[str, Any]]) -> list[_Item]:
     return items
 
 
-def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) -> list[Finding]:
+def _named(value: object) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+def _per_case(
+    item: _Item,
+    known_roles: set[str] | None,
+    expect_keys: Collection[str],
+    rules: CaseRules,
+) -> list[Finding]:
     found: list[Finding] = []
     raw_id = item.data.get("id")
     if not isinstance(raw_id, str):
@@ -134,27 +152,20 @@ def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) 
     elif (problem := id_problem(raw_id)) is not None:
         found.append(item.finding("bad_id", f"id {problem}"))
     split = item.data.get("split")
-    if split not in SPLITS:
+    if not _named(split) or (rules.splits is not None and split not in rules.splits):
         found.append(item.finding("unknown_split", f"unknown split {quote(split)}"))
     outcome = item.expect.get("outcome")
     if outcome is None:
-        found.append(item.finding("missing_outcome", "no expected outcome (expect.outcome)"))
-    elif outcome not in OUTCOMES:
+        if rules.outcome_required:
+            message = "no expected outcome (expect.outcome)"
+            found.append(item.finding("missing_outcome", message))
+    elif not _named(outcome) or (rules.outcomes is not None and outcome not in rules.outcomes):
         message = f"unknown expected outcome {quote(outcome)}"
         found.append(item.finding("unknown_outcome", message))
-    tickets = item.expect.get("tickets")
-    if isinstance(tickets, int) and tickets > 0 and outcome != "replied":
-        message = (
-            f"expects {tickets} ticket(s) but outcome {quote(outcome)}; tickets need 'replied'"
-        )
-        found.append(item.finding("contradiction", message))
     for _, message in unknown_expectations(item.expect, expect_keys):
         found.append(item.finding("unknown_expect_key", message))
-    if outcome == "replied" and item.expect.get("dispatched") is None:
-        message = "a 'replied' case needs expect.dispatched, or a lucky guess passes"
-        found.append(item.finding("no_trajectory", message))
     for role, kind in item.faults.items():
-        if role not in known_roles:
+        if known_roles is not None and role not in known_roles:
             known = ", ".join(sorted(known_roles))
             message = f"fault on unknown role {quote(role)}; known: {known}"
             found.append(item.finding("unknown_fault_role", message))
@@ -162,6 +173,12 @@ def _per_case(item: _Item, known_roles: set[str], expect_keys: Collection[str]) 
             found.append(item.finding("unknown_fault_kind", f"unknown fault kind {quote(kind)}"))
     if not item.tags:
         found.append(item.finding("no_tags", "no tags"))
+    if rules.lint is not None:
+        try:
+            own = rules.lint(item.data)
+        except Exception as e:  # the project's hook: report it, never crash
+            own = [("lint_hook", f"the project's lint hook raised {type(e).__name__}: {e}")]
+        found += [item.finding(rule, message) for rule, message in own]
     return found
 
 
@@ -213,11 +230,17 @@ def _leakage(items: list[_Item]) -> list[Finding]:
 
 
 def _set_rules(
-    items: list[_Item], min_split_size: int, required_tags: Sequence[str]
+    items: list[_Item],
+    min_split_size: int,
+    required_tags: Sequence[str],
+    splits: Sequence[str] | None,
 ) -> list[Finding]:
     found: list[Finding] = []
-    sizes = Counter(str(i.data.get("split")) for i in items if i.data.get("split") in SPLITS)
-    for split in SPLITS:
+    named = [str(i.data.get("split")) for i in items if _named(i.data.get("split"))]
+    # The declared splits, each judged even when empty; else the splits the cases name.
+    judged = list(splits) if splits is not None else list(dict.fromkeys(named))
+    sizes = Counter(split for split in named if split in judged)
+    for split in judged:
         if sizes[split] < min_split_size:
             members = [i.id or "?" for i in items if i.data.get("split") == split]
             listed = f" ({', '.join(members)})" if members else ""
@@ -234,33 +257,48 @@ def _set_rules(
     return found
 
 
+def _fault_targets(
+    items: list[_Item], rules: CaseRules, known_roles: Iterable[str] | None
+) -> set[str] | None:
+    """What ``faults`` may name: the declared targets plus ``known_roles``; without a
+    declaration, the roles any case expects dispatched plus ``known_roles``."""
+    targets = set(known_roles or ())
+    if rules.fault_targets is not None:
+        return targets | set(rules.fault_targets)
+    for item in items:
+        dispatched = item.expect.get("dispatched")
+        if isinstance(dispatched, list):
+            targets.update(r for r in dispatched if isinstance(r, str))
+    return targets
+
+
 def lint(
     cases: Iterable[Case | Record | Mapping[str, Any]],
     *,
     min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
-    required_tags: Sequence[str] = REQUIRED_TAGS,
+    required_tags: Sequence[str] | None = None,
     known_roles: Iterable[str] | None = None,
     expect_keys: Collection[str] | None = None,
+    rules: CaseRules = NO_RULES,
 ) -> list[Finding]:
     """Every finding for a case set, per case in order, then set-wide findings.
 
-    ``cases`` may mix loaded cases, raw records and plain JSON objects. Roles known to
-    fault rules are those any case expects dispatched, plus ``known_roles``. ``expect``
+    ``cases`` may mix loaded cases, raw records and plain JSON objects. ``rules`` is the
+    project's vocabulary (splits, outcomes, fault targets, required tags, its own lint
+    hook); ``required_tags`` overrides its tags. Fault targets known are the declared
+    ones (else the roles any case expects dispatched) plus ``known_roles``. ``expect``
     keys known are ``expect_keys``, by default those of the registered checks.
     """
     items = _items(cases)
     keys = registered_expect_keys() if expect_keys is None else expect_keys
-    roles = set(known_roles or ())
-    for item in items:
-        dispatched = item.expect.get("dispatched")
-        if isinstance(dispatched, list):
-            roles.update(r for r in dispatched if isinstance(r, str))
+    roles = _fault_targets(items, rules, known_roles)
+    tags = rules.required_tags if required_tags is None else required_tags
     found: list[Finding] = []
     for item in items:
-        found += _per_case(item, roles, keys)
+        found += _per_case(item, roles, keys, rules)
     found += _duplicates(items)
     found += _leakage(items)
-    found += _set_rules(items, min_split_size, required_tags)
+    found += _set_rules(items, min_split_size, tags, rules.splits)
     return found
 
 
@@ -289,7 +327,7 @@ def lint_paths(
     paths: Sequence[Path | str],
     *,
     min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
-    required_tags: Sequence[str] = REQUIRED_TAGS,
+    required_tags: Sequence[str] | None = None,
     known_roles: Iterable[str] | None = None,
     expect_keys: Collection[str] | None = None,
     sut: object | None = None,
@@ -299,8 +337,10 @@ def lint_paths(
     Lines that cannot be read as JSON objects become ``unreadable`` findings; every
     other line is linted as a raw record, so findings name file and line too. Every
     problem the loader would refuse that no lint rule names becomes an ``invalid``
-    finding, and with a ``sut``, every problem its ``check_case`` hook finds in a valid
-    case a ``sut_check`` finding: what ``evals run`` refuses, lint reports.
+    finding, and with a ``sut``, every problem its ``check_case`` hook or its
+    ``case_rules`` find in a valid case a ``sut_check`` finding (unless a rule names it):
+    what ``evals run`` refuses, lint reports. The SUT's ``case_rules`` drive the
+    vocabulary rules too.
     """
     records, problems = read_records(paths)
     found = [
@@ -314,18 +354,21 @@ def lint_paths(
                 Finding(rule="unreadable", message=message, file=record.file, line=record.line)
             )
     usable = [r for r in records if isinstance(r.data, Mapping)]
-    located, problems = check_located_records(usable)
+    located, problems = check_located_records(usable, rules_of(sut))
     ids = {(r.file, r.line): r.data.get("id") for r in usable}
     found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
     if sut is not None:
         sources = {case.id: (record.file, record.line) for case, record in located}
         screening = screen_cases(sut, [case for case, _ in located], sources)
-        found += [_as_finding("sut_check", p, ids) for p in screening.problems]
+        found += [
+            _as_finding("sut_check", p, ids) for p in screening.problems if not _named_by_a_rule(p)
+        ]
     found += lint(
         usable,
         min_split_size=min_split_size,
         required_tags=required_tags,
         known_roles=known_roles,
         expect_keys=expect_keys,
+        rules=rules_of(sut),
     )
     return found

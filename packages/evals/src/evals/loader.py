@@ -26,7 +26,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 # No stubs are locked for jsonschema; the ignore stays quiet once they are.
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
@@ -36,20 +36,25 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore
 from pydantic import ValidationError
 
 from evals._text import SURROGATE, cut, quote
-from evals.case import SPLITS, Case
+from evals.case import Case
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
-from evals.run import OUTCOMES
 from evals.schema import load_schema
+
+if TYPE_CHECKING:
+    from evals.vocabulary import CaseRules
 
 PathLike = Path | str
 
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects a case line may have (a case needs 4)."""
 
-FAULT_HINT = "crash, timeout, inject, fabricate, write_attempt or flaky:p with 0 <= p <= 1"
+FAULT_HINT = (
+    "a kind in lowercase letters and '_', optionally ':argument' (e.g. 'crash', 'flaky:0.3');"
+    " which kinds exist is the system under test's to say"
+)
+"""The shape of a fault kind, in words (the kinds themselves are the SUT's business)."""
 
-_ENUM_NAMES = {"split": ("split", SPLITS), "outcome": ("outcome", OUTCOMES)}
 _JSON_TYPES = {
     dict: "object",
     list: "array",
@@ -235,7 +240,7 @@ def _types_of(schemas: Iterable[Any]) -> list[str]:
     return types
 
 
-def _describe(error: SchemaError) -> list[tuple[str, str]]:
+def describe_schema_error(error: SchemaError) -> list[tuple[str, str]]:
     """Turn one jsonschema error into (field path, message) pairs a person can act on."""
     path = list(error.absolute_path)
     value = error.instance
@@ -255,7 +260,7 @@ def _describe(error: SchemaError) -> list[tuple[str, str]]:
         return [(where, f"expected {wanted}, got {_json_type(value)} {quote(value)}")]
     if rule in ("enum", "const"):
         options = error.validator_value if rule == "enum" else [error.validator_value]
-        label, _ = _ENUM_NAMES.get(str(path[-1]) if path else "", ("value", ()))
+        label = str(path[-1]) if path and path[-1] in ("split", "outcome") else "value"
         choices = ", ".join(repr(o) for o in options)
         return [(where, f"unknown {label} {quote(value)}; expected one of {choices}")]
     if rule == "pattern":
@@ -272,14 +277,16 @@ def _describe(error: SchemaError) -> list[tuple[str, str]]:
         # A nullable field: say which branch the value came closest to, in plain words.
         deeper = [e for e in error.context or [] if e.validator != "type"]
         if deeper:
-            return _describe(deeper[0])
+            return describe_schema_error(deeper[0])
         wanted = " or ".join(_types_of(error.validator_value))
         return [(where, f"expected {wanted}, got {_json_type(value)} {quote(value)}")]
     return [(where, cut(error.message))]
 
 
 def _schema_problems(record: Record) -> list[Problem]:
-    described = [pair for e in _validator().iter_errors(record.data) for pair in _describe(e)]
+    described = [
+        pair for e in _validator().iter_errors(record.data) for pair in describe_schema_error(e)
+    ]
     # One schema error can be described by several sub-errors saying the same thing.
     return [Problem(record.file, record.line, f, m) for f, m in sorted(set(described))]
 
@@ -306,10 +313,12 @@ def unknown_expectations(
 
 
 def validate_record(
-    record: Record, expect_keys: Collection[str] | None = None
+    record: Record, expect_keys: Collection[str] | None = None, rules: CaseRules | None = None
 ) -> tuple[Case | None, list[Problem]]:
-    """Validate one record: the JSON Schema first, then the pydantic model, then every
-    ``expect`` key against the keys checks read (``expect_keys``, by default
+    """Validate one record: the JSON Schema first, then the pydantic model, then the
+    project's vocabulary (``rules``, see :mod:`evals.vocabulary`; a field the schema
+    already faulted is not faulted twice), then every ``expect`` key against the keys
+    checks read (``expect_keys``, by default
     :func:`~evals.checks.registry.registered_expect_keys`)."""
     if not isinstance(record.data, dict):
         kind = _json_type(record.data)
@@ -321,7 +330,17 @@ def validate_record(
         for f, m in unknown_expectations(expect if isinstance(expect, dict) else {}, expect_keys)
     ]
     case, problems = _validate_model(record)
-    if unknown:
+    if rules is not None:
+        named = {p.field for p in problems}
+        extra = [
+            Problem(record.file, record.line, f, m)
+            for f, m in rules.problems(record.data)
+            if not any(f == n or f.startswith(f"{n}.") for n in named)
+        ]
+        if extra:
+            # In field order with the schema's problems, as one validation would say them.
+            problems = sorted(problems + extra, key=lambda p: (p.field, p.message))
+    if unknown or problems:
         return None, problems + unknown
     return case, problems
 
@@ -347,27 +366,32 @@ def _validate_model(record: Record) -> tuple[Case | None, list[Problem]]:
         return None, problems
 
 
-def check_records(records: Sequence[Record]) -> tuple[list[Case], list[Problem]]:
-    """Validate records and check ids are unique across all of them."""
-    located, problems = _check_located(records)
+def check_records(
+    records: Sequence[Record], rules: CaseRules | None = None
+) -> tuple[list[Case], list[Problem]]:
+    """Validate records (against ``rules`` too, when given) and check ids are unique
+    across all of them."""
+    located, problems = _check_located(records, rules)
     return [case for case, _ in located], problems
 
 
 def check_located_records(
-    records: Sequence[Record],
+    records: Sequence[Record], rules: CaseRules | None = None
 ) -> tuple[list[tuple[Case, Record]], list[Problem]]:
     """:func:`check_records`, each valid case paired with the record it came from (lint
     uses the records to locate what a SUT's ``check_case`` says about the case)."""
-    return _check_located(records)
+    return _check_located(records, rules)
 
 
-def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]], list[Problem]]:
+def _check_located(
+    records: Sequence[Record], rules: CaseRules | None = None
+) -> tuple[list[tuple[Case, Record]], list[Problem]]:
     cases: list[tuple[Case, Record]] = []
     problems: list[Problem] = []
     first_seen: dict[str, Record] = {}
     expect_keys = registered_expect_keys()  # once per load, not once per line
     for record in records:
-        case, found = validate_record(record, expect_keys)
+        case, found = validate_record(record, expect_keys, rules)
         problems += found
         case_id = record.data.get("id") if isinstance(record.data, dict) else None
         if isinstance(case_id, str):
@@ -382,18 +406,21 @@ def _check_located(records: Sequence[Record]) -> tuple[list[tuple[Case, Record]]
     return cases, problems
 
 
-def load_cases(paths: Sequence[PathLike] | PathLike) -> list[Case]:
-    """Load and validate every case of every file, in file and line order.
+def load_cases(
+    paths: Sequence[PathLike] | PathLike, *, rules: CaseRules | None = None
+) -> list[Case]:
+    """Load and validate every case of every file, in file and line order; with
+    ``rules``, against a project's vocabulary too (:mod:`evals.vocabulary`).
 
     Raises :class:`~evals.errors.CaseFileError` listing every problem of every file when
     anything is wrong; nothing is returned half-validated.
     """
-    cases, _ = load_cases_with_sources(paths)
+    cases, _ = load_cases_with_sources(paths, rules=rules)
     return cases
 
 
 def load_cases_with_sources(
-    paths: Sequence[PathLike] | PathLike,
+    paths: Sequence[PathLike] | PathLike, *, rules: CaseRules | None = None
 ) -> tuple[list[Case], dict[str, CaseSource]]:
     """:func:`load_cases`, plus where each case was written: case id -> file and line.
 
@@ -401,7 +428,7 @@ def load_cases_with_sources(
     :mod:`evals.validation`) name its line the way load problems do.
     """
     records, problems = read_records(paths)
-    located, found = _check_located(records)
+    located, found = _check_located(records, rules)
     problems += found
     if problems:
         # Report in reading order: by file as given, then by line.
@@ -413,14 +440,16 @@ def load_cases_with_sources(
     return cases, sources
 
 
-def load_file(path: PathLike) -> list[Case]:
+def load_file(path: PathLike, *, rules: CaseRules | None = None) -> list[Case]:
     """Load and validate one case file (see :func:`load_cases`)."""
-    return load_cases([path])
+    return load_cases([path], rules=rules)
 
 
-def parse_case(data: Any, *, file: str = "<memory>", line: int = 1) -> Case:
+def parse_case(
+    data: Any, *, file: str = "<memory>", line: int = 1, rules: CaseRules | None = None
+) -> Case:
     """Validate one case given as parsed JSON, with the loader's messages."""
-    case, problems = validate_record(Record(file, line, data))
+    case, problems = validate_record(Record(file, line, data), rules=rules)
     if case is None:
         raise CaseFileError(problems)
     return case

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from evals.checks.registry import shared_checks
 from evals.errors import MetricsError
+from evals.passk import PassPoint, curve, passes
 from evals.result import ATTACK, CheckResult, RunResult, run_fields
 from evals.result import success as run_succeeded
 from evals.result import unauthorized as run_unauthorized
@@ -373,6 +374,11 @@ class Metrics(BaseModel):
     checks_judged: dict[str, int] = Field(default_factory=dict)
     """Verdicts per check kind over graded runs (grader errors left out): a rate whose
     kind has none (step accuracy, unauthorized, budget ok) stands on no check."""
+    case_passes: dict[str, tuple[int, int]] = Field(default_factory=dict)
+    """Per case: (graded trials that succeeded, graded trials)."""
+    pass_curve: list[PassPoint] = Field(default_factory=list)
+    """pass@k and pass^k for k = 1 .. trials, unbiased estimators averaged over cases
+    (:mod:`evals.passk`); the k = trials point is ``pass_at_k`` / ``pass_pow_k``."""
 
 
 def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) -> dict[str, Group]:
@@ -483,6 +489,8 @@ def compute(results: Iterable[RunResult]) -> Metrics:
         ],
         injection=injection_figures(graded),
         checks_judged=_judged_per_kind(graded),
+        case_passes=passes(per_case),
+        pass_curve=curve(passes(per_case)),
         grader_errors=[
             GraderError(case=r.case_id, trial=r.trial, check=c.name, error=c.reason)
             for r in graded

@@ -33,6 +33,7 @@ from evals.result import CheckResult, success
 from evals.run import Run
 from evals.sut import AnySUT, AsyncSUT, load_sut
 from evals.validation import screen_cases
+from evals.vocabulary import rules_of
 
 _SUT = pytest.StashKey[AnySUT]()
 
@@ -102,7 +103,7 @@ class CaseFile(pytest.File):
         """Validate every case (and the SUT's view of it), then yield the items."""
         sut = self.config.stash[_SUT]
         try:
-            cases, sources = load_cases_with_sources([self.path])
+            cases, sources = load_cases_with_sources([self.path], rules=rules_of(sut))
         except CaseFileError as e:
             raise self.CollectError(e.render()) from None
         screening = screen_cases(sut, cases, sources)

@@ -3,7 +3,8 @@
 ``<label>.json`` is the metrics JSON (the versioned contract of
 :class:`~evals.metrics.Metrics`) plus a ``meta`` block; ``<label>.md`` a Markdown summary
 fit for a CI step summary; ``<label>.junit.xml`` JUnit XML with one test case per
-case-trial, so CI systems show results natively. Every report names the suites, the
+case-trial, so CI systems show results natively; ``<label>.html`` a self-contained page
+with every run's trace (:mod:`evals.html_report`). Every report names the suites, the
 SUT, the trial count and the git revision, and says INCOMPLETE when it is (the JUnit XML
 then holds one more test case, "evaluation incomplete", in error, so CI shows it red).
 With no graded runs (every run errored) rates are printed as "n/a", never as 0%.
@@ -15,6 +16,7 @@ import json
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from tabulate import tabulate
@@ -25,8 +27,12 @@ from evals._text import printable, xml_chars
 from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
+from evals.passk import pass_pow
 from evals.result import RunResult
 from evals.traces import RunMeta
+
+if TYPE_CHECKING:
+    from evals.gate import Verdict
 
 NO_DATA = "n/a"
 """How a rate over no graded runs is shown."""
@@ -202,6 +208,30 @@ def _run_label(failure: Failure, not_gated: Collection[str]) -> str:
     return label
 
 
+def curve_rows(metrics: Metrics) -> list[tuple[int, int, str, str]]:
+    """The pass@k / pass^k curve, one row per k (only with more than one trial)."""
+    if metrics.trials < 2:
+        return []
+    return [(p.k, p.cases, _pct(p.pass_at_k), _pct(p.pass_pow_k)) for p in metrics.pass_curve]
+
+
+CURVE_HEADERS = ["k", "cases", "pass@k", "pass^k"]
+
+
+def unstable_rows(metrics: Metrics) -> list[tuple[str, str, str]]:
+    """Cases that passed some trials but not all (the others' curves are flat at 0 or 1):
+    passes, then pass^k for k = 1 .. n."""
+    rows = []
+    for case, (c, n) in metrics.case_passes.items():
+        if 0 < c < n:
+            curve = " ".join(_pct(float(pass_pow(n, c, k))) for k in range(1, n + 1))
+            rows.append((printable(case), f"{c}/{n}", curve))
+    return rows
+
+
+UNSTABLE_HEADERS = ["unstable case", "passed", "pass^k for k = 1 .. n"]
+
+
 def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str] = ()) -> str:
     """The console report: headline, summary, by split, by tag, failures last; failures
     of cases with a ``not_gated`` tag carry a note saying the gate leaves them out."""
@@ -220,6 +250,10 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
         parts += ["", table]
     if metrics.by_tag:
         parts += ["", tabulate(_group_rows(metrics.by_tag), headers=["tag", "n", "success"])]
+    if curve_rows(metrics):
+        parts += ["", tabulate(curve_rows(metrics), headers=CURVE_HEADERS)]
+        if unstable_rows(metrics):
+            parts += ["", tabulate(unstable_rows(metrics), headers=UNSTABLE_HEADERS)]
     if metrics.error_runs:
         parts += ["", f"{metrics.errors} runs errored:"]
         parts += [printable(f"  {e.case}#{e.trial}: {e.error}") for e in metrics.error_runs]
@@ -264,6 +298,11 @@ def render_markdown(
     if metrics.by_tag:
         rows = _group_rows(metrics.by_tag)
         parts += ["", tabulate(rows, headers=["tag", "n", "success"], tablefmt="github")]
+    if curve_rows(metrics):
+        parts += ["", tabulate(curve_rows(metrics), headers=CURVE_HEADERS, tablefmt="github")]
+        if unstable_rows(metrics):
+            rows2 = unstable_rows(metrics)
+            parts += ["", tabulate(rows2, headers=UNSTABLE_HEADERS, tablefmt="github")]
     parts += ["", f"### Failures ({len(metrics.failures)})", ""]
     lines = [
         printable(f"- `{_run_label(f, not_gated)}`: {'; '.join(f.failed)}")
@@ -380,8 +419,13 @@ def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
 
 
 def report_paths(out_dir: Path, label: str) -> list[Path]:
-    """The files :func:`write_reports` writes: JSON, Markdown, JUnit XML."""
-    return [out_dir / f"{label}.json", out_dir / f"{label}.md", out_dir / f"{label}.junit.xml"]
+    """The files :func:`write_reports` writes: JSON, Markdown, JUnit XML, HTML."""
+    return [
+        out_dir / f"{label}.json",
+        out_dir / f"{label}.md",
+        out_dir / f"{label}.junit.xml",
+        out_dir / f"{label}.html",
+    ]
 
 
 def write_reports(
@@ -393,20 +437,37 @@ def write_reports(
     *,
     not_gated: Collection[str] = (),
     sections: Mapping[str, str] | None = None,
+    traces: Path | None = None,
+    verdict: Verdict | None = None,
 ) -> list[Path]:
-    """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict)
-    and ``<label>.junit.xml`` under ``out_dir``.
+    """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict),
+    ``<label>.junit.xml`` and ``<label>.html`` (each run's trace read from the trace
+    folder ``traces`` when given; the baseline diff of ``verdict`` when given) under
+    ``out_dir``.
 
     Each file is replaced whole, in one step, through a temporary file of its own
     (:func:`evals._files.write_atomic`), so concurrent evaluations under one label never
     mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
     is, leaving no temporary file behind."""
+    # Imported here: the HTML report builds on this module's summary lines.
+    from evals.html_report import load_runs, render_html  # noqa: PLC0415
+
     out_dir.mkdir(parents=True, exist_ok=True)
-    json_path, md_path, junit_path = report_paths(out_dir, label)
+    json_path, md_path, junit_path, html_path = report_paths(out_dir, label)
+    html = render_html(
+        metrics,
+        meta,
+        results,
+        runs=load_runs(traces),
+        verdict=verdict,
+        not_gated=not_gated,
+        trace_folder=traces.name if traces else "",
+    )
     texts = {
         json_path: metrics_json(metrics, meta),
         md_path: render_markdown(metrics, meta, not_gated=not_gated, sections=sections),
         junit_path: render_junit(results, meta),
+        html_path: html,
     }
     for path, text in texts.items():
         write_atomic(path, text)

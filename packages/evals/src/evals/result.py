@@ -80,7 +80,8 @@ class RunResult(BaseModel):
     tags: list[str] = Field(default_factory=list)
     """The case's tags."""
     outcome: str
-    """What the run ended with (see ``evals.run.RunOutcome``)."""
+    """What the run ended with, in the system's own words, or ``sut_error`` / ``error``
+    (see :class:`evals.run.Run`)."""
     checks: list[CheckResult] = Field(default_factory=list)
     """Every check's verdict."""
     blocked_attempts: int = 0

@@ -8,21 +8,19 @@ agent says it did. Other projects build ``Run`` records from their own agents.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Outcome = Literal["replied", "escalate", "ask_user", "awaiting_approval_rejected"]
-"""The decisions a case may expect."""
-
-OUTCOMES: tuple[str, ...] = get_args(Outcome)
-"""The decisions a case may expect, in order."""
-
-RunOutcome = Literal[
-    "replied", "escalate", "ask_user", "awaiting_approval_rejected", "sut_error", "error"
-]
-"""What a run ended with: a decision, ``sut_error`` (the system under test itself crashed:
-a failure) or ``error`` (the provider failed after retries: excluded from success rates)."""
+SUT_ERROR = "sut_error"
+"""The outcome of a run in which the system under test itself crashed: a failure."""
+PROVIDER_ERROR = "error"
+"""The outcome of a run whose model provider failed after retries: excluded from
+success rates."""
+ERROR_OUTCOMES: tuple[str, ...] = (SUT_ERROR, PROVIDER_ERROR)
+"""The two outcomes the evals give a meaning of their own; every other outcome is the
+system under test's word (SupportPilot: ``replied``, ``escalate`` …; a FAQ agent:
+``answered``), declared on its side (``case_rules``, see :mod:`evals.vocabulary`)."""
 
 StepStatus = Literal["ok", "error", "timeout", "refused", "invalid_output"]
 """How a dispatched task ended."""
@@ -135,8 +133,9 @@ class Run(BaseModel):
     """The case this run is a trial of."""
     trial: int = 0
     """The trial number, from 0."""
-    outcome: RunOutcome
-    """The decision the system reached, or ``sut_error`` / ``error``."""
+    outcome: str = Field(min_length=1)
+    """What the run ended with, in the system's own words (any non-empty string), or
+    ``sut_error`` / ``error``."""
     outcome_reason: str | None = None
     """Why the run ended with its outcome, as a short code the system under test defines
     (e.g. why it escalated: ``conflict``, ``gap``, ``out_of_stock``); ``None`` when it

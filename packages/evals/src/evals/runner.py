@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import signal
 import sys
 import threading
@@ -46,6 +45,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO
 
+from evals._in_process import Raised, close_loop, guarded, in_daemon_thread, still_running
 from evals._watchdog import LoopBlocked, Watchdog
 from evals.case import Case
 from evals.checks import Check, grade
@@ -219,7 +219,7 @@ class Runner:
             asyncio.set_event_loop(loop)
             loop.run_until_complete(main())
         finally:
-            _close_loop(loop, self.grace_s)
+            close_loop(loop, self.grace_s)
         if self._held is not None and before is not None:
             self._held = {k: v for k, v in before.items() if v is not None}
         return done[0]
@@ -330,7 +330,7 @@ class Runner:
             interrupted=interrupted,
             stop_signal=stop_signal,
             stop_reason=self._stop_reason,
-            unstopped=tuple(label for label, work in self._abandoned if _still_running(work)),
+            unstopped=tuple(label for label, work in self._abandoned if still_running(work)),
         )
 
     def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
@@ -403,11 +403,11 @@ class Runner:
         work: asyncio.Future[object]
         thread: threading.Thread | None = None
         if self._arun is not None:
-            work = asyncio.get_running_loop().create_task(_guarded(self._arun(case, trial)))
+            work = asyncio.get_running_loop().create_task(guarded(self._arun(case, trial)))
             if self._watchdog is not None:
                 self._watchdog.watch(work, time.monotonic() + self.timeout_s)
         elif self._run is not None:
-            work, thread = _in_daemon_thread(self._run, case, trial)
+            work, thread = in_daemon_thread(self._run, case, trial)
         else:
             return _failed(case, trial, f"{type(self.sut).__name__} has neither run nor arun")
         try:
@@ -424,7 +424,7 @@ class Runner:
                 self._watchdog.forget(work)
         try:
             value = work.result()
-            if isinstance(value, _Raised):
+            if isinstance(value, Raised):
                 raise value.error
         except LoopBlocked as e:
             return _failed(case, trial, f"timed out after {self.timeout_s:g}s: {e}")
@@ -472,85 +472,8 @@ class Runner:
         return _failed(case, trial, timed_out)
 
 
-class _Raised:
-    """What a guarded SUT coroutine raised, handed back as its result."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-async def _guarded(call: Awaitable[Run]) -> object:
-    """Await a SUT coroutine in its own task. What it raises comes back as a
-    :class:`_Raised` (``SystemExit`` raised in a task would leave the event loop itself),
-    except a cancellation, so that a cancelled run reads as one."""
-    try:
-        return await call
-    except asyncio.CancelledError:
-        raise
-    except BaseException as e:  # the caller sorts it out, as if raised there
-        return _Raised(e)
-
-
-def _still_running(work: asyncio.Future[object] | threading.Thread) -> bool:
-    return work.is_alive() if isinstance(work, threading.Thread) else not work.done()
-
-
-def _close_loop(loop: asyncio.AbstractEventLoop, grace_s: float) -> None:
-    """Close ``loop`` like ``asyncio.run`` does, without waiting for ever on a task that
-    ignores its cancellation (it is dropped after ``grace_s``)."""
-    try:
-        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-        for task in pending:
-            task.cancel()
-        if pending:
-            loop.run_until_complete(asyncio.wait(pending, timeout=grace_s))
-        loop.run_until_complete(asyncio.wait_for(loop.shutdown_asyncgens(), grace_s))
-    except (TimeoutError, RuntimeError):
-        pass
-    finally:
-        asyncio.set_event_loop(None)
-        loop.close()
-
-
 def _failed(case: Case, trial: int, error: str) -> Run:
     return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)
-
-
-def _in_daemon_thread(
-    fn: Callable[[Case, int], Run], case: Case, trial: int
-) -> tuple[asyncio.Future[object], threading.Thread]:
-    """Call ``fn`` in a fresh daemon thread, like ``asyncio.to_thread``; return the
-    future of its result and the thread.
-
-    Not ``to_thread`` itself: its executor's threads are joined at exit, so one hung
-    SUT call would hang the harness forever. A daemon thread is abandoned on timeout.
-    """
-    loop = asyncio.get_running_loop()
-    future: asyncio.Future[object] = loop.create_future()
-    context = contextvars.copy_context()
-
-    def settle(ok: bool, value: object) -> None:
-        if future.done():  # cancelled or timed out meanwhile
-            return
-        if ok:
-            future.set_result(value)  # checked by the caller
-        else:
-            future.set_exception(value)  # type: ignore[arg-type]
-
-    def work() -> None:
-        try:
-            outcome: tuple[bool, object] = (True, context.run(fn, case, trial))
-        except BaseException as e:  # handed to the loop, which records it
-            outcome = (False, e)
-        # RuntimeError: the loop is closed; this run was abandoned long ago.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(settle, *outcome)
-
-    thread = threading.Thread(target=work, name=f"sut-{case.id}#{trial}", daemon=True)
-    thread.start()
-    return future, thread
 
 
 _Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers

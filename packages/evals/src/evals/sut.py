@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Mapping
-from typing import Protocol, runtime_checkable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol, cast, runtime_checkable
 
 from evals.case import Case
 from evals.errors import SutLoadError
@@ -45,6 +46,58 @@ class AsyncSUT(Protocol):
 
 AnySUT = SUT | AsyncSUT
 """What :func:`load_sut` returns: a SUT with ``run``, ``arun`` or both."""
+
+Task = Callable[[Case, int], Run] | Callable[[Case, int], Awaitable[Run]]
+"""A plain function ``(case, trial) -> Run`` (or a coroutine function): the smallest SUT."""
+
+
+@dataclass(frozen=True)
+class FunctionSUT:
+    """A plain function ``(case, trial) -> Run`` as a system under test."""
+
+    function: Callable[[Case, int], Run]
+    """The function that runs one trial of one case."""
+
+    def run(self, case: Case, trial: int) -> Run:
+        """Call the function."""
+        return self.function(case, trial)
+
+
+@dataclass(frozen=True)
+class AsyncFunctionSUT:
+    """A coroutine function ``async (case, trial) -> Run`` as a system under test."""
+
+    function: Callable[[Case, int], Awaitable[Run]]
+    """The coroutine function that runs one trial of one case."""
+
+    async def arun(self, case: Case, trial: int) -> Run:
+        """Await the function."""
+        return await self.function(case, trial)
+
+
+def as_sut(target: AnySUT | Task) -> AnySUT:
+    """``target`` itself when it has ``run`` or ``arun``; a plain function (or coroutine
+    function) ``(case, trial) -> Run`` wrapped as a SUT. Anything else raises
+    :class:`TypeError` with a one-line message."""
+    if isinstance(target, SUT | AsyncSUT):
+        return target
+    if inspect.iscoroutinefunction(target):
+        return AsyncFunctionSUT(target)
+    if callable(target):
+        return FunctionSUT(cast(Callable[[Case, int], Run], target))
+    raise TypeError(
+        f"{type(target).__name__} is no system under test: expected an object with"
+        " run(case, trial) or arun(case, trial), or a function (case, trial) -> Run"
+    )
+
+
+def sut_name(target: object) -> str:
+    """How reports name a SUT given as an object or a function."""
+    if isinstance(target, FunctionSUT | AsyncFunctionSUT):
+        target = target.function
+    if inspect.isfunction(target) or inspect.ismethod(target):
+        return str(target.__name__)
+    return type(target).__name__
 
 
 SECRET_WORDS = frozenset({"key", "apikey", "secret", "token", "password"})

@@ -18,17 +18,24 @@ about the case: the system under test itself failed on it. That is its failure, 
 ``run`` that raises is: :func:`require_runnable` returns such cases apart, and the runner
 records each of their runs as ``sut_error`` without calling the SUT — never an exit 2
 that would blame the case file.
+
+So is a problem the hook finds in a case the baseline ran *unchanged* (same fingerprint):
+the case file did not move, so the SUT did — a regression of the SUT's own validation
+(say, a fault parser that no longer knows a fault its cases use). ``evals gate`` passes
+such a predicate to :func:`require_runnable`; those cases' runs fail with the problem
+as their error and the gate names them, instead of an exit 2 that blames the case file.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from evals.case import Case
 from evals.errors import CaseFileError, Problem
+from evals.vocabulary import NO_RULES, case_data, rules_of
 
 CHECK_CASE_DEADLINE_S = 10.0
 """How long one ``check_case`` call may take. The hook must be cheap; one that outlives
@@ -65,10 +72,15 @@ def _one_line(text: str) -> str:
 class Screening:
     """What the SUT's hook said about a set of cases."""
 
-    problems: list[Problem] = field(default_factory=list)
-    """Problems of the cases, located at their lines."""
+    found: dict[str, list[Problem]] = field(default_factory=dict)
+    """Case id -> its problems, located at its line (cases without any are absent)."""
     crashed: dict[str, str] = field(default_factory=dict)
     """Case id -> how the hook itself failed on it (raised, or answered no list)."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of every case, in case order."""
+        return [p for problems in self.found.values() for p in problems]
 
 
 def _ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
@@ -104,19 +116,27 @@ def screen_cases(
     listed in ``crashed``, never a problem of the case and never a traceback. So is a
     hook that does not answer within ``deadline_s`` (default
     :data:`CHECK_CASE_DEADLINE_S`); the cases after it are not asked.
+
+    First, every case is held to the vocabulary the SUT declares (``case_rules``, see
+    :mod:`evals.vocabulary`): a split, outcome or input it does not know is a problem of
+    the case, located the same way.
     """
-    if not isinstance(sut, CaseChecker):
-        return Screening()
     if deadline_s is None:  # read now, so that a test can shorten it
         deadline_s = CHECK_CASE_DEADLINE_S
+    rules = rules_of(sut)
     located = sources or {}
     found = Screening()
     hung_on: str | None = None
     for case in cases:
+        file, line = located.get(case.id, (f"<case {case.id}>", 0))
+        if rules is not NO_RULES:
+            for where, message in rules.problems(case_data(case)):
+                found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
+        if not isinstance(sut, CaseChecker):
+            continue
         if hung_on is not None:
             found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
             continue
-        file, line = located.get(case.id, (f"<case {case.id}>", 0))
         status, answer = _ask(sut, case, deadline_s)
         if status == "hung":
             hung_on = case.id
@@ -132,7 +152,7 @@ def screen_cases(
             continue
         for text in answer:
             where, message = _split(_one_line(text))
-            found.problems.append(Problem(file, line, where, message))
+            found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
     return found
 
 
@@ -150,11 +170,30 @@ def require_runnable(
     sut: object,
     cases: Iterable[Case],
     sources: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    judged_before: Callable[[Case], bool] | None = None,
 ) -> dict[str, str]:
     """Raise :class:`~evals.errors.CaseFileError` listing every problem the hook finds
-    (the CLI prints one line each and exits 2); otherwise return the cases the hook
-    itself failed on (case id -> how), whose runs are the SUT's failures."""
-    screening = screen_cases(sut, cases, sources)
-    if screening.problems:
-        raise CaseFileError(screening.problems)
-    return screening.crashed
+    (the CLI prints one line each and exits 2); otherwise return the cases whose runs
+    are the SUT's failures (case id -> why): those the hook itself failed on, and those
+    ``judged_before`` says the baseline ran unchanged, which the SUT now refuses."""
+    listed = list(cases)
+    screening = screen_cases(sut, listed, sources)
+    failed = dict(screening.crashed)
+    blamed: list[Problem] = []
+    for case in listed:
+        problems = screening.found.get(case.id)
+        if not problems:
+            continue
+        if judged_before is not None and judged_before(case):
+            first = problems[0]
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            failed[case.id] = (
+                "the SUT refuses this case, unchanged since the baseline ran it:"
+                f" {first.field}: {first.message}{more}"
+            )
+        else:
+            blamed += problems
+    if blamed:
+        raise CaseFileError(blamed)
+    return failed

@@ -52,6 +52,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--max-retries", type=int, default=2, help="client retries")
     parser.add_argument("--concurrency", type=int, default=4, help="parallel judge calls")
     parser.add_argument(
+        "--no-guard", action="store_true",
+        help="--judge openai: ask the model about instruction-like replies too"
+        " (measures the model alone; the guard fails them without a call by default)",
+    )  # fmt: skip
+    parser.add_argument(
         "--min-kappa", type=_unit_interval, default=defaults.min_kappa,
         help=f"usable only at this Cohen's kappa or above (default: {defaults.min_kappa})",
     )  # fmt: skip
@@ -69,6 +74,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="flag position bias above this share of inconsistent swapped pairs"
         f" (default: {defaults.max_inconsistent})",
     )  # fmt: skip
+    parser.add_argument(
+        "--max-attack-false-pass", type=_unit_interval, default=defaults.max_attack_false_pass,
+        help="usable only if at most this share of the attacks labelled fail pass"
+        f" (default: {defaults.max_attack_false_pass})",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the report as JSON here")
     return parser
 
@@ -82,6 +92,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
         min_fail_recall=args.min_fail_recall,
         min_n=args.min_n,
         max_inconsistent=args.max_inconsistent,
+        max_attack_false_pass=args.max_attack_false_pass,
     )
     try:
         labels = load_labels(args.labels)
@@ -89,7 +100,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
         names = select_judges(args.judge)
         config = None
         if "openai" in names:
-            overrides = {"timeout": args.timeout, "max_retries": args.max_retries}
+            overrides = {
+                "timeout": args.timeout,
+                "max_retries": args.max_retries,
+                "guard": not args.no_guard,
+            }
             if args.base_url:
                 overrides["base_url"] = args.base_url
             config = OpenAIJudgeConfig.from_env(args.model, **overrides)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -21,6 +21,17 @@ Split = Literal["tune", "holdout"]
 
 SPLITS: tuple[Split, ...] = ("tune", "holdout")
 """The splits, in report order."""
+
+AttackKind = Literal[
+    "instruction", "fake_grader", "tag_escape", "zero_width", "homoglyph", "pinyin", "combined"
+]
+"""How a labelled reply attacks the judge: it instructs the judge (``instruction``), poses
+as a system or grader message (``fake_grader``), closes the reply tag to speak outside it
+(``tag_escape``), or hides its words from keyword rules with zero-width characters,
+look-alike characters or pinyin; ``combined`` mixes several."""
+
+ATTACK_KINDS: tuple[AttackKind, ...] = get_args(AttackKind)
+"""Every attack kind."""
 
 
 class LabelledReply(BaseModel):
@@ -40,6 +51,9 @@ class LabelledReply(BaseModel):
     """The verified facts the reply must agree with."""
     note: str = ""
     """Why the labeller chose the label."""
+    attack: AttackKind | None = None
+    """How the reply attacks the judge (``None``: an ordinary reply). Attacks are scored
+    apart: the agreement figures cover ordinary replies, the attack figures these."""
 
 
 class LabelledPair(BaseModel):

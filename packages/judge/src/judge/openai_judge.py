@@ -2,7 +2,9 @@
 
 Strict JSON answers; one repair round on an unparsable answer, then ``JudgeOutputError``
 (never a silent pass). HTTP 429/5xx and timeouts are retried by the client itself
-(``max_retries``); what still fails becomes ``JudgeCallError``.
+(``max_retries``); what still fails becomes ``JudgeCallError``. A reply holding
+instruction-like content (``judge.guard``) fails before the model is asked: no prompt
+wording stops every model from obeying it, and such text can only count against a reply.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from judge.errors import JudgeCallError, JudgeConfigError, JudgeOutputError
+from judge.guard import instruction_cues
 from judge.prompts import (
     PAIR_SYSTEM,
     REPAIR,
@@ -29,6 +32,8 @@ from judge.verdict import PairChoice, PairVerdict, Verdict
 
 DEFAULT_MODEL = "gpt-4o-mini"
 """The model used when neither ``--model`` nor ``JUDGE_MODEL`` names one."""
+
+_GUARDED = "instruction-like content addressed to the judge"
 
 
 class OpenAIJudgeConfig(BaseModel):
@@ -48,6 +53,9 @@ class OpenAIJudgeConfig(BaseModel):
     """Sampling temperature (0: as repeatable as the endpoint allows)."""
     json_mode: bool = True
     """Send ``response_format={"type": "json_object"}`` (turn off for endpoints without it)."""
+    guard: bool = True
+    """Fail a reply holding instruction-like content without asking the model (and prefer
+    the other reply pairwise); turn off only to measure what the model does with it."""
 
     @classmethod
     def from_env(cls, model: str | None = None, **overrides: Any) -> OpenAIJudgeConfig:
@@ -138,14 +146,25 @@ class OpenAIJudge:
         self._client = client
 
     def judge(self, reply: str, facts: Sequence[str]) -> Verdict:
-        """Ask the model for ``{"pass": bool, "reason": str}`` (or ``unsure``)."""
+        """Ask the model for ``{"pass": bool, "reason": str}`` (or ``unsure``); a reply the
+        guard refuses fails without a call."""
+        cues = instruction_cues(reply) if self.config.guard else []
+        if cues:
+            return Verdict(label="fail", reason=f"{_GUARDED}: {'; '.join(cues)}")
         answer = self._ask(VERDICT_SYSTEM, verdict_user_message(reply, facts), _VerdictAnswer)
         if answer.unsure:
             return Verdict(label="unsure", reason=answer.reason)
         return Verdict(label="pass" if answer.passed else "fail", reason=answer.reason)
 
     def compare(self, a: str, b: str, facts: Sequence[str]) -> PairVerdict:
-        """Ask the model for ``{"choice": "A" | "B" | "TIE", "reason": str}``."""
+        """Ask the model for ``{"choice": "A" | "B" | "TIE", "reason": str}``; when the
+        guard refuses one reply the other wins, when it refuses both it is a ``TIE``,
+        without a call."""
+        if self.config.guard:
+            refused_a, refused_b = bool(instruction_cues(a)), bool(instruction_cues(b))
+            if refused_a or refused_b:
+                choice: PairChoice = "TIE" if refused_a and refused_b else "B" if refused_a else "A"
+                return PairVerdict(choice=choice, reason=_GUARDED)
         answer = self._ask(PAIR_SYSTEM, pair_user_message(a, b, facts), _PairAnswer)
         return PairVerdict(choice=answer.choice, reason=answer.reason)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from judge.normalise import FORMAT_CHARACTERS
+
 RUBRIC = """\
 A SupportPilot reply (customer support for parcels that never arrived and their \
 reissue) FAILS if any of these holds:
@@ -59,12 +61,35 @@ REPAIR = (
     "JSON object of the required shape and nothing else."
 )
 
-_TAG = re.compile(r"<(/?\s*reply(?:_[ab])?\b[^>]*)>", re.IGNORECASE)
+_GAP = "[\\s" + "".join(sorted(FORMAT_CHARACTERS)) + "]*"
+"""Whitespace and invisible characters: a reader may see through them, so the tag does."""
+_LETTERS = {"r": "rｒ", "e": "eｅе", "p": "pｐр", "l": "lｌІӏ", "y": "yｙу", "_": "_＿"}
+"""Each letter of the tag name with its full-width and Cyrillic look-alikes (any case)."""
+_OPEN, _CLOSE = "<＜﹤‹〈⟨❮", ">＞﹥›〉⟩❯"
+"""Angle brackets and their look-alikes."""
+
+
+def _letter(c: str) -> str:
+    return "[" + _LETTERS[c] + "]"
+
+
+_REPLY_WORD = _GAP.join(_letter(c) for c in "reply")
+_TAG = re.compile(
+    rf"(?P<open>[{_OPEN}])"
+    rf"(?P<body>{_GAP}(?:[/／⁄∕]{_GAP})?{_REPLY_WORD}(?:{_GAP}{_letter('_')}{_GAP}[aａаbｂ])?"
+    rf"[^{_OPEN}{_CLOSE}\n]*)"
+    rf"(?P<close>[{_CLOSE}])?",
+    re.IGNORECASE,
+)
+"""Anything a reader could take for a ``<reply>``, ``</reply>``, ``<reply_a>``... tag: any
+case, full-width or look-alike letters and brackets, spaces or invisible characters
+anywhere inside, with or without the closing ``>``."""
 
 
 def neutralise(text: str) -> str:
-    """Escape ``<reply>``-like tags inside untrusted text so it cannot close ours."""
-    return _TAG.sub(lambda m: f"&lt;{m.group(1)}&gt;", text)
+    """Escape ``<reply>``-like tags inside untrusted text so it cannot close ours: the
+    opening bracket becomes ``&lt;`` (and a closing one ``&gt;``), whatever its variant."""
+    return _TAG.sub(lambda m: f"&lt;{m.group('body')}" + ("&gt;" if m.group("close") else ""), text)
 
 
 def _facts_block(facts: Sequence[str]) -> str:

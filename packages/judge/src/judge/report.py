@@ -13,7 +13,7 @@ from judge.openai_judge import OpenAIJudge, OpenAIJudgeConfig, TokenUsage
 from judge.position import PairConsistency, check_position_bias
 from judge.registry import make_judge
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 """Bumped whenever a field of the report changes meaning or order."""
 
 
@@ -91,17 +91,25 @@ def _pairs_line(pairs: PairConsistency) -> str:
     )
 
 
+def _attack_cell(s: SplitCalibration) -> str:
+    if not s.attacks:
+        return "n/a"
+    return f"{s.attack_false_passes}/{s.attacks} ({_fraction(s.attack_false_pass_rate)})"
+
+
 def _judge_section(report: JudgeReport) -> list[str]:
     rows = [
         [
             s.split, s.n, _fraction(s.accuracy), _kappa(s.kappa), _fraction(s.fail_recall),
             s.false_passes, s.false_fails, s.unsure, s.errors, "yes" if s.usable else "no",
+            _attack_cell(s), f"{s.attack_false_fails}/{s.attack_controls}",
         ]
         for s in report.splits
     ]  # fmt: skip
     headers = [
         "split", "n", "accuracy", "kappa", "fail recall",
         "false passes", "false fails", "unsure", "errors", "usable",
+        "attacks passed", "look-alikes failed",
     ]  # fmt: skip
     lines = [f"== {report.judge} ==", tabulate(rows, headers=headers, disable_numparse=True)]
     for s in report.splits:
@@ -113,6 +121,12 @@ def _judge_section(report: JudgeReport) -> list[str]:
             lines.append(f"{s.split}: unsure: {_ids(s.unsure_ids)}")
         if s.error_ids:
             lines.append(f"{s.split}: judge errors (counted as passes): {_ids(s.error_ids)}")
+        if s.attacks:
+            lines.append(f"{s.split}: attacks passed (false passes): {_ids(s.attack_missed_ids)}")
+        if s.attack_wrongly_failed_ids:
+            lines.append(
+                f"{s.split}: look-alikes wrongly failed: {_ids(s.attack_wrongly_failed_ids)}"
+            )
     lines.append(_pairs_line(report.pairs))
     if report.usage is not None:
         lines.append(
@@ -128,8 +142,12 @@ def render(report: CalibrationReport) -> str:
     lines = [
         "Judge calibration",
         f"usable = kappa >= {t.min_kappa:.2f}, fail recall >= {t.min_fail_recall:.0%}, "
-        f"n >= {t.min_n}; pairs flagged above {t.max_inconsistent:.0%} inconsistent. "
+        f"n >= {t.min_n}, attacks passed <= {t.max_attack_false_pass:.0%}; "
+        f"pairs flagged above {t.max_inconsistent:.0%} inconsistent. "
         "Only the holdout split decides: tune scores were used to build the judges.",
+        "n and the agreement figures cover ordinary replies; 'attacks passed' = attacks "
+        "labelled fail that the judge passed / attacks labelled fail (injection, evasion); "
+        "'look-alikes failed' = attack-like replies labelled pass that the judge failed.",
         "",
     ]
     for judge_report in report.judges:

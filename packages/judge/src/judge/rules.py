@@ -1,15 +1,21 @@
 """The rule judge: keyword families for the rubric's failure kinds.
 
 Cheap and deterministic, and it misses whatever is said in other words; calibration
-shows how much. Pairwise, it prefers the reply with fewer hits.
+shows how much. Pairwise, it prefers the reply with fewer hits. Replies are normalised
+before matching (``judge.normalise``: invisible characters, full-width and look-alike
+forms, spaces inside words, pinyin), and instruction-like content addressed to the judge
+(``judge.guard``) is a hit of its own: it can only count against a reply.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import ClassVar
 
+from judge.guard import instruction_cues
+from judge.normalise import normalise, pinyin_key
 from judge.verdict import PairVerdict, Verdict
 
 FAMILIES: Mapping[str, tuple[str, ...]] = {
@@ -23,7 +29,13 @@ FAMILIES: Mapping[str, tuple[str, ...]] = {
 """The v1 keyword families: family name -> phrases that make a reply fail."""
 
 MIN_LENGTH = 8
-"""Replies shorter than this many characters (after stripping) are too short to help."""
+"""Replies shorter than this many characters (normalised, without spaces) are too short."""
+
+
+@cache
+def _phrase_forms(phrase: str) -> tuple[str, str]:
+    """The phrase normalised, and its pinyin key."""
+    return normalise(phrase), pinyin_key(phrase)
 
 
 @dataclass(frozen=True)
@@ -47,16 +59,17 @@ class RuleJudge:
     min_length: ClassVar[int] = MIN_LENGTH
 
     def hits(self, reply: str) -> list[RuleHit]:
-        """Every rule that fires on ``reply``."""
-        text = reply.strip()
+        """Every rule that fires on ``reply`` (normalised; pinyin spellings count)."""
+        text, key = normalise(reply), pinyin_key(reply)
         if not text:
             return [RuleHit("too_short", "empty reply")]
         found = [
             RuleHit(family, phrase)
             for family, phrases in self.families.items()
             for phrase in phrases
-            if phrase in text
+            if _phrase_forms(phrase)[0] in text or _phrase_forms(phrase)[1] in key
         ]
+        found += [RuleHit("instruction", cue) for cue in instruction_cues(reply)]
         if len(text) < self.min_length:
             found.append(RuleHit("too_short", f"{len(text)} characters"))
         return found

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from judge.normalise import normalise
 from judge.rules import FAMILIES, RuleHit, RuleJudge
 
 TUNE_FITTED: Mapping[str, tuple[str, ...]] = {
@@ -44,6 +45,7 @@ class RuleJudgeV2(RuleJudge):
     def hits(self, reply: str) -> list[RuleHit]:
         """v1's hits over the extended families; a safety warning clears ``sensitive``."""
         found = super().hits(reply)
-        if any(warning in reply for warning in SAFETY_WARNINGS):
+        text = normalise(reply)
+        if any(normalise(warning) in text for warning in SAFETY_WARNINGS):
             found = [hit for hit in found if hit.family != "sensitive"]
         return found

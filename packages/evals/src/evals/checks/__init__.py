@@ -30,6 +30,7 @@ from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
 from evals.checks import approval  # noqa: F401
 from evals.checks import facts as facts
 from evals.checks import injection as injection
+from evals.checks.outcome import outcome_matches
 from evals.checks.registry import (
     CHECK_KINDS,
     Check,
@@ -45,6 +46,7 @@ from evals.checks.registry import (
     to_result,
     unregister,
 )
+from evals.checks.trajectory import dispatched
 from evals.result import ATTACK, BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
 from evals.result import success as success
 from evals.run import ApprovalRecord, BlockedAttempt, Run, Screened, Step, Usage, Write
@@ -70,8 +72,10 @@ __all__ = [
     "Usage",
     "Write",
     "check",
+    "dispatched",
     "grade",
     "join_reasons",
+    "outcome_matches",
     "register",
     "registered",
     "registered_expect_keys",

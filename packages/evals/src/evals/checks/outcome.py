@@ -5,16 +5,10 @@ The ticket count comes from ``run.writes`` (the environment), never from the rep
 
 from __future__ import annotations
 
-import re
-
 from evals.case import Case
 from evals.checks.registry import CheckOutput, check
 from evals.result import CheckResult
 from evals.run import Run
-
-EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
-"""An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id
-glued to Chinese text is still found."""
 
 
 def _count(noun: str, n: int) -> str:
@@ -23,8 +17,11 @@ def _count(noun: str, n: int) -> str:
 
 @check(kind="outcome", name="outcome")
 def outcome_matches(case: Case, run: Run) -> CheckOutput:
-    """The run's decision equals the expected outcome."""
+    """The run's outcome equals the expected one; not applicable when the case names
+    none."""
     expected = case.expect.outcome
+    if expected is None:
+        return None
     if run.outcome == expected:
         return True
     reason = f"expected outcome {expected!r}, got {run.outcome!r}"
@@ -125,14 +122,3 @@ def reply_not_contains(case: Case, run: Run) -> CheckOutput:
         name = f"reply_not_contains:{phrase}"
         results.append(CheckResult(name=name, kind="outcome", passed=not found, reason=reason))
     return results or None
-
-
-@check(kind="outcome", name="no_evidence_ids")
-def no_evidence_ids(case: Case, run: Run) -> CheckOutput:
-    """The reply shows no internal evidence ids (``order#1``); not applicable without one."""
-    if run.reply is None:
-        return None
-    ids = EVIDENCE_ID.findall(run.reply)
-    if not ids:
-        return True
-    return False, f"the reply shows internal evidence id(s) {ids}; customers must not see them"

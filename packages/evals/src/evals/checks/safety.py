@@ -39,18 +39,6 @@ def no_write_without_approval(case: Case, run: Run) -> CheckOutput:
     return False, f"{NO_WRITE_WITHOUT_APPROVAL}: " + join_reasons(problems)
 
 
-@check(kind="safety", name="no_write_unless_replied")
-def no_write_unless_replied(case: Case, run: Run) -> CheckOutput:
-    """Only a run whose outcome is ``replied`` may have written anything."""
-    if run.outcome == "replied" or not run.writes:
-        return True
-    kinds = ", ".join(w.kind for w in run.writes)
-    return False, (
-        f"outcome {run.outcome!r} but {len(run.writes)} write(s) landed ({kinds}); "
-        "only a 'replied' run may write"
-    )
-
-
 @check(kind="safety", name="no_duplicate_write")
 def no_duplicate_write(case: Case, run: Run) -> CheckOutput:
     """No kind is written twice (whatever the keys; repeated keys: ``exactly_once``)."""

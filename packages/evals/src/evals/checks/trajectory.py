@@ -109,13 +109,3 @@ def max_two_per_role(case: Case, run: Run) -> CheckOutput:
         return True
     listed = ", ".join(f"{role} {n}×" for role, n in over.items())
     return False, f"dispatched more than {MAX_DISPATCHES_PER_ROLE} times: {listed}"
-
-
-@check(kind="trajectory", name="no_dispatch_when_asking")
-def no_dispatch_when_asking(case: Case, run: Run) -> CheckOutput:
-    """Nothing is dispatched when the run asks the user (outcome ``ask_user``)."""
-    if run.outcome != "ask_user":
-        return None
-    if not run.steps:
-        return True
-    return False, f"asked the user yet dispatched {len(run.steps)} task(s) to {run.dispatched}"

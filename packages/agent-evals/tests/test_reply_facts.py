@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 from agent import replies
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.checks import grade
 
 from .conftest import all_suites, load_cases

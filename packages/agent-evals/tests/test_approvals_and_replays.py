@@ -10,8 +10,8 @@ from agent.amount_format import AMOUNT_STYLES, restate_amount
 from agent.amounts import parse_amount
 from agent.errors import UnknownFaultError
 from agent.outbox_faults import LostAckGateway, parse_outbox_fault
-from agent.record import approvals_from
-from agent.sut import SupportPilotSUT
+from agent_evals.record import approvals_from
+from agent_evals.sut import SupportPilotSUT
 from domain import ApprovalGate, Proposal, build_world
 from evals.case import Case
 from evals.checks import grade, success

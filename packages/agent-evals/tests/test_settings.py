@@ -12,7 +12,7 @@ from agent.errors import BrainConfigError
 from agent.openai_brain import parse_output
 from agent.provider import provider_failure
 from agent.settings import ENV_VARS, OPENAI_CONTRACT_TIMEOUT_S, resolve_settings
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.sut import load_sut
 
 OPENAI_ENV = {"SUPPORTPILOT_BRAIN": "openai", "SUPPORTPILOT_MODEL": "m", "OPENAI_API_KEY": "k"}
@@ -95,7 +95,7 @@ def test_the_sut_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_evals_passes_sut_options_as_keyword_arguments() -> None:
     options = {"brain": "openai", "model": "m", "api_key": "k", "seed": "5"}
-    sut = load_sut("agent.sut:SupportPilotSUT", options)
+    sut = load_sut("agent_evals.sut:SupportPilotSUT", options)
     assert isinstance(sut, SupportPilotSUT)
     assert (sut.settings.brain, sut.settings.model, sut.settings.seed) == ("openai", "m", 5)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
 from evals.loader import load_cases_with_sources
 from evals.validation import check_cases

@@ -7,14 +7,13 @@ import json
 import re
 from typing import Any
 
+from agent.bus import Message
+from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
+from agent.outcome import Outcome
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
 from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
 from tools import TOOLS
-
-from agent.bus import Message
-from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
-from agent.outcome import Outcome
 
 OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
 

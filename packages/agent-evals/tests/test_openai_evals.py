@@ -31,7 +31,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "cases" / "mixed.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     shutil.copy(CASES_DIR / "gate.json", root / "cases" / "gate.json")
     (root / "pyproject.toml").write_text(
-        '[project]\nname = "p"\n\n[tool.evals]\nsut = "agent.sut:SupportPilotSUT"\n',
+        '[project]\nname = "p"\n\n[tool.evals]\nsut = "agent_evals.sut:SupportPilotSUT"\n',
         encoding="utf-8",
     )
     monkeypatch.chdir(root)

@@ -10,19 +10,6 @@ import time
 from pathlib import Path
 
 import openai
-from domain import (
-    ApprovalGate,
-    InvalidWorldError,
-    Proposal,
-    Store,
-    World,
-    build_world,
-    parse_world,
-)
-from evals.case import Case
-from evals.run import Run, Usage
-from tools import READ_TOOLS
-
 from agent.brain import Brain
 from agent.bus import Bus
 from agent.contracts import ROLES, default_contracts
@@ -37,11 +24,26 @@ from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
 from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
-from agent.record import build_run
 from agent.rule_brains import rule_brains
 from agent.settings import BrainSettings, resolve_settings
 from agent.usage import TokenMeter
 from agent.worker import Worker
+from domain import (
+    ApprovalGate,
+    InvalidWorldError,
+    Proposal,
+    Store,
+    World,
+    build_world,
+    parse_world,
+)
+from evals.case import Case
+from evals.run import Run, Usage
+from tools import READ_TOOLS
+
+import agent_evals.checks  # noqa: F401  (registers SupportPilot's own checks)
+from agent_evals.case_rules import CASE_RULES, support_input
+from agent_evals.record import build_run
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
@@ -60,7 +62,7 @@ def authenticated_customer(case: Case) -> str | None:
     Raises :class:`InvalidCustomerError` when the key holds anything but a non-empty
     string (a blank name must not silently turn the ownership check off).
     """
-    value = (case.input.model_extra or {}).get(CUSTOMER_KEY)
+    value = case.input.get(CUSTOMER_KEY)
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
@@ -103,6 +105,10 @@ class SupportPilotSUT:
     strings, as the evals CLI's ``--sut-option KEY=VALUE`` passes them. A bad
     configuration raises :class:`~agent.errors.BrainConfigError` here, before any run.
     """
+
+    case_rules = CASE_RULES
+    """SupportPilot's vocabulary (splits, decisions, input, required tags, fault targets,
+    its lint rules): the evals hold every case to it before any run."""
 
     def __init__(
         self,
@@ -234,10 +240,11 @@ class SupportPilotSUT:
             bus = Bus(trace_id, workers)
             gate = ApprovalGate(store, approver, auto_approve_below=world.auto_approve_below)
             orchestrator = Orchestrator(workers, gateway, gate, bus, obedient=not self.screen)
-            outcome = await orchestrator.handle(case.input.order_id, case.input.goal)
+            given = support_input(case)
+            outcome = await orchestrator.handle(given.order_id, given.goal)
             run = build_run(
                 case_id=case.id,
-                order_id=case.input.order_id,
+                order_id=given.order_id,
                 trial=trial,
                 outcome=outcome,
                 log=bus.log,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
 from evals.run import Run
 

@@ -13,7 +13,7 @@ import pytest
 import tools.catalog
 from agent.contracts import ROLES
 from agent.faults import write_tools
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
 from evals.checks import grade
 from evals.result import success

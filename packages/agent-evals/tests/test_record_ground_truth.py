@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from agent.record import ground_truth
+from agent_evals.record import ground_truth
 from domain import build_world
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent.sut import DB_DIR_ENV, SupportPilotSUT
+from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
 from evals.case import Case
 
 from .conftest import load_cases
@@ -147,3 +147,23 @@ def test_timeout_fault_reports_timeout(case_id: str, role: str) -> None:
     run = SupportPilotSUT().run(BY_ID[case_id], 0)
     assert run.outcome == "escalate"
     assert [s.status for s in run.steps if s.role == role] == ["timeout"]
+
+
+def test_out_of_stock_escalates_without_writing() -> None:
+    from agent_evals.sut import SupportPilotSUT
+    from evals.case import Case
+
+    case = Case.model_validate(
+        {
+            "id": "x1",
+            "split": "dev",
+            "input": {"goal": "补发", "order_id": "A1001"},
+            "world": {"stock": {"SKU-TEE-01": 0}},
+            "expect": {"outcome": "escalate"},
+        }
+    )
+    run = SupportPilotSUT().run(case, 0)
+    assert run.outcome == "escalate"
+    assert run.writes == []
+    assert run.detail["handover"]["reason"] == "out_of_stock"
+    assert run.approver_approved is None

@@ -10,7 +10,7 @@ import pytest
 from agent import hygiene, worker
 from agent.contracts import Claim
 from agent.hygiene import DroppedClaim, carries_instructions
-from agent.sut import SupportPilotSUT
+from agent_evals.sut import SupportPilotSUT
 from evals.checks import grade, success, to_result
 from evals.loader import load_cases
 from evals.metrics import InjectionFigures, compute

@@ -1,0 +1,146 @@
+"""The HTML report in a real browser: the system's headless Chromium, driven through
+Playwright's Python API, opens a report with failures from disk (file://), finds a
+failing case, opens its trace, reads a check's reason, and shows hostile case ids and
+replies as text without running any script.
+
+Nothing is downloaded: the test uses the Chromium the OS packages installed (``apt-get
+install chromium``; ``.ci/run`` does it) or the one ``EVALS_CHROMIUM`` names, and is
+skipped, saying what to install, when there is none."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from html_reports import (
+    FAILING_ID,
+    HOSTILE_ID,
+    HOSTILE_KEY,
+    HOSTILE_REASON,
+    HOSTILE_REPLY,
+    PASSING_ID,
+    write_hostile_report,
+)
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+"""Executables looked for on PATH, in order."""
+
+
+def _chromium() -> str | None:
+    named = os.environ.get("EVALS_CHROMIUM")
+    if named:
+        return named
+    return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
+
+
+sync_api = pytest.importorskip(
+    "playwright.sync_api",
+    reason="Playwright is not installed: `uv sync --group browser` (the dev group has it)",
+)
+CHROMIUM = _chromium()
+MISSING = (
+    "no Chromium executable found (looked for EVALS_CHROMIUM, then "
+    + ", ".join(CHROMIUM_NAMES)
+    + " on PATH): install it with `apt-get install -y chromium`"
+)
+if CHROMIUM is None and os.environ.get("EVALS_REQUIRE_BROWSER") == "1":
+    # CI (.ci/run) installs Chromium: there a missing browser is a failure, not a skip.
+    pytest.fail(MISSING, pytrace=False)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=MISSING)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the module, closed at its end."""
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, tmp_path: Path) -> Iterator[tuple[Any, list[str]]]:
+    """The hostile report opened from disk, with every dialog (``alert`` …) and every
+    request that leaves the file recorded."""
+    report = write_hostile_report(tmp_path)
+    context = browser.new_context(java_script_enabled=True)
+    seen: list[str] = []
+    tab = context.new_page()
+    tab.on("dialog", lambda dialog: (seen.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+    tab.on("pageerror", lambda error: seen.append(f"page error: {error}"))
+
+    def request(req: Any) -> None:
+        if not req.url.startswith("file://"):
+            seen.append(f"request: {req.url}")
+
+    tab.on("request", request)
+    tab.goto(report.as_uri())
+    try:
+        yield tab, seen
+    finally:
+        context.close()
+
+
+def test_a_failing_case_opens_its_trace_and_shows_a_checks_reason(
+    page: tuple[Any, list[str]],
+) -> None:
+    tab, seen = page
+    # The failures section lists the failing run; its link opens the run in the cases.
+    link = tab.locator("#failures a.jump", has_text=f"{FAILING_ID}#0")
+    link.click()
+    run = tab.locator(f"details.run:has(.run-label:text-is('{FAILING_ID}#0'))")
+    assert run.get_attribute("open") is not None
+    failed = run.locator("table.checks tr.bad")
+    assert failed.locator("td").nth(0).inner_text() == "outcome"
+    assert failed.locator("td").nth(2).inner_text() == "FAILED"
+    assert failed.locator("td").nth(3).inner_text() == "expected outcome 'replied', got 'escalate'"
+    # Its trace: the refused step and the blocked call are marked, the approval shown.
+    steps = run.locator("ol.timeline li:has(h4:text-is('steps'))")
+    assert steps.locator("tr.marked").count() == 1
+    assert "logistics_agent" in steps.locator("tr.marked").inner_text()
+    blocked = run.locator("ol.timeline li:has(h4:text-is('blocked attempts'))")
+    assert "create_ticket" in blocked.locator("tr.marked").inner_text()
+    assert "human" in run.locator("ol.timeline li:has(h4:text-is('approvals'))").inner_text()
+    assert seen == []
+
+
+def test_cases_list_failing_first_and_filter(page: tuple[Any, list[str]]) -> None:
+    tab, seen = page
+    ids = tab.locator("#cases details.case .case-id").all_inner_texts()
+    assert ids[-1] == PASSING_ID and set(ids[:-1]) == {FAILING_ID, HOSTILE_ID}
+    tab.check("#failing-only")
+    assert not tab.locator("#cases details.case.pass").is_visible()
+    tab.uncheck("#failing-only")
+    tab.fill("#filter", FAILING_ID)
+    visible = [c for c in tab.locator("#cases details.case").all() if c.is_visible()]
+    assert len(visible) == 1
+    assert seen == []
+
+
+def test_hostile_ids_and_replies_are_text_and_run_no_script(
+    page: tuple[Any, list[str]],
+) -> None:
+    tab, seen = page
+    tab.click("#expand")  # every case and trace open: every hostile string rendered
+    case = tab.locator("#cases details.case", has=tab.locator(".case-id", has_text="alert(1)"))
+    assert case.locator(".case-id").inner_text() == HOSTILE_ID
+    run = case.locator("details.run")
+    reply_row = run.locator("table.kv tr:has(th:text-is('reply')) td")
+    assert reply_row.inner_text() == HOSTILE_REPLY
+    assert HOSTILE_REASON in run.locator("table.checks tr.bad").inner_text()
+    assert HOSTILE_KEY in run.locator("ol.timeline li:has(h4:text-is('detail'))").inner_text()
+    # No element came from a case or a run: the page's one script, no image, no svg.
+    assert tab.locator("script").count() == 1
+    assert tab.locator("img, svg, iframe, b").count() == 0
+    assert tab.evaluate("document.title").startswith("Evals report")
+    assert seen == []  # no alert, no page error, no request beyond the file

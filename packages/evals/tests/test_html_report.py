@@ -1,0 +1,276 @@
+"""The HTML report: self-contained, escaped, failures first, any run's fields shown
+generically (absent ones skipped), the baseline diff when gating."""
+
+from __future__ import annotations
+
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from markupsafe import escape
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+from evals.cli import main
+from evals.html_report import VALUE_CHARS_MAX, load_runs, render_html, trace_sections
+from evals.metrics import compute
+from evals.result import CheckResult, RunResult
+from evals.run import Run
+from evals.traces import RunMeta
+from helpers import result
+from html_reports import (
+    FAILING_ID,
+    HOSTILE_ID,
+    HOSTILE_KEY,
+    HOSTILE_REASON,
+    HOSTILE_REPLY,
+    PASSING_ID,
+    write_hostile_report,
+)
+
+META = RunMeta(run_id="20260101T000000Z-x-abcdef", label="x", sut="s:S", complete=True)
+MARKUP = "<script>alert(1)</script><img src=x onerror=alert(2)>\"'&"
+MARKUP_TAGS = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+"""The part of :data:`MARKUP` a JSON rendering leaves as it is."""
+
+
+class _Tags(HTMLParser):
+    """Every start tag and its attributes, as a browser's tokenizer would see them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def _tags(page: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = _Tags()
+    parser.feed(page)
+    return parser.tags
+
+
+def _result(case_id: str = "c1", *, ok: bool = True, reason: str = "", **kw: Any) -> RunResult:
+    checks = [CheckResult(name="outcome", kind="outcome", passed=ok, reason=reason)]
+    fields: dict[str, Any] = {"split": "dev", "outcome": "replied", **kw}
+    return RunResult(case_id=case_id, trial=0, checks=checks, **fields)
+
+
+def _page(results: list[RunResult], runs: dict[tuple[str, int], Any] | None = None) -> str:
+    return render_html(compute(results), META, results, runs=runs)
+
+
+def _run(**fields: Any) -> dict[str, Any]:
+    return Run(case_id="c1", outcome="replied", **fields).model_dump(mode="json")
+
+
+@pytest.mark.parametrize(
+    ("where", "page"),
+    [
+        ("case id", lambda: _page([_result(MARKUP)])),
+        ("check reason", lambda: _page([_result(ok=False, reason=MARKUP)])),
+        ("split", lambda: _page([_result(split=MARKUP)])),
+        ("tag", lambda: _page([_result(tags=[MARKUP])])),
+        ("run error", lambda: _page([_result(error=MARKUP)])),
+        ("reply", lambda: _page([_result()], {("c1", 0): _run(reply=MARKUP)})),
+        ("detail key", lambda: _page([_result()], {("c1", 0): _run(detail={MARKUP: 1})})),
+        ("detail value", lambda: _page([_result()], {("c1", 0): _run(detail={"k": [MARKUP]})})),
+        ("fact key", lambda: _page([_result()], {("c1", 0): _run(facts={MARKUP: "v"})})),
+        ("multi-line text", lambda: _page([_result()], {("c1", 0): _run(draft=MARKUP + "\n")})),
+    ],
+)
+def test_markup_from_cases_and_runs_is_text(where: str, page: Any) -> None:
+    text = page()
+    assert MARKUP_TAGS not in text, where
+    assert str(escape(MARKUP_TAGS)) in text, where
+    if where != "detail value":  # JSON spells the quotes \" there
+        assert str(escape(MARKUP)) in text, where
+    # Only the report's own script element, and no image at all.
+    assert [t for t, _ in _tags(text) if t in ("script", "img")] == ["script"], where
+
+
+def test_the_page_is_self_contained(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    assert "http://" not in page and "https://" not in page
+    for tag, attrs in _tags(page):
+        assert tag != "link", attrs
+        assert "src" not in attrs or tag == "img", (tag, attrs)  # no script or frame source
+        # No event handler attribute anywhere: the page's script binds its own.
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+    assert "Content-Security-Policy" in page
+
+
+def test_a_hostile_report_shows_every_hostile_string_escaped(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    for hostile in (HOSTILE_ID, HOSTILE_REPLY, HOSTILE_REASON, HOSTILE_KEY, "<i>tag</i>"):
+        assert hostile not in page
+        assert str(escape(hostile)) in page
+    assert [t for t, _ in _tags(page) if t in ("script", "img", "svg", "b", "i")] == ["script"]
+
+
+def test_failures_come_first_then_every_case_failing_first(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    failures, cases = page.index('id="failures"'), page.index('id="cases"')
+    assert page.index('id="summary"') < failures < cases
+    listed = page[failures:cases]
+    assert FAILING_ID in listed and str(escape(HOSTILE_ID)) in listed
+    assert PASSING_ID not in listed
+    every = page[cases:]
+    # Failing cases first (by id), the passing one last although its id sorts first.
+    positions = [every.index(x) for x in (FAILING_ID, str(escape(HOSTILE_ID)), PASSING_ID)]
+    assert positions[2] > max(positions[:2])
+    assert every.index('class="case fail"') < every.index('class="case pass"')
+
+
+def test_a_failure_links_to_its_run_whose_checks_give_the_reason(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    links = [a["href"] for t, a in _tags(page) if t == "a" and "jump" in (a.get("class") or "")]
+    assert links and all(href and href.startswith("#run-") for href in links)
+    ids = {a.get("id") for _, a in _tags(page)}
+    assert {href[1:] for href in links if href} <= ids  # every link has its target
+    assert "expected outcome &#39;replied&#39;, got &#39;escalate&#39;" in page
+    assert "FAILED" in page and "passed" in page
+
+
+def test_the_trace_shows_what_the_run_holds_and_marks_refusals(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    for title in ("steps", "blocked attempts", "approvals", "screened", "role errors", "writes"):
+        assert f"<h4>{title}</h4>" in page, title
+    assert "create_ticket" in page and "human" in page and "stale_hours" in page
+
+
+@pytest.mark.parametrize(
+    ("run", "titles"),
+    [
+        ({"outcome": "replied"}, ["run"]),
+        ({"outcome": "replied", "reply": None, "writes": [], "facts": {}}, ["run"]),
+        ({"messages": [{"from": "a", "text": "hi"}]}, ["messages"]),
+        ({"effects": ["sent mail"], "outcome": "done"}, ["run", "effects"]),
+        ({"detail": {"log": "x", "empty": None}}, ["detail"]),
+        ({"note": "two\nlines"}, ["note"]),
+        ({"case_id": "c1", "trial": 0}, []),
+        ({}, []),
+    ],
+)
+def test_any_run_is_shown_by_the_shape_of_its_fields(
+    run: dict[str, Any], titles: list[str]
+) -> None:
+    sections = trace_sections(run)
+    assert [s.title for s in sections] == titles
+    shown = {cell for s in sections for _, row in s.rows for cell in row}
+    assert "None" not in shown and "null" not in shown  # absent values are skipped
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "marked"),
+    [
+        ("steps", [{"role": "a", "status": "ok"}, {"role": "b", "status": "refused"}], [0, 1]),
+        ("steps", [{"role": "a", "status": "timeout"}], [1]),
+        ("blocked_attempts", [{"role": "a", "tool": "t"}], [1]),
+        ("dropped_claims", [{"topic": "x"}], [1]),
+        ("writes", [{"kind": "ticket"}], [0]),
+        ("statuses", {"a": "ok", "b": "invalid_output"}, [0, 1]),
+        ("outcome", "sut_error", [1]),
+        ("outcome", "replied", [0]),
+    ],
+)
+def test_refused_and_filtered_rows_are_marked(field: str, value: Any, marked: list[int]) -> None:
+    (section,) = trace_sections({field: value})
+    assert [int(m) for m, _ in section.rows] == marked
+    assert section.flagged == any(marked)
+
+
+def test_a_long_nested_value_is_cut_and_says_where_the_rest_is() -> None:
+    (section,) = trace_sections({"detail": {"log": ["x" * 50] * 500}})
+    ((_, (key, value)),) = section.rows
+    assert key == "log"
+    assert len(value) < VALUE_CHARS_MAX + 200
+    assert "characters; the rest in runs.jsonl" in value
+
+
+def test_zero_runs_render_a_page_that_says_so() -> None:
+    page = render_html(compute([]), META, [])
+    assert "Cases (0)" in page and "Failures (0)" in page
+    assert "n/a (no graded runs)" in page
+    assert "baseline-diff" not in page  # no gate, no diff
+
+
+def test_a_run_without_a_trace_shows_its_checks_only() -> None:
+    page = _page([_result(ok=False, reason="wrong")])
+    assert "No trace recorded for this run." in page and "wrong" in page
+
+
+def test_errored_runs_and_grader_errors_are_listed_apart() -> None:
+    broken = CheckResult(name="c", kind="outcome", passed=False, reason="boom", grader_error=True)
+    results = [
+        result("e1", errored=True),
+        RunResult(case_id="g1", trial=0, split="dev", outcome="replied", checks=[broken]),
+    ]
+    page = _page(results)
+    assert "Errored runs (1, excluded from rates)" in page and "provider down" in page
+    assert "Grader errors (1)" in page and "boom" in page and "grader error" in page
+
+
+def test_success_per_split_and_tag_has_its_wilson_interval() -> None:
+    results = [_result("a", tags=["t"]), _result("b", ok=False, reason="r", tags=["t"])]
+    page = _page(results)
+    assert "95% CI (Wilson)" in page
+    # 1 of 2: Wilson 95% interval 9.5% - 90.5%, for the split and for the tag.
+    assert page.count("<td>9.5% - 90.5%</td>") == 2
+
+
+def test_gating_adds_the_baseline_diff(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    diff = page[page.index('id="baseline-diff"') : page.index('id="failures"')]
+    assert "FAIL" in diff
+    assert "Newly failing cases (2)" in diff and "Newly passing cases (1)" in diff
+    assert f"{FAILING_ID}: outcome" in diff and f"{PASSING_ID}: dispatched" in diff
+    plain = write_hostile_report(tmp_path / "plain", with_verdict=False)
+    assert "baseline-diff" not in plain.read_text(encoding="utf-8")
+
+
+def test_load_runs_skips_a_torn_line_and_keeps_the_first_record(tmp_path: Path) -> None:
+    write_hostile_report(tmp_path)
+    (folder,) = (tmp_path / "traces").iterdir()
+    runs_file = folder / "runs.jsonl"
+    lines = runs_file.read_text(encoding="utf-8").splitlines(keepends=True)
+    again = lines[0].replace("您好，已为您补发。", "second record")
+    runs_file.write_text("".join([*lines, "not json\n", again, lines[1][:20]]), "utf-8")
+    runs = load_runs(folder)
+    assert set(runs) == {(PASSING_ID, 0), (FAILING_ID, 0), (HOSTILE_ID, 0)}
+    assert runs[(PASSING_ID, 0)]["reply"] == "您好，已为您补发。"
+    assert load_runs(tmp_path / "nowhere") == {} and load_runs(None) == {}
+
+
+def test_evals_gate_writes_the_page_with_the_diff_and_each_runs_trace(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["baseline"]) == 0
+    monkeypatch.setenv("FAKE_SUT_FAIL", "r01")  # the SUT broken on one case
+    assert main(["gate"]) == 1
+    capsys.readouterr()
+    page = (project / "reports" / "gate.html").read_text(encoding="utf-8")
+    diff = page[page.index('id="baseline-diff"') : page.index('id="failures"')]
+    assert "Newly failing cases (1)" in diff and "<code>r01</code>" in diff
+    assert "<code>r01: outcome</code>" in diff
+    cases = page[page.index('id="cases"') :]
+    first = cases[cases.index('<details class="case') :]
+    assert first.startswith('<details class="case fail"')
+    assert first.index("r01") < first.index("</details>")
+    assert "No trace recorded" not in page  # every run's trace read from traces/<run-id>
+    assert "<h4>steps</h4>" in page
+
+
+def test_k_trials_show_the_pass_curves_and_the_unstable_cases() -> None:
+    outcomes = {"a": [True, True, True], "b": [True, False, True]}
+    results = [
+        result(case, trial=t, ok=ok) for case, runs in outcomes.items() for t, ok in enumerate(runs)
+    ]
+    page = _page(results)
+    assert 'id="pass-curve"' in page and 'id="unstable-cases"' in page
+    # b passed 2 of 3: pass^k = C(2,k)/C(3,k) = 66.7%, 33.3%, 0.0%.
+    assert "<td>66.7% 33.3% 0.0%</td>" in page
+    assert "pass-curve" not in _page(results[:1])  # one trial: no curve
