@@ -885,6 +885,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "async with asyncio.timeout_at(None):",
         "a run on Ray is never held to its timeout: a hung SUT hangs the evaluation",
     ),
+    M(
+        "tool_evals_executor_ignored",
+        f"{EVALS}/_cli_plan.py",
+        "(recorded.executor if recorded else config.executor)",
+        '(recorded.executor if recorded else "local")',
+        "[tool.evals] executor is read and then ignored: every run is local",
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]

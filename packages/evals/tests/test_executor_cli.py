@@ -55,3 +55,33 @@ def test_without_ray_the_ray_executor_is_one_line_and_exit_2(
     assert err.strip().splitlines() == [f"evals: error: {NO_RAY} supportpilot-evals[ray]"]
     with pytest.raises(RayUnavailableError, match="supportpilot-evals"):
         evals.evaluate(tmp_path / "cases" / "alpha.jsonl", "fake_suts:EchoSUT", executor="ray")
+
+
+def _with_executor(root: Path, executor: str) -> None:
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text + f'executor = "{executor}"\n', encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        # Read from [tool.evals]: Ray with process isolation is refused before any run.
+        ("ray", ["--isolation", "process"], 2, "--isolation process and --memory-limit"),
+        # The flag wins over the file.
+        ("ray", ["--executor", "local", "--isolation", "process"], 0, ""),
+        ("spark", [], 2, "executor: Input should be 'local' or 'ray'"),
+    ],
+)
+def test_tool_evals_executor_is_the_default_executor(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    scenario: tuple[str, list[str], int, str],
+) -> None:
+    executor, flags, code, message = scenario
+    root = make_project(tmp_path)
+    _with_executor(root, executor)
+    monkeypatch.chdir(root)
+    assert main(["run", "--suite", "alpha", "--label", "x", *flags]) == code
+    assert message in capsys.readouterr().err

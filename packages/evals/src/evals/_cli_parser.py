@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--executor",
             choices=EXECUTORS,
             default=None,
-            help="where runs are scheduled: local (this process; default) or ray (the SUT in"
+            help="where runs are scheduled: local (this process; the default unless [tool.evals]"
+            " executor says otherwise) or ray (the SUT in"
             " a pool of Ray actors, one per --concurrency; needs supportpilot-evals[ray])",
         )
         group.add_argument(

@@ -87,11 +87,12 @@ def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
 def executor_of(
     args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
 ) -> tuple[str, str, ProcessIsolation | RayExecutor | None]:
-    """``--executor`` (a resumed evaluation keeps what it recorded unless told otherwise)
-    and the isolation: the executor's name, the isolation's, and where the SUT runs. Ray
-    actors are processes already: ``--isolation process`` and ``--memory-limit`` are
-    refused with ``--executor ray``, as is a missing Ray (exit 2, before any run)."""
-    executor: str = args.executor or (recorded.executor if recorded else "local")
+    """``--executor`` (a resumed evaluation keeps what it recorded unless told otherwise;
+    else ``[tool.evals] executor``) and the isolation: the executor's name, the
+    isolation's, and where the SUT runs. Ray actors are processes already:
+    ``--isolation process`` and ``--memory-limit`` are refused with ``--executor ray``, as
+    is a missing Ray (exit 2, before any run)."""
+    executor: str = args.executor or (recorded.executor if recorded else config.executor)
     if executor != "ray":
         if args.ray_address is not None:
             raise UsageError("--ray-address names a Ray cluster: it needs --executor ray")

@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import tomllib
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -36,6 +37,9 @@ class ToolEvals(BaseModel):
     fault_targets: list[str] = []
     """Fault targets besides the roles cases expect dispatched (a component such as an
     outbox); ``evals lint`` knows them."""
+    executor: Literal["local", "ray"] = "local"
+    """Where runs execute unless ``--executor`` says otherwise: ``local`` (this
+    process's event loop) or ``ray`` (a Ray cluster; needs ``supportpilot-evals[ray]``)."""
 
 
 class EvalsConfig(BaseModel):
@@ -53,6 +57,8 @@ class EvalsConfig(BaseModel):
     """Folder of traces."""
     fault_targets: list[str] = []
     """Fault targets besides the dispatched roles, known to ``evals lint``."""
+    executor: Literal["local", "ray"] = "local"
+    """The default executor (``[tool.evals] executor``)."""
 
     def suite_path(self, suite: str) -> Path:
         """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
@@ -106,6 +112,7 @@ def load_config(start: Path | None = None) -> EvalsConfig:
         reports_dir=root / table.reports_dir,
         traces_dir=root / table.traces_dir,
         fault_targets=table.fault_targets,
+        executor=table.executor,
     )
 
 
