@@ -47,7 +47,7 @@ def run_ray(
 
     def command(executor: str, trials: int) -> list[str]:
         return [
-            *evals, "run", "--sut", "agent.sut:SupportPilotSUT", "--trials", str(trials),
+            *evals, "run", "--sut", "agent_evals.sut:SupportPilotSUT", "--trials", str(trials),
             "--concurrency", str(scenario.concurrency), "--executor", executor,
             "--label", f"bench-ray-{executor}-{trials}",
             "--out", str(work / "reports"), "--traces", str(work / "traces"),
@@ -86,6 +86,27 @@ def run_ray(
         result["ray"]["ms_per_run"]["median"] - result["local"]["ms_per_run"]["median"]
     )
     return result
+
+
+def throughput_lines(row: dict[str, Any]) -> list[str]:
+    """The one-call SUT through Ray against the plain client (``throughput`` on Ray)."""
+    ours, ref = row["ours"], row["reference"]
+    return [
+        "",
+        f"## The one-call SUT through Ray (N={row['n']}, C={row['concurrency']},"
+        f" {row['latency_s'] * 1000:g} ms a call; ideal {row['ideal_s']:.1f} s)",
+        "",
+        "| side | wall s | CPU s | peak RSS MiB |",
+        "|---|--:|--:|--:|",
+        f"| plain `openai` client | {ref['wall_s']['median']:.2f} | {ref['cpu_s']['median']:.2f}"
+        f" | {ref['peak_rss_mb']['median']:.0f} |",
+        f"| `evals run --executor ray` | {ours['wall_s']['median']:.2f}"
+        f" | {ours['cpu_s']['median']:.2f} | {ours['peak_rss_mb']['median']:.0f} |",
+        "",
+        f"Wall ratio (ours / plain client), median of pairs: {row['ratio']['median']:.2f}"
+        " (Ray's start-up included: a local Ray and one actor per in-flight run). CPU and RSS"
+        " are the driver's and its reaped children's; Ray's own daemons are not counted.",
+    ]
 
 
 def report_lines(ray: dict[str, Any]) -> list[str]:

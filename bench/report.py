@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench.ray_scenario import report_lines
+from bench.ray_scenario import report_lines, throughput_lines
 from bench.scenarios import (
     OFFLINE_MS_PER_RUN_MAX,
     OVERHEAD_MS_PER_SAMPLE_MAX,
@@ -207,6 +207,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         ]
     if results.get("ray"):
         lines += report_lines(results["ray"])
+    if results.get("ray_throughput"):
+        lines += throughput_lines(results["ray_throughput"])
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

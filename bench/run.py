@@ -74,8 +74,15 @@ def _sampled(fake: FakeOpenAI, command: list[str], env: dict[str, str]) -> Sampl
     return dataclasses.replace(sample, max_in_flight=fake.max_in_flight, server_cpu_s=server_cpu)
 
 
-def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int) -> dict[str, Any]:
-    """Measure the reference and ``evals run`` on one scenario, alternating them."""
+def run_scenario(
+    fake: FakeOpenAI,
+    scenario: Scenario,
+    work: Path,
+    repeats: int,
+    extra: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Measure the reference and ``evals run`` (with ``extra`` flags, e.g. ``--executor
+    ray``) on one scenario, alternating them."""
     fake.latency = scenario.latency_s
     cases = write_cases(work / f"cases-{scenario.n}.jsonl", scenario.n)
     env = child_env(fake.base_url)
@@ -86,7 +93,7 @@ def run_scenario(fake: FakeOpenAI, scenario: Scenario, work: Path, repeats: int)
     ours = [
         *evals_command(), "run", "--cases", str(cases), "--sut", SUT,
         "--concurrency", str(scenario.concurrency), "--label", "bench-ours",
-        "--out", str(work / "reports"), "--traces", str(work / "traces"),
+        "--out", str(work / "reports"), "--traces", str(work / "traces"), *extra,
     ]  # fmt: skip
     # One unmeasured round: bytecode caches written, files in the page cache.
     for command in (reference, ours):
@@ -266,6 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "offline": None,
         "isolation": None,
         "ray": None,
+        "ray_throughput": None,
     }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
@@ -288,6 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{RAY.name}: offline SupportPilot x{scenario.trials} trials, local vs"
                   " --executor ray", file=sys.stderr)  # fmt: skip
             results["ray"] = run_ray(scenario, work, evals_command(), child_env(), str(ROOT))
+            throughput = SCENARIOS[0]
+            print(f"{throughput.name} through Ray: N={throughput.n} C={throughput.concurrency}",
+                  file=sys.stderr)  # fmt: skip
+            results["ray_throughput"] = run_scenario(
+                fake, throughput, work, args.repeats or 3, ["--executor", "ray"]
+            )
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {
