@@ -23,9 +23,10 @@ MODULE_PATHS = (
     "packages/domain/src/domain",
     "packages/tools/src/tools",
     "packages/agent/src/agent",
-    # The adapter and recorder of SupportPilot's runs (agent_evals.sut, .record): what a
-    # run records is SupportPilot's behaviour too, so they stay in the figure.
-    "packages/agent-evals/src/agent_evals",
+    # Not packages/agent-evals: the plug-in is the evaluation's side (the adapter, the run
+    # recorder, SupportPilot's case rules and its own checks). A mutant there breaks the
+    # instrument, not the agent: on a correct agent it mostly changes nothing the gate
+    # can see, and the evaluation's own tests are what must catch it.
 )
 """Where cosmic-ray looks for modules to mutate."""
 EXCLUDED: dict[str, str] = {
