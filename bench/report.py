@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bench import gate_scenario
 from bench.ray_scenario import report_lines, throughput_lines
 from bench.scenarios import (
     OFFLINE_MS_PER_RUN_MAX,
@@ -209,6 +210,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         lines += report_lines(results["ray"])
     if results.get("ray_throughput"):
         lines += throughput_lines(results["ray_throughput"])
+    if results.get("gate"):
+        lines += gate_scenario.report_lines(results["gate"])
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

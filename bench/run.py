@@ -24,6 +24,7 @@ from typing import Any
 
 from fake_openai import FakeOpenAI
 
+from bench.gate_scenario import GATE, run_gate
 from bench.measure import Sample, measure, spread
 from bench.ray_scenario import RAY, run_ray
 from bench.report import write_report
@@ -274,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "isolation": None,
         "ray": None,
         "ray_throughput": None,
+        "gate": None,
     }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
@@ -292,16 +294,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                   " none vs process", file=sys.stderr)  # fmt: skip
             results["isolation"] = run_isolation(fake, ISOLATION, work, repeats)
         if RAY.name in args.only:  # needs the extra: only when asked for
-            scenario = dataclasses.replace(RAY, trials=args.ray_trials)
-            print(f"{RAY.name}: offline SupportPilot x{scenario.trials} trials, local vs"
+            ray = dataclasses.replace(RAY, trials=args.ray_trials)
+            print(f"{RAY.name}: offline SupportPilot x{ray.trials} trials, local vs"
                   " --executor ray", file=sys.stderr)  # fmt: skip
-            results["ray"] = run_ray(scenario, work, evals_command(), child_env(), str(ROOT))
+            results["ray"] = run_ray(ray, work, evals_command(), child_env(), str(ROOT))
             throughput = SCENARIOS[0]
             print(f"{throughput.name} through Ray: N={throughput.n} C={throughput.concurrency}",
                   file=sys.stderr)  # fmt: skip
             results["ray_throughput"] = run_scenario(
                 fake, throughput, work, args.repeats or 3, ["--executor", "ray"]
             )
+        if not args.only or GATE.name in args.only:
+            print(f"{GATE.name}: offline SupportPilot through evals gate, x{GATE.small_trials}"
+                  f" and x{GATE.trials} trials", file=sys.stderr)  # fmt: skip
+            results["gate"] = run_gate(GATE, work, evals_command(), child_env(), str(ROOT))
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {
