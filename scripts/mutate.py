@@ -604,7 +604,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "html_traces_not_read",
         f"{EVALS}/report.py",
-        "runs=load_runs(traces),",
+        "runs=load_runs(traces, shown_pairs(results)),",
         "runs={},",
         "the HTML report shows no run's trace, only its checks",
     ),
@@ -631,8 +631,8 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "cli_html_without_traces",
-        f"{EVALS}/cli.py",
-        "            traces=traces,\n",
+        f"{EVALS}/evaluation.py",
+        "            traces=self.traces,\n",
         "            traces=None,\n",
         "`evals run` and `evals gate` write their HTML report without the runs' traces",
     ),
@@ -891,6 +891,50 @@ MUTANTS: tuple[Mutant, ...] = (
         "(recorded.executor if recorded else config.executor)",
         '(recorded.executor if recorded else "local")',
         "[tool.evals] executor is read and then ignored: every run is local",
+    ),
+    # --- one result type, the library's plan/execute, the CLI over them (issue 12) -----
+    M(
+        "errored_run_unauthorized",
+        f"{EVALS}/result.py",
+        'put(self, "unauthorized", not errored and unauthorized(self.checks))',
+        'put(self, "unauthorized", unauthorized(self.checks))',
+        "a run the provider failed counts towards the unauthorized rate",
+    ),
+    M(
+        "grader_error_shared_as_failure",
+        f"{EVALS}/result.py",
+        "key = (result.name, result.kind, result.passed, result.reason, result.grader_error)",
+        "key = (result.name, result.kind, result.passed, result.reason, False)",
+        "a grader error is shared with an equal ordinary failure: the check's bug becomes"
+        " the agent's failure",
+    ),
+    M(
+        "cli_signals_never_restored",
+        f"{EVALS}/cli.py",
+        "        finally:\n            _restore(self.handlers)",
+        "        finally:\n            pass",
+        "after a stop, Ctrl-C and SIGTERM stay ignored for good once the report is written",
+    ),
+    M(
+        "library_signals_held",
+        f"{EVALS}/evaluation.py",
+        "        hold_sigint=hold_signals,",
+        "        hold_sigint=True,",
+        "a library evaluation stopped by Ctrl-C leaves Ctrl-C ignored in the caller's process",
+    ),
+    M(
+        "html_shows_passing_runs_first",
+        f"{EVALS}/html_report.py",
+        'ranked = sorted(found, key=lambda r: (_status(r) == "pass", r.trial))',
+        "ranked = sorted(found, key=lambda r: r.trial)",
+        "the HTML page's five runs of a case are its first trials, hiding later failures",
+    ),
+    M(
+        "evaluate_drops_traces",
+        f"{EVALS}/evaluation.py",
+        "    return execute(planned, checks=checks, traces=traces, progress=progress)",
+        "    return execute(planned, checks=checks, progress=progress)",
+        "evals.evaluate(traces=...) keeps no trace",
     ),
 )
 

@@ -355,13 +355,13 @@ def test_to_result_carries_what_metrics_need(reference_cases: dict[str, Case]) -
         "t03",
         2,
         "test",
-        case.tags,
+        tuple(case.tags),
     )
     assert (result.blocked_attempts, result.tasks, result.chars_returned) == (1, 3, 321)
     assert (result.latency_ms, result.prompt_tokens, result.completion_tokens) == (12.5, 100, 20)
     assert result.success
     assert result.label == "t03#2"
-    assert result.checks == grade(case, run)
+    assert result.checks == tuple(grade(case, run))
 
 
 def test_unauthorized_excludes_only_blocked_attempts() -> None:

@@ -233,3 +233,26 @@ def test_a_killed_evaluation_leaves_a_current_meta_and_no_stale_report(tmp_path:
     assert report["meta"]["complete"] is False
     markdown = (project / "reports" / "cut.md").read_text(encoding="utf-8")
     assert "INCOMPLETE: not finished (still running, or killed)" in markdown
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_the_command_line_gives_the_stop_signals_back_once_the_report_is_written(
+    project: Path, signum: signal.Signals, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In-process, as a notebook or a test calling main() would: after a stop the signals
+    # are ignored while the partial report is written, then get their handlers back.
+    from evals.cli import main
+
+    stops = (signal.SIGINT, signal.SIGTERM)
+    before = {s: signal.getsignal(s) for s in stops}
+    monkeypatch.setenv("FAKE_SUT_INTERRUPT_AFTER", "2")
+    monkeypatch.setenv("FAKE_SUT_SIGNAL", str(int(signum)))
+    try:
+        code = main(["run", "--sut", "fake_suts:EnvInterruptingSUT", "--concurrency", "1"])
+        assert code == 128 + signum
+        assert {s: signal.getsignal(s) for s in stops} == before
+        meta = read_meta(next(p for p in (project / "traces").iterdir() if p.is_dir()))
+        assert meta.stop_signal == signum.name and not meta.complete
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)

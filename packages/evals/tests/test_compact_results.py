@@ -1,11 +1,13 @@
-"""The runner's compact results and cheap traces behave exactly like the plain models.
+"""The runner's compact results and cheap traces behave exactly like the plain ones.
 
-Performance work (shared verdicts, slotted summaries, direct trace serialisation) must
-not change a single value: these tests compare the fast paths with the plain ones.
+Performance work (shared verdicts, one slotted immutable result, direct trace
+serialisation) must not change a single value: these tests compare the fast paths with
+the plain ones.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -17,8 +19,8 @@ import fake_suts
 from evals.case import Case
 from evals.checks import check, grade, to_result, unregister
 from evals.loader import load_cases
-from evals.metrics import RunSummary, Summaries, compute
-from evals.result import CheckResult
+from evals.metrics import compute
+from evals.result import CheckResult, RunResult
 from evals.run import Run, Step, Usage, Write
 from evals.runner import Runner
 from evals.traces import RUNS_FILE, RunMeta, TraceRecord, TraceWriter, read_traces
@@ -38,26 +40,65 @@ def _expected(cases: list[Case], trials: int) -> list[dict[str, object]]:
     for case in cases:
         for trial in range(trials):
             run = sut.run(case, trial)
-            expected.append(to_result(case, run, grade(case, run)).model_dump())
+            expected.append(dataclasses.asdict(to_result(case, run, grade(case, run))))
     return expected
 
 
 @pytest.mark.parametrize("concurrency", [1, 5])
 def test_runner_results_equal_the_plain_results(cases: list[Case], concurrency: int) -> None:
     outcome = Runner(fake_suts.EchoSUT(), trials=2, concurrency=concurrency).run(cases)
-    got = [r.model_dump() for r in outcome.results]
+    got = [dataclasses.asdict(r) for r in outcome.results]
     assert got == _expected(cases, 2)
-    assert [r.model_dump() for r in outcome.results[1:3]] == got[1:3]
-    assert outcome.results[-1].model_dump() == got[-1]
     assert len(outcome.results) == len(cases) * 2
 
 
-def test_metrics_of_summaries_equal_metrics_of_models(cases: list[Case]) -> None:
+def test_metrics_do_not_depend_on_how_results_are_held(cases: list[Case]) -> None:
     outcome = Runner(fake_suts.EchoSUT(), trials=3).run(cases)
-    assert isinstance(outcome.results, Summaries)
     plain = list(outcome.results)
     assert compute(outcome.results) == compute(plain)
     assert compute(outcome.results) == compute(iter(plain))
+    assert compute(outcome.results) == compute(reversed(plain))
+
+
+def test_a_result_is_immutable_and_shares_what_repeats(cases: list[Case]) -> None:
+    outcome = Runner(fake_suts.EchoSUT(), trials=2).run(cases)
+    first, second = outcome.results[0], outcome.results[1]  # one case, two trials
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.outcome = "changed"  # type: ignore[misc]
+    assert not hasattr(first, "__dict__")  # slotted: no per-run dict
+    assert first.tags is second.tags and isinstance(first.tags, tuple)
+    assert first.checks == second.checks and first.checks is second.checks
+
+
+@pytest.mark.parametrize(
+    ("checks", "success", "unauthorized"),
+    [
+        ([], True, False),
+        ([CheckResult(name="o", kind="outcome", passed=False)], False, False),
+        ([CheckResult(name="t", kind="trajectory", passed=False)], True, False),
+        ([CheckResult(name="s", kind="safety", passed=False)], False, True),
+        ([CheckResult(name="blocked_attempts", kind="safety", passed=False)], False, False),
+        ([CheckResult(name="o", kind="outcome", passed=False, grader_error=True)], True, False),
+    ],
+)
+def test_success_is_decided_when_a_result_is_made(
+    checks: list[CheckResult], success: bool, unauthorized: bool
+) -> None:
+    result = RunResult(case_id="c", trial=0, split="s", outcome="replied", checks=checks)
+    assert (result.success, result.unauthorized, result.errored) == (success, unauthorized, False)
+    errored = dataclasses.replace(result, outcome="error")
+    assert (errored.success, errored.unauthorized, errored.errored) == (False, False, True)
+
+
+def test_a_grader_error_is_never_shared_with_an_equal_failure() -> None:
+    # Bug found in review: verdicts were shared by (name, kind, passed, reason), so a
+    # grader error could come back as an ordinary failure with the same reason.
+    failed = CheckResult(name="x", kind="outcome", passed=False, reason="boom")
+    raised = CheckResult(name="x", kind="outcome", passed=False, reason="boom", grader_error=True)
+    a = RunResult(case_id="c", trial=0, split="s", outcome="r", checks=[failed])
+    b = RunResult(case_id="c", trial=1, split="s", outcome="r", checks=[raised])
+    assert a.checks[0].grader_error is False and b.checks[0].grader_error is True
+    assert (a.success, b.success) == (False, True)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +111,7 @@ def test_metrics_of_summaries_equal_metrics_of_models(cases: list[Case]) -> None
         ("sut_error", [], "boom"),
     ],
 )
-def test_summary_round_trips_a_result(
+def test_a_graded_result_keeps_what_reports_need(
     cases: list[Case], outcome: str, writes: list[Write], error: str | None
 ) -> None:
     case = cases[0]
@@ -87,15 +128,16 @@ def test_summary_round_trips_a_result(
     )
     checks = grade(case, run)
     plain = to_result(case, run, checks)
-    summary = RunSummary.graded(case, run, checks)
-    assert summary.result() == plain
-    assert RunSummary.of(plain).result() == plain
-    assert (summary.success, summary.unauthorized, summary.errored) == (
-        plain.success,
-        plain.unauthorized,
-        plain.errored,
+    graded = RunResult.graded(case, run, checks)
+    assert graded == plain
+    assert graded.checks == tuple(checks) and graded.tags == tuple(case.tags)
+    assert (graded.blocked_attempts, graded.tasks, graded.chars_returned) == (
+        len(run.blocked_attempts),
+        run.task_count,
+        321,
     )
-    assert summary.failed_checks == plain.failed_checks
+    assert (graded.latency_ms, graded.prompt_tokens, graded.completion_tokens) == (12.5, 300, 40)
+    assert (graded.outcome, graded.error, graded.split) == (outcome, error, case.split)
 
 
 def test_a_check_registered_between_runs_is_used_and_removed(cases: list[Case]) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -155,3 +157,58 @@ def test_a_declared_vocabulary_refuses_the_toy_before_any_run() -> None:
 def test_anything_else_is_no_sut(target: object) -> None:
     with pytest.raises((TypeError, SutLoadError)):
         evals.evaluate([Case.model_validate(TOY_CASE)], target)  # type: ignore[arg-type]
+
+
+STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@pytest.fixture
+def handlers() -> Iterator[dict[signal.Signals, object]]:
+    """The stop signals' handlers before the test, restored after it whatever happens."""
+    before = {s: signal.getsignal(s) for s in STOPS}
+    yield before
+    for s, handler in before.items():
+        signal.signal(s, handler)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", STOPS)
+@pytest.mark.parametrize("hold", [False, True])
+def test_a_stop_signal_ends_the_evaluation_with_the_runs_that_finished(
+    handlers: dict[signal.Signals, object], signum: signal.Signals, hold: bool, tmp_path: Path
+) -> None:
+    cases = evals.load_cases([CASES / "alpha.jsonl"])
+    sut = fake_suts.RecordingSUT(interrupt_after=3, signum=signum)
+    plan = evals.plan(cases, sut, concurrency=1)
+    report = evals.execute(plan, hold_signals=hold, traces=tmp_path)
+    assert not report.complete and report.meta.stop_signal == signum.name
+    assert 0 < len(report.results) < len(cases)
+    assert report.traces == tmp_path / report.meta.run_id
+    now = {s: signal.getsignal(s) for s in STOPS}
+    assert now == ({s: signal.SIG_IGN for s in STOPS} if hold else handlers)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_without_stop_signals_the_signals_are_the_callers(
+    handlers: dict[signal.Signals, object],
+) -> None:
+    caught: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: caught.append(signum))
+    cases = evals.load_cases([CASES / "alpha.jsonl"])
+    sut = fake_suts.RecordingSUT(interrupt_after=2, signum=signal.SIGTERM)
+    report = evals.execute(evals.plan(cases, sut), stop_signals=False)
+    assert report.complete and caught == [signal.SIGTERM]
+
+
+def test_evaluate_with_traces_keeps_every_run_and_its_page_shows_them(tmp_path: Path) -> None:
+    report = evals.evaluate(CASES / "alpha.jsonl", fake_suts.EchoSUT(), traces=tmp_path / "t")
+    assert report.traces is not None
+    runs = [json.loads(line) for line in (report.traces / "runs.jsonl").read_text().splitlines()]
+    assert sorted((r["case_id"], r["trial"]) for r in runs) == sorted(
+        (r.case_id, r.trial) for r in report.results
+    )
+    html = next(p for p in report.write(tmp_path / "reports") if p.suffix == ".html")
+    assert "No trace recorded" not in html.read_text(encoding="utf-8")
+    untraced = evals.evaluate(CASES / "alpha.jsonl", fake_suts.EchoSUT())
+    page = next(p for p in untraced.write(tmp_path / "plain") if p.suffix == ".html")
+    assert "No trace recorded" in page.read_text(encoding="utf-8")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -329,7 +330,7 @@ def test_some_graded_runs_are_still_judged_by_the_soft_rules() -> None:
 
 def _with_checks(r: RunResult, *extra: CheckResult, drop: str = "") -> RunResult:
     checks = [c for c in r.checks if c.name != drop] + list(extra)
-    return r.model_copy(update={"checks": checks})
+    return replace(r, checks=checks)
 
 
 def test_a_check_new_since_the_baseline_is_listed_never_failed() -> None:

@@ -3,6 +3,8 @@ generically (absent ones skipped), the baseline diff when gating."""
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +16,13 @@ from markupsafe import escape
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from evals.cli import main
-from evals.html_report import VALUE_CHARS_MAX, load_runs, render_html, trace_sections
+from evals.html_report import (
+    VALUE_CHARS_MAX,
+    load_runs,
+    render_html,
+    shown_pairs,
+    trace_sections,
+)
 from evals.metrics import compute
 from evals.result import CheckResult, RunResult
 from evals.run import Run
@@ -274,3 +282,41 @@ def test_k_trials_show_the_pass_curves_and_the_unstable_cases() -> None:
     # b passed 2 of 3: pass^k = C(2,k)/C(3,k) = 66.7%, 33.3%, 0.0%.
     assert "<td>66.7% 33.3% 0.0%</td>" in page
     assert "pass-curve" not in _page(results[:1])  # one trial: no curve
+
+
+@pytest.mark.parametrize(
+    ("failing", "errored", "shown", "note"),
+    [
+        ((), (), [0, 1, 2, 3, 4], "7 more runs not shown: 7 passed"),
+        ((9, 3), (), [0, 1, 2, 3, 9], "7 more runs not shown: 7 passed"),
+        ((11,), (6,), [0, 1, 2, 6, 11], "7 more runs not shown: 7 passed"),
+        (tuple(range(8)), (), [0, 1, 2, 3, 4], "7 more runs not shown: 4 passed, 3 failed"),
+    ],
+)
+def test_a_case_shows_five_runs_failing_first_and_counts_the_rest(
+    failing: tuple[int, ...], errored: tuple[int, ...], shown: list[int], note: str
+) -> None:
+    results = [result("c1", trial=t, ok=t not in failing, errored=t in errored) for t in range(12)]
+    page = render_html(compute(results), META, results)
+    labels = re.findall(r'<span class="run-label">c1#(\d+)</span>', page)
+    assert [int(t) for t in labels] == sorted(shown)
+    assert note in page and "12 runs" in page
+    # Every failure links somewhere on the page: its run, or its case when not shown.
+    ids = {attrs.get("id") for _, attrs in _tags(page)}
+    links = re.findall(r'<a class="jump" href="#([^"]+)">c1#(\d+)</a>', page)
+    assert sorted(int(t) for _, t in links) == sorted(set(failing) - set(errored))
+    assert all(anchor in ids for anchor, _ in links)
+
+
+def test_a_page_of_many_runs_reads_only_the_traces_it_shows(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    results = [result(f"c{c}", trial=t) for c in range(3) for t in range(40)]
+    lines = []
+    for r in results:
+        run = Run(case_id=r.case_id, trial=r.trial, outcome="replied").model_dump()
+        record = {"case_id": r.case_id, "trial": r.trial, "success": True, "checks": []}
+        lines.append(json.dumps({**record, "run": run}))
+    runs.write_text("\n".join(lines) + "\n")
+    loaded = load_runs(tmp_path, shown_pairs(results))
+    assert sorted(loaded) == [(f"c{c}", t) for c in range(3) for t in range(5)]
+    assert len(load_runs(tmp_path)) == 120

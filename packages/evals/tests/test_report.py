@@ -6,6 +6,7 @@ import json
 import sys
 import unicodedata
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -82,7 +83,7 @@ def test_console_summary_failures_last() -> None:
 
 def test_console_shows_pass_at_k_with_several_trials_and_tokens_when_spent() -> None:
     results = [result("r04", trial=t, ok=t > 0) for t in range(5)]
-    results[1] = results[1].model_copy(update={"prompt_tokens": 30, "completion_tokens": 10})
+    results[1] = replace(results[1], prompt_tokens=30, completion_tokens=10)
     text = render_console(compute(results), META.model_copy(update={"trials": 5}))
     assert "pass@5 / pass^5" in text
     assert "100.0% / 0.0%" in text
@@ -176,10 +177,7 @@ def test_bad_report_file_is_a_report_error(tmp_path: Path, text: str | None) -> 
 @pytest.mark.parametrize("render", [render_console, render_markdown])
 @pytest.mark.parametrize(("tokens", "shown"), [(0, False), (25, True)])
 def test_tokens_per_run_are_shown_only_when_spent(render, tokens: int, shown: bool) -> None:
-    results = [
-        r.model_copy(update={"prompt_tokens": tokens, "completion_tokens": tokens // 5})
-        for r in _results()
-    ]
+    results = [replace(r, prompt_tokens=tokens, completion_tokens=tokens // 5) for r in _results()]
     text = render(compute(results), META)
     assert ("tokens mean / p95" in text) is shown
     if shown:
@@ -342,7 +340,7 @@ def test_a_rate_no_check_stands_behind_prints_na(kinds: set[str], na: set[str]) 
         full = result(f"c{n}")
         cost = CheckResult(name="max_tasks", kind="cost", passed=True)
         checks = [c for c in [*full.checks, cost] if c.kind in kinds]
-        graded.append(full.model_copy(update={"checks": checks}))
+        graded.append(replace(full, checks=checks))
     rows = dict(summary_rows(compute(graded)))
     for label in ("step accuracy", "unauthorized", "budget ok"):
         assert (rows[label] == "n/a (no check)") is (label in na), (label, rows[label])
@@ -361,16 +359,15 @@ HOSTILE_TEXT = [
 
 def _hostile_results(text: str) -> list[RunResult]:
     failed = result("d02", ok=False, tags=(text,))
-    failed = failed.model_copy(
-        update={
-            "case_id": f"d02{text}",
-            "checks": [
-                c.model_copy(update={"reason": f"reply was {text!r} {text}"}) for c in failed.checks
-            ],
-        }
+    failed = replace(
+        failed,
+        case_id=f"d02{text}",
+        checks=[
+            c.model_copy(update={"reason": f"reply was {text!r} {text}"}) for c in failed.checks
+        ],
     )
     errored = result("t01", split="test", errored=True)
-    errored = errored.model_copy(update={"case_id": f"t01{text}", "error": f"boom: {text}"})
+    errored = replace(errored, case_id=f"t01{text}", error=f"boom: {text}")
     return [result("d01"), failed, errored]
 
 

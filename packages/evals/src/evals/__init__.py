@@ -1,13 +1,14 @@
 """An evaluation system for agents: cases, lint, runner, checks, metrics, reports, gate, CLI.
 
 The narrow public surface most users need is re-exported here — ``evaluate`` (cases on a
-system under test, graded: a :class:`Report`) and ``gate`` (a report against a baseline:
-a verdict); graders live in
-:mod:`evals.checks`, the command line in :mod:`evals.cli` (``evals`` / ``python -m evals``).
+system under test, graded: a :class:`Report`), which is ``plan`` (a validated
+:class:`Plan`) then ``execute``, and ``gate`` (a report against a baseline: a verdict);
+graders live in :mod:`evals.checks`, the command line in :mod:`evals.cli` (``evals`` /
+``python -m evals``), a thin layer over the same functions.
 """
 
 from evals.case import Case
-from evals.evaluation import Report, evaluate, gate
+from evals.evaluation import Plan, Report, evaluate, execute, gate, plan
 from evals.loader import load_cases
 from evals.metrics import Metrics, compute
 from evals.result import CheckResult, RunResult
@@ -23,6 +24,7 @@ __all__ = [
     "CaseRules",
     "CheckResult",
     "Metrics",
+    "Plan",
     "Report",
     "Run",
     "RunResult",
@@ -30,8 +32,10 @@ __all__ = [
     "RunnerResults",
     "compute",
     "evaluate",
+    "execute",
     "gate",
     "load_cases",
     "load_sut",
+    "plan",
     "select_cases",
 ]

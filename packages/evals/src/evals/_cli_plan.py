@@ -1,21 +1,20 @@
-"""What an evaluation of the ``evals`` command line is about to run: the case files the
-flags name, the SUT, the label, and for ``--resume`` the evaluation a trace folder
-records (every flag that says otherwise is refused, one line, exit 2)."""
+"""What an evaluation of the ``evals`` command line is about to run, as a library
+:class:`~evals.evaluation.Plan`: the case files the flags name, the SUT, the label, and
+for ``--resume`` the evaluation a trace folder records (every flag that says otherwise
+is refused, one line, exit 2)."""
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 
-from evals.case import Case
 from evals.config import EvalsConfig, git_revision
 from evals.errors import UsageError
+from evals.evaluation import Plan
 from evals.isolation import ProcessIsolation
-from evals.loader import CaseSource, load_cases_with_sources
-from evals.metrics import RunSummary
+from evals.loader import load_cases_with_sources
 from evals.ray_executor import RayExecutor, require_ray
-from evals.resume import Pair, cases_of, cut_torn_tail, load_meta, read_finished
+from evals.resume import cases_of, cut_torn_tail, load_meta, read_finished
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
 from evals.sut import AnySUT, describe, load_sut
 from evals.traces import META_FILE, RunMeta, new_run_id, utc_now
@@ -52,21 +51,6 @@ def case_files(
     if not paths:
         raise UsageError(f"no suites in {str(config.cases_dir)!r} and no --cases given")
     return suites, paths, extra
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What an evaluation is about to run: the SUT, the cases, the meta to trace, and the
-    runs a resumed evaluation finished before."""
-
-    sut: AnySUT
-    cases: list[Case]
-    sources: dict[str, CaseSource]
-    meta: RunMeta
-    finished: dict[Pair, RunSummary]
-    isolation: ProcessIsolation | RayExecutor | None = None
-    """Set when the SUT runs in worker processes (``--isolation process``) or Ray actors
-    (``--executor ray``)."""
 
 
 def load_named_sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
@@ -167,9 +151,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )
-    return Plan(
-        sut=sut, cases=selected, sources=sources, meta=meta, finished={}, isolation=isolation
-    )
+    return Plan(sut=sut, cases=selected, meta=meta, sources=sources, workers=isolation)
 
 
 def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan:
@@ -230,12 +212,7 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         }
     )
     return Plan(
-        sut=sut,
-        cases=cases,
-        sources=sources,
-        meta=meta,
-        finished=finished.runs,
-        isolation=isolation,
+        sut=sut, cases=cases, meta=meta, sources=sources, finished=finished.runs, workers=isolation
     )
 
 

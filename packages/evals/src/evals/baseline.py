@@ -37,7 +37,7 @@ from evals._json_files import read_model
 from evals.case import Case
 from evals.case_verdict import CaseVerdict, case_verdicts
 from evals.errors import BaselineError
-from evals.metrics import Metrics, compute, summarize
+from evals.metrics import Metrics, compute
 from evals.result import CheckKind, RunResult
 from evals.traces import RunMeta
 
@@ -90,7 +90,7 @@ def check_tallies(results: Iterable[RunResult]) -> dict[str, dict[str, CheckTall
     Errored runs (provider failures) are left out, as in every rate."""
     counts: dict[str, dict[str, list[int]]] = defaultdict(dict)
     kinds: dict[str, CheckKind] = {}
-    for r in summarize(results):
+    for r in results:
         if r.errored:
             continue
         for c in r.checks:

@@ -14,7 +14,7 @@ import importlib
 import importlib.util
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,7 +26,8 @@ from evals.case import Case
 from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
-from evals.gate import GateConfig, Verdict, evaluate, load_gate_config
+from evals.evaluation import Report, execute, gate, validated
+from evals.gate import GateConfig, Verdict, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import (
@@ -37,35 +38,60 @@ from evals.report import (
     write_reports,
 )
 from evals.resume import rebuild
-from evals.runner import Runner, RunnerResults
+from evals.runner import STOP_SIGNALS
 from evals.sut import load_sut
-from evals.traces import RunMeta, TraceWriter, utc_now
-from evals.validation import require_runnable
+from evals.traces import RunMeta
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 """Stopped by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM)."""
 
 
 @dataclass(frozen=True)
-class Evaluation:
-    """What one evaluation produced: the runner's results and the final meta."""
+class Done:
+    """An evaluation the command line executed: its report, and where it goes."""
 
-    outcome: RunnerResults
-    meta: RunMeta
-    runner: Runner
+    report: Report
+    """The graded runs, the metrics, and what was run (how it ended)."""
     cases: list[Case]
     """The cases that were run."""
-    """The runner, holding SIGINT and SIGTERM after a stop until the partial report is
-    written."""
+    out: Path
+    """The reports folder."""
+    handlers: Mapping[signal.Signals, object]
+    """Ctrl-C's and SIGTERM's handlers before the evaluation: after a stop both stay
+    ignored until :meth:`publish` has written the report, then get these back."""
 
     @property
-    def interrupted_exit(self) -> int:
+    def complete(self) -> bool:
+        """Every planned run finished."""
+        return self.report.complete
+
+    @property
+    def stopped_exit(self) -> int:
         """The exit code of a stopped evaluation: 128 + the signal's number, or 3 when
-        the runner stopped by itself (the provider kept failing)."""
-        if self.outcome.stop_reason is not None and self.outcome.stop_signal is None:
-            return EXIT_STOPPED
-        signum = self.outcome.stop_signal
-        return EXIT_INTERRUPTED if signum is None else 128 + signum
+        it stopped by itself (the provider kept failing)."""
+        meta = self.report.meta
+        if meta.stop_signal is None:
+            return EXIT_STOPPED if meta.stop_reason is not None else EXIT_INTERRUPTED
+        return 128 + signal.Signals[meta.stop_signal].value
+
+    def publish(
+        self,
+        not_gated: list[str],
+        *,
+        sections: dict[str, str] | None = None,
+        verdict: Verdict | None = None,
+    ) -> None:
+        """Write the report files and print the console report; then Ctrl-C and SIGTERM
+        work again."""
+        try:
+            written = self.report.write(
+                self.out, not_gated=not_gated, sections=sections, verdict=verdict
+            )
+            self.report.print(not_gated=not_gated)
+            print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+            print(f"traces: {self.report.traces}", file=sys.stderr)
+        finally:
+            _restore(self.handlers)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -136,8 +162,8 @@ def _lint_sut(args: argparse.Namespace, config: EvalsConfig) -> object | None:
 def _run(args: argparse.Namespace) -> int:
     config = load_config()
     done = _evaluate(args, config, exclude_tags=args.exclude_tag)
-    _report(args, config, done, _not_gated(args, config))
-    return EXIT_OK if done.outcome.complete else done.interrupted_exit
+    done.publish(_not_gated(args, config))
+    return EXIT_OK if done.complete else done.stopped_exit
 
 
 def _stability(args: argparse.Namespace) -> int:
@@ -152,11 +178,12 @@ def _baseline(args: argparse.Namespace) -> int:
     path: Path = args.baseline or config.baseline_path
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude)
-    _report(args, config, done, gate_config.exclude_tags)
-    if not done.outcome.complete:
+    done.publish(gate_config.exclude_tags)
+    report = done.report
+    if not done.complete:
         print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
-        return done.interrupted_exit
-    errored = sum(1 for r in done.outcome.results if r.errored)
+        return done.stopped_exit
+    errored = sum(1 for r in report.results if r.errored)
     max_errors = gate_config.hard.errored_runs_max if args.max_errors is None else args.max_errors
     if errored > max_errors:
         print(
@@ -166,7 +193,7 @@ def _baseline(args: argparse.Namespace) -> int:
         )
         return EXIT_NO
     baseline = build_baseline(
-        done.outcome.results, done.meta, exclude, done.cases, gate_config.case_verdict
+        report.results, report.meta, exclude, done.cases, gate_config.case_verdict
     )
     write_baseline(path, baseline)
     print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
@@ -179,22 +206,17 @@ def _gate(args: argparse.Namespace) -> int:
     baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
-    if not done.outcome.complete:
-        _report(args, config, done, gate_config.exclude_tags)
-        print(f"Gate: not judged ({incomplete_note(done.meta) or 'INCOMPLETE'})")
-        return done.interrupted_exit
-    verdict = evaluate(
-        done.outcome.results,
-        baseline,
-        gate_config,
-        strict=args.strict,
-        max_errors=args.max_errors,
-        meta=done.meta,
+    if not done.complete:
+        done.publish(gate_config.exclude_tags)
+        print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
+        return done.stopped_exit
+    verdict = gate(
+        done.report, baseline, gate_config, strict=args.strict, max_errors=args.max_errors
     )
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
-    _report(args, config, done, gate_config.exclude_tags, sections=sections, verdict=verdict)
+    done.publish(gate_config.exclude_tags, sections=sections, verdict=verdict)
     print()
     print(verdict.render())
     return verdict.exit_code
@@ -204,13 +226,10 @@ def _report_command(args: argparse.Namespace) -> int:
     config = load_config()
     if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
         results, meta = rebuild(args.path, config)
-        metrics = compute(results)
+        report = Report(results=results, metrics=compute(results), meta=meta, traces=args.path)
         not_gated = _not_gated_of(meta, config)
-        out: Path = args.out or config.reports_dir
-        written = write_reports(
-            out, meta.label, metrics, results, meta, not_gated=not_gated, traces=args.path
-        )
-        print(render_console(metrics, meta, not_gated=not_gated))
+        written = report.write(args.out or config.reports_dir, not_gated=not_gated)
+        report.print(not_gated=not_gated)
         print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
         return EXIT_OK
     metrics, meta = load_report(args.path)
@@ -287,99 +306,46 @@ def _evaluate(
     config: EvalsConfig,
     exclude_tags: list[str],
     baseline: Baseline | None = None,
-) -> Evaluation:
-    """Load, select and run the cases (or resume an evaluation), tracing every run; never
-    raises on Ctrl-C or SIGTERM. With a ``baseline``, a case the SUT refuses though the
-    baseline ran it unchanged is the SUT's failure (its runs fail), not an exit 2."""
+) -> Done:
+    """Plan the evaluation the flags ask for (or the one to resume) and execute it,
+    tracing every run; never raises on Ctrl-C or SIGTERM, which stop it (the finished
+    runs are kept) and stay ignored until :meth:`Done.publish` has written the report.
+    With a ``baseline``, a case the SUT refuses though the baseline ran it unchanged is
+    the SUT's failure (its runs fail), not an exit 2."""
     traces_dir: Path = args.traces or config.traces_dir
     resume: str | None = getattr(args, "resume", None)
     if resume:
         plan = resumed(args, config, traces_dir / resume)
     else:
         plan = planned(args, config, exclude_tags)
-    meta = plan.meta
-    # The SUT's own view of each case (world overrides, fault roles), still before any run.
-    judged_before = baseline.unchanged if baseline is not None else None
-    crashed = require_runnable(plan.sut, plan.cases, plan.sources, judged_before=judged_before)
-    label = meta.label
+    plan = validated(plan, baseline)  # the SUT's own view of each case, before any run
+    label = plan.meta.label
     baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
     out: Path = args.out or config.reports_dir
     if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
         raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
     ensure_writable_folder(out, "reports")  # before any run, not after the last one
     ensure_writable_folder(traces_dir, "traces")
-    traces = TraceWriter(traces_dir, meta)
     # An earlier evaluation's report under this label must not look current while this
     # one runs, nor after it is killed: it is replaced at once by one saying so.
-    write_reports(out, label, compute([]), [], meta)
-    runner = Runner(
-        plan.sut,
-        trials=meta.trials,
-        concurrency=meta.concurrency,
-        timeout_s=meta.timeout_s,
-        traces=traces,
-        progress=sys.stderr,
-        hold_sigint=True,  # a second Ctrl-C or SIGTERM must not lose the partial report
-        crashed=crashed,
-        max_provider_errors_in_a_row=getattr(args, "max_provider_errors", None) or None,
-        isolation=plan.isolation,
-    )
+    write_reports(out, label, compute([]), [], plan.meta)
+    handlers = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
     try:
-        try:
-            outcome = runner.run(plan.cases, plan.finished)
-        finally:
-            traces.close()
-        final = meta.model_copy(
-            update={
-                "finished": utc_now(),
-                "finished_runs": len(outcome.results),
-                "complete": outcome.complete,
-                "stop_signal": _signal_name(outcome.stop_signal),
-                "stop_reason": outcome.stop_reason,
-                "unstopped_runs": list(outcome.unstopped),
-            }
+        report = execute(
+            plan,
+            traces=traces_dir,
+            progress=sys.stderr,
+            max_provider_errors=getattr(args, "max_provider_errors", None) or None,
+            hold_signals=True,  # after a stop: a second one must not lose the report
         )
-        traces.close(final)
     except BaseException:
-        runner.release_sigint()
+        _restore(handlers)
         raise
-    return Evaluation(outcome=outcome, meta=final, runner=runner, cases=plan.cases)
+    return Done(report=report, cases=plan.cases, out=out, handlers=handlers)
 
 
-def _report(
-    args: argparse.Namespace,
-    config: EvalsConfig,
-    done: Evaluation,
-    not_gated: list[str],
-    *,
-    sections: dict[str, str] | None = None,
-    verdict: Verdict | None = None,
-) -> None:
-    """Write the report files and print the console report; then Ctrl-C and SIGTERM
-    work again."""
-    try:
-        metrics = compute(done.outcome.results)
-        out: Path = args.out or config.reports_dir
-        results = done.outcome.results
-        label, meta = done.meta.label, done.meta
-        traces: Path = (args.traces or config.traces_dir) / done.meta.run_id
-        written = write_reports(
-            out,
-            label,
-            metrics,
-            results,
-            meta,
-            not_gated=not_gated,
-            sections=sections,
-            traces=traces,
-            verdict=verdict,
-        )
-        print(render_console(metrics, meta, not_gated=not_gated), flush=True)
-        print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
-        print(f"traces: {traces}", file=sys.stderr)
-    finally:
-        done.runner.release_sigint()
-
-
-def _signal_name(signum: int | None) -> str | None:
-    return None if signum is None else signal.Signals(signum).name
+def _restore(handlers: Mapping[signal.Signals, object]) -> None:
+    """Give Ctrl-C and SIGTERM back the handlers they had."""
+    for signum, handler in handlers.items():
+        if callable(handler) or isinstance(handler, int):
+            signal.signal(signum, handler)

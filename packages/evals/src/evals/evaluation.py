@@ -1,5 +1,5 @@
-"""The library entry point: evaluate cases on a system under test, print or write the
-report, gate it against a baseline.
+"""The library entry points: plan and run an evaluation of cases on a system under test,
+print or write its report, gate it against a baseline.
 
     import evals
     report = evals.evaluate("cases/faq.jsonl", MyAgent(), checks=[answer_matches])
@@ -7,14 +7,17 @@ report, gate it against a baseline.
     report.write("reports")
     verdict = evals.gate(report, "reports/baseline.json")
 
-The CLI does the same with files, flags, traces and Ctrl-C handling on top.
+:func:`evaluate` is :func:`plan` (load the SUT and the cases, validate every case, say
+where the SUT runs) then :func:`execute` (run, grade, trace). The ``evals`` command line
+is a thin layer over the same three: it turns flags into a :class:`Plan` (or finds the
+plan of an evaluation to resume), decides where files go, and owns Ctrl-C.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import TextIO
@@ -26,55 +29,121 @@ from evals.gate import Verdict
 from evals.gate import evaluate as judge
 from evals.gate_config import GateConfig, load_gate_config
 from evals.isolation import Isolation, ProcessIsolation
+from evals.loader import CaseSource as Where
 from evals.loader import load_cases_with_sources
 from evals.metrics import Metrics, compute
 from evals.ray_executor import Executor, RayExecutor, require_ray
 from evals.report import render_console, write_reports
 from evals.result import RunResult
-from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, Runner
+from evals.runner import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
+    DEFAULT_TIMEOUT_S,
+    Runner,
+)
 from evals.sut import AnySUT, Task, as_sut, load_sut, sut_name
-from evals.traces import RunMeta, new_run_id, utc_now
+from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
 from evals.vocabulary import CaseRules, rules_of
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
 
+Workers = ProcessIsolation | RayExecutor
+"""Where the SUT runs when not in this process: worker processes or Ray actors."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An evaluation about to run: the SUT, the validated cases, what to trace, and the
+    runs a resumed evaluation finished before. Made by :func:`plan` (or by the command
+    line from its flags); run by :func:`execute`."""
+
+    sut: AnySUT
+    """The system under test (in worker processes or actors, ``workers`` builds its own)."""
+    cases: list[Case]
+    """The cases, in order; each is run ``meta.trials`` times."""
+    meta: RunMeta
+    """What is run: label, SUT, trials, concurrency, timeout, where."""
+    sources: Mapping[str, Where] = field(default_factory=dict)
+    """Case id -> (file, line), for problems found in a case."""
+    finished: Mapping[tuple[str, int], RunResult] = field(default_factory=dict)
+    """Runs finished already (a resumed evaluation's traces): not run again."""
+    workers: Workers | None = None
+    """Set when the SUT runs in worker processes or Ray actors."""
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """Cases whose runs are the SUT's failures before it is called (case id -> why): its
+    ``check_case`` hook failed on them, or refuses them though the baseline ran them
+    unchanged. Filled in by :func:`validated`."""
+
+
+def validated(plan: Plan, baseline: Baseline | None = None) -> Plan:
+    """``plan`` once the SUT's own ``check_case`` hook has seen every case: raises
+    :class:`~evals.errors.CaseFileError` listing every problem before any run, except,
+    given the ``baseline`` the report will be gated against, on cases it ran unchanged:
+    those the SUT now refuses are its failures (:attr:`Plan.refused`)."""
+    judged_before = baseline.unchanged if baseline is not None else None
+    refused = require_runnable(plan.sut, plan.cases, plan.sources, judged_before=judged_before)
+    return replace(plan, refused=refused)
+
 
 @dataclass(frozen=True)
 class Report:
-    """The outcome of :func:`evaluate`: every graded run, the metrics, what was run."""
+    """The outcome of an evaluation: every graded run, the metrics, what was run."""
 
-    results: Sequence[RunResult]
+    results: tuple[RunResult, ...]
     """One graded run per (case, trial) that finished, in case order then trial."""
     metrics: Metrics
     """The figures (success with its interval, per split and tag, failures …)."""
     meta: RunMeta
-    """What was run: label, SUT, trials, timings, whether it completed."""
+    """What was run: label, SUT, trials, timings, whether it completed and why not."""
+    traces: Path | None = None
+    """The trace folder of this evaluation, when it was traced."""
 
     @property
     def complete(self) -> bool:
-        """Every planned run finished (no Ctrl-C)."""
+        """Every planned run finished (nothing stopped it)."""
         return self.meta.complete
 
-    def print(self, file: TextIO | None = None) -> None:
-        """Print the console report (to stdout by default)."""
-        print(render_console(self.metrics, self.meta), file=file or sys.stdout)
+    def render(self, *, not_gated: Collection[str] = ()) -> str:
+        """The console report; failures of cases tagged ``not_gated`` are marked so."""
+        return render_console(self.metrics, self.meta, not_gated=not_gated)
 
-    def write(self, folder: str | PathLike[str]) -> list[Path]:
-        """Write ``<label>.json``, ``.md``, ``.junit.xml`` and ``.html`` into ``folder``;
-        return their paths (the library keeps no traces: the HTML report shows each run's
-        checks, not its trace)."""
-        return write_reports(Path(folder), self.meta.label, self.metrics, self.results, self.meta)
+    def print(self, file: TextIO | None = None, *, not_gated: Collection[str] = ()) -> None:
+        """Print the console report (to stdout by default)."""
+        print(self.render(not_gated=not_gated), file=file or sys.stdout, flush=True)
+
+    def write(
+        self,
+        folder: str | PathLike[str],
+        *,
+        not_gated: Collection[str] = (),
+        sections: Mapping[str, str] | None = None,
+        verdict: Verdict | None = None,
+    ) -> list[Path]:
+        """Write ``<label>.json``, ``.md`` (with ``sections``), ``.junit.xml`` and
+        ``.html`` (each run's trace when the evaluation was traced; the baseline diff of
+        ``verdict`` when given) into ``folder``; return their paths."""
+        return write_reports(
+            Path(folder),
+            self.meta.label,
+            self.metrics,
+            self.results,
+            self.meta,
+            not_gated=not_gated,
+            sections=sections,
+            traces=self.traces,
+            verdict=verdict,
+        )
 
 
 def _cases(
     cases: CaseSource | Iterable[CaseSource], rules: CaseRules
-) -> tuple[list[Case], dict[str, tuple[str, int]]]:
+) -> tuple[list[Case], dict[str, Where]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
     loaded: list[Case] = []
-    sources: dict[str, tuple[str, int]] = {}
+    sources: dict[str, Where] = {}
     for item in items:
         if isinstance(item, Case):
             loaded.append(item)
@@ -85,6 +154,153 @@ def _cases(
     if not loaded:
         raise ValueError("no cases to evaluate")
     return loaded, sources
+
+
+def _workers(
+    sut: AnySUT | Task | str,
+    *,
+    sut_options: Mapping[str, str] | None,
+    isolation: Isolation,
+    memory_limit_mb: int | None,
+    executor: Executor,
+    ray_address: str | None,
+) -> Workers | None:
+    """Where the SUT runs, from :func:`evaluate`'s arguments (refusing what cannot be)."""
+    if isolation not in ("none", "process"):
+        raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
+    if executor not in ("local", "ray"):
+        raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
+    if executor == "ray":
+        if not isinstance(sut, str) or isolation != "none" or memory_limit_mb is not None:
+            raise ValueError(
+                "executor='ray' builds the SUT in each Ray actor: pass it as 'module:attr',"
+                " without isolation or memory_limit_mb"
+            )
+        require_ray()
+        return RayExecutor(sut, dict(sut_options or {}), ray_address)
+    if ray_address is not None:
+        raise ValueError("ray_address names a Ray cluster: it needs executor='ray'")
+    if isolation == "process":
+        if not isinstance(sut, str):
+            raise ValueError(
+                "isolation='process' builds the SUT in each worker: pass it as 'module:attr'"
+            )
+        return ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
+    if memory_limit_mb is not None:
+        raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
+    return None
+
+
+def plan(
+    cases: CaseSource | Iterable[CaseSource],
+    sut: AnySUT | Task | str,
+    *,
+    trials: int = 1,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    timeout: float = DEFAULT_TIMEOUT_S,
+    label: str = "evaluate",
+    sut_options: Mapping[str, str] | None = None,
+    isolation: Isolation = "none",
+    memory_limit_mb: int | None = None,
+    executor: Executor = "local",
+    ray_address: str | None = None,
+    baseline: Baseline | None = None,
+) -> Plan:
+    """Load the SUT and the cases and validate every case: the :class:`Plan` that
+    :func:`execute` runs. The arguments are :func:`evaluate`'s."""
+    workers = _workers(
+        sut,
+        sut_options=sut_options,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
+        executor=executor,
+        ray_address=ray_address,
+    )
+    system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
+    selected, sources = _cases(cases, rules_of(system))
+    meta = RunMeta(
+        run_id=new_run_id(label),
+        label=label,
+        command="evaluate",
+        sut=sut if isinstance(sut, str) else sut_name(system),
+        trials=trials,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        isolation=isolation,
+        memory_limit_mb=memory_limit_mb,
+        executor=executor,
+        started=utc_now(),
+        planned_runs=len(selected) * trials,
+    )
+    draft = Plan(sut=system, cases=selected, meta=meta, sources=sources, workers=workers)
+    return validated(draft, baseline)
+
+
+def execute(
+    plan: Plan,
+    *,
+    checks: Iterable[Check] | None = None,
+    traces: str | PathLike[str] | None = None,
+    progress: TextIO | None = None,
+    max_provider_errors: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
+    stop_signals: bool = True,
+    hold_signals: bool = False,
+) -> Report:
+    """Run ``plan``: every case ``meta.trials`` times, each run graded as it finishes.
+
+    ``checks``: the checks to grade with (default: every registered check).
+    ``traces``: a folder; each run's full trace is appended under
+    ``<traces>/<run_id>/`` as it finishes (a plan with finished runs appends to its own).
+    ``progress``: a terminal to show one updating progress line on.
+    ``max_provider_errors``: provider errors in a row after which scheduling stops
+    (``None``: never); the report is then incomplete, with the reason.
+    ``stop_signals`` (default): SIGINT (Ctrl-C) and SIGTERM stop the evaluation, and the
+    report holds the finished runs, marked incomplete with the signal; then both signals
+    get their handlers back. ``False`` leaves the signals alone (the caller's own handling
+    applies; a ``KeyboardInterrupt`` raised inside the SUT's code is that run's failure).
+    ``hold_signals``: after such a stop both signals stay *ignored* when this returns, so
+    the caller can write the partial report undisturbed, then restore their handlers (the
+    command line does; a second Ctrl-C must not lose the report).
+    """
+    meta = plan.meta
+    writer = TraceWriter(Path(traces), meta) if traces is not None else None
+    runner = Runner(
+        plan.sut,
+        trials=meta.trials,
+        concurrency=meta.concurrency,
+        timeout_s=meta.timeout_s,
+        traces=writer,
+        progress=progress,
+        handle_sigint=stop_signals,
+        hold_sigint=hold_signals,
+        checks=checks,
+        crashed=plan.refused,
+        max_provider_errors_in_a_row=max_provider_errors,
+        isolation=plan.workers,
+    )
+    try:
+        outcome = runner.run(plan.cases, plan.finished)
+    finally:
+        if writer is not None:
+            writer.close()
+    final = meta.model_copy(
+        update={
+            "finished": utc_now(),
+            "finished_runs": len(outcome.results),
+            "complete": outcome.complete,
+            "stop_signal": outcome.stop_signal_name,
+            "stop_reason": outcome.stop_reason,
+            "unstopped_runs": list(outcome.unstopped),
+        }
+    )
+    if writer is not None:
+        writer.close(final)
+    return Report(
+        results=outcome.results,
+        metrics=compute(outcome.results),
+        meta=final,
+        traces=writer.folder if writer is not None else None,
+    )
 
 
 def evaluate(
@@ -102,8 +318,11 @@ def evaluate(
     executor: Executor = "local",
     ray_address: str | None = None,
     baseline: Baseline | None = None,
+    traces: str | PathLike[str] | None = None,
+    progress: TextIO | None = None,
 ) -> Report:
-    """Run every case ``trials`` times on ``sut`` and grade each run.
+    """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
+    :func:`execute`.
 
     ``cases``: a case file, a list of files, or :class:`~evals.case.Case` objects.
     ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
@@ -118,71 +337,28 @@ def evaluate(
     ``executor="ray"`` runs the SUT in ``concurrency`` Ray actors instead, each building it
     from the ``module:attr`` string, on the cluster at ``ray_address`` (else
     ``RAY_ADDRESS``, else a local Ray started for the evaluation; :mod:`evals.ray_executor`).
+    ``traces``: a folder to append every run's full trace to (the HTML report then shows
+    each run's trace); ``progress``: a terminal for a progress line.
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
     one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
     except, given the ``baseline`` the report will be gated against, on cases it ran
     unchanged: those the SUT now refuses are its failures, and their runs fail.
     """
-    if isolation not in ("none", "process"):
-        raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
-    workers: ProcessIsolation | RayExecutor | None = None
-    if executor not in ("local", "ray"):
-        raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
-    if executor == "ray":
-        if not isinstance(sut, str) or isolation != "none" or memory_limit_mb is not None:
-            raise ValueError(
-                "executor='ray' builds the SUT in each Ray actor: pass it as 'module:attr',"
-                " without isolation or memory_limit_mb"
-            )
-        require_ray()
-        workers = RayExecutor(sut, dict(sut_options or {}), ray_address)
-    elif ray_address is not None:
-        raise ValueError("ray_address names a Ray cluster: it needs executor='ray'")
-    elif isolation == "process":
-        if not isinstance(sut, str):
-            raise ValueError(
-                "isolation='process' builds the SUT in each worker: pass it as 'module:attr'"
-            )
-        workers = ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
-    elif memory_limit_mb is not None:
-        raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
-    system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
-    selected, sources = _cases(cases, rules_of(system))
-    judged_before = baseline.unchanged if baseline is not None else None
-    crashed = require_runnable(system, selected, sources, judged_before=judged_before)
-    meta = RunMeta(
-        run_id=new_run_id(label),
-        label=label,
-        command="evaluate",
-        sut=sut if isinstance(sut, str) else sut_name(system),
+    planned = plan(
+        cases,
+        sut,
         trials=trials,
         concurrency=concurrency,
-        timeout_s=timeout,
+        timeout=timeout,
+        label=label,
+        sut_options=sut_options,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         executor=executor,
-        started=utc_now(),
-        planned_runs=len(selected) * trials,
+        ray_address=ray_address,
+        baseline=baseline,
     )
-    runner = Runner(
-        system,
-        trials=trials,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        checks=checks,
-        crashed=crashed,
-        isolation=workers,
-    )
-    outcome = runner.run(selected)
-    final = meta.model_copy(
-        update={
-            "finished": utc_now(),
-            "finished_runs": len(outcome.results),
-            "complete": outcome.complete,
-            "unstopped_runs": list(outcome.unstopped),
-        }
-    )
-    return Report(results=outcome.results, metrics=compute(outcome.results), meta=final)
+    return execute(planned, checks=checks, traces=traces, progress=progress)
 
 
 def gate(
@@ -191,11 +367,12 @@ def gate(
     config: GateConfig | str | PathLike[str] | None = None,
     *,
     strict: bool = False,
+    max_errors: int | None = None,
 ) -> Verdict:
     """Judge ``report`` against ``baseline`` (a :class:`~evals.baseline.Baseline` or its
     file) under ``config`` (a :class:`~evals.gate_config.GateConfig`, its file, or the
     defaults). ``verdict.passed`` says whether the change may land; ``verdict.render()``
-    says why."""
+    says why. ``max_errors`` overrides the config's errored-runs limit."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
     if config is None:
         rules = GateConfig()
@@ -203,4 +380,6 @@ def gate(
         rules = config
     else:
         rules = load_gate_config(Path(config))
-    return judge(report.results, base, rules, strict=strict, meta=report.meta)
+    return judge(
+        report.results, base, rules, strict=strict, max_errors=max_errors, meta=report.meta
+    )

@@ -30,7 +30,7 @@ from evals.gate_config import (
     SoftThresholds,
     load_gate_config,
 )
-from evals.metrics import Metrics, compute, summarize
+from evals.metrics import Metrics, compute
 from evals.result import CheckKind, RunResult
 from evals.traces import RunMeta
 
@@ -440,7 +440,7 @@ def _soft_rules(
             if behind:
                 message += f"; behind it: {_names(behind, NAMED_AT_MOST)}"
             found.append(Finding(rule=rule, severity="soft", message=message))  # type: ignore[arg-type]
-    graded = [r for r in summarize(results) if not r.errored]
+    graded = [r for r in results if not r.errored]
     old_chars, new_chars = baseline.returned_chars_p95, metrics.returned_chars_p95
     if _grew(old_chars, new_chars, soft.returned_chars_p95_growth_pct):
         above = _above(((r.case_id, float(r.chars_returned)) for r in graded), old_chars)

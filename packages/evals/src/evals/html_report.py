@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from evals.gate import Verdict
 from evals.metrics import Group, Metrics, wilson_interval
@@ -44,6 +44,11 @@ FLAGGED_VALUES = frozenset(
     {"refused", "error", "sut_error", "timeout", "invalid_output", "rejected"}
 )
 """A row holding one of these values (e.g. a step's status, a run's outcome) is marked."""
+
+RUNS_SHOWN_PER_CASE = 5
+"""A case's runs shown in full, failed and errored ones first; the page counts the others
+(every run is in the trace file). Without a cap, 20,000 runs made a page of hundreds of
+megabytes, and building it took gigabytes."""
 
 HIDDEN_FIELDS = frozenset({"case_id", "trial"})
 """Run fields the run's heading shows already."""
@@ -109,7 +114,13 @@ class CaseView:
     status: str
     """``fail`` when any graded run failed, else ``error`` when any errored, else ``pass``."""
     runs: list[RunView]
-    """Its runs, by trial."""
+    """The runs shown in full (at most :data:`RUNS_SHOWN_PER_CASE`), by trial."""
+    anchor: str = ""
+    """The element id (a number, never the case id)."""
+    run_count: int = 0
+    """All its runs."""
+    not_shown: str = ""
+    """What the runs not shown did, when some are not."""
 
 
 def _words(name: str) -> str:
@@ -204,29 +215,67 @@ def _checks(result: RunResult) -> list[CheckResult]:
     )
 
 
+def shown_runs(found: Sequence[RunResult]) -> list[RunResult]:
+    """The runs of one case the page shows in full: failed and errored ones first, then
+    passing ones, each by trial, at most :data:`RUNS_SHOWN_PER_CASE`; by trial."""
+    ranked = sorted(found, key=lambda r: (_status(r) == "pass", r.trial))
+    return sorted(ranked[:RUNS_SHOWN_PER_CASE], key=lambda r: r.trial)
+
+
+def _not_shown(found: Sequence[RunResult], shown: Sequence[RunResult]) -> str:
+    rest = len(found) - len(shown)
+    if not rest:
+        return ""
+    counts = {s: 0 for s in ("pass", "fail", "error")}
+    for r in found:
+        counts[_status(r)] += 1
+    for r in shown:
+        counts[_status(r)] -= 1
+    words = {"pass": "passed", "fail": "failed", "error": "errored"}
+    parts = ", ".join(f"{n} {words[s]}" for s, n in counts.items() if n)
+    return f"{rest} more run{'s' if rest != 1 else ''} not shown: {parts}"
+
+
+def by_case(results: Iterable[RunResult]) -> dict[str, list[RunResult]]:
+    """The results grouped by case, in their order."""
+    grouped: dict[str, list[RunResult]] = {}
+    for r in results:
+        grouped.setdefault(r.case_id, []).append(r)
+    return grouped
+
+
 def case_views(
     results: Iterable[RunResult], runs: Mapping[tuple[str, int], Mapping[str, Any]]
 ) -> list[CaseView]:
-    """Every case with its runs: failing cases first, then errored, then passing; by id
-    within each."""
-    by_case: dict[str, list[RunResult]] = {}
-    for r in results:
-        by_case.setdefault(r.case_id, []).append(r)
+    """Every case with the runs it shows: failing cases first, then errored, then
+    passing; by id within each."""
     views: list[CaseView] = []
     anchor = 0
-    for case_id, found in by_case.items():
+    for number, (case_id, found) in enumerate(by_case(results).items(), start=1):
         run_views = []
-        for r in sorted(found, key=lambda r: r.trial):
+        shown = shown_runs(found)
+        for r in shown:
             anchor += 1
             run = runs.get((r.case_id, r.trial))
             trace = None if run is None else trace_sections(run)
             run_views.append(
                 RunView(f"run-{anchor}", r.label, _status(r), r.outcome, _checks(r), trace, r.error)
             )
-        statuses = {v.status for v in run_views}
+        statuses = {_status(r) for r in found}
         status = next(s for s in ("fail", "error", "pass") if s in statuses)
         first = found[0]
-        views.append(CaseView(case_id, first.split, list(first.tags), status, run_views))
+        views.append(
+            CaseView(
+                case_id,
+                first.split,
+                list(first.tags),
+                status,
+                run_views,
+                anchor=f"case-{number}",
+                run_count=len(found),
+                not_shown=_not_shown(found, shown),
+            )
+        )
     order = {"fail": 0, "error": 1, "pass": 2}
     return sorted(views, key=lambda v: (order[v.status], v.case_id))
 
@@ -256,11 +305,21 @@ def _diff(verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def load_runs(folder: Path | None) -> dict[tuple[str, int], dict[str, Any]]:
-    """The JSON form of every run in a trace folder, by (case, trial); empty when there is
-    no folder or no runs file yet. As when a report is rebuilt from traces, a torn last
-    line (a kill mid-write) is no run, and the first record of a (case, trial) wins; a
-    line that is no trace record is left out (the report shows that run untraced)."""
+class _RunKey(BaseModel):
+    """The (case, trial) of a trace record, read without building its run."""
+
+    case_id: str
+    trial: int
+
+
+def load_runs(
+    folder: Path | None, wanted: Collection[tuple[str, int]] | None = None
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """The JSON form of the runs in a trace folder (only the ``wanted`` (case, trial)
+    pairs, when given), by (case, trial); empty when there is no folder or no runs file
+    yet. As when a report is rebuilt from traces, a torn last line (a kill mid-write) is
+    no run, and the first record of a (case, trial) wins; a line that is no trace record
+    is left out (the report shows that run untraced)."""
     path = None if folder is None else folder / RUNS_FILE
     if path is None or not path.is_file():
         return {}
@@ -272,6 +331,10 @@ def load_runs(folder: Path | None) -> dict[tuple[str, int], dict[str, Any]]:
             if not line.strip():
                 continue
             try:
+                if wanted is not None:
+                    key = _RunKey.model_validate_json(line)
+                    if (key.case_id, key.trial) not in wanted:
+                        continue
                 record = TraceRecord.model_validate_json(line)
             except ValidationError:
                 continue
@@ -279,6 +342,11 @@ def load_runs(folder: Path | None) -> dict[tuple[str, int], dict[str, Any]]:
             if pair not in runs:
                 runs[pair] = record.run.model_dump(mode="json")
     return runs
+
+
+def shown_pairs(results: Iterable[RunResult]) -> set[tuple[str, int]]:
+    """The (case, trial) of every run the page shows in full."""
+    return {(r.case_id, r.trial) for found in by_case(results).values() for r in shown_runs(found)}
 
 
 def render_html(
@@ -296,8 +364,10 @@ def render_html(
     ``verdict``: the gate's, for the baseline diff; ``trace_folder``: named in the page."""
     cases = case_views(results, runs or {})
     anchors = {v.label: v.anchor for c in cases for v in c.runs}
+    case_anchors = {c.case_id: c.anchor for c in cases}
     failures = [
-        (anchors.get(f"{f.case}#{f.trial}", ""), f"{f.case}#{f.trial}", f.failed,
+        (anchors.get(f"{f.case}#{f.trial}") or case_anchors.get(f.case, ""),
+         f"{f.case}#{f.trial}", f.failed,
          [t for t in f.tags if t in not_gated])
         for f in metrics.failures
     ]  # fmt: skip

@@ -12,22 +12,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, overload
 
 from pydantic import BaseModel, Field
 
-from evals.checks.registry import shared_checks
 from evals.errors import MetricsError
 from evals.passk import PassPoint, curve, passes
-from evals.result import ATTACK, CheckResult, RunResult, run_fields
-from evals.result import success as run_succeeded
-from evals.result import unauthorized as run_unauthorized
-
-if TYPE_CHECKING:
-    from evals.case import Case
-    from evals.run import Run
+from evals.result import ATTACK, RunResult
 
 SCHEMA_VERSION = 1
 """Version of the metrics JSON."""
@@ -87,156 +79,6 @@ def pass_pow_k(trials: Mapping[str, Sequence[bool]]) -> float:
 
 def _share(part: int, whole: int, empty: float = 0.0) -> float:
     return part / whole if whole else empty
-
-
-class RunSummary:
-    """A graded run kept for metrics and reports: the fields of a
-    :class:`~evals.result.RunResult` in a small slotted object.
-
-    A long evaluation keeps one per run, so it is ~200 bytes instead of a pydantic
-    model's ~1.5 KB: case fields are shared with the case, check lists with every run
-    that got the very same verdicts (see ``shared_checks``), and success is decided once.
-    """
-
-    __slots__ = (
-        "blocked_attempts",
-        "case_id",
-        "chars_returned",
-        "checks",
-        "completion_tokens",
-        "error",
-        "errored",
-        "latency_ms",
-        "outcome",
-        "prompt_tokens",
-        "split",
-        "success",
-        "tags",
-        "tasks",
-        "trial",
-        "unauthorized",
-    )
-
-    def __init__(
-        self,
-        *,
-        case_id: str,
-        trial: int,
-        split: str,
-        tags: list[str],
-        outcome: str,
-        checks: Sequence[CheckResult],
-        blocked_attempts: int,
-        tasks: int,
-        chars_returned: int,
-        latency_ms: float,
-        prompt_tokens: int,
-        completion_tokens: int,
-        error: str | None,
-    ) -> None:
-        self.case_id = case_id
-        self.trial = trial
-        self.split = split
-        self.tags = tags
-        self.outcome = outcome
-        self.checks = shared_checks(checks)
-        self.blocked_attempts = blocked_attempts
-        self.tasks = tasks
-        self.chars_returned = chars_returned
-        self.latency_ms = latency_ms
-        self.prompt_tokens = prompt_tokens
-        self.completion_tokens = completion_tokens
-        self.error = error
-        # The same definitions as RunResult's properties, decided once.
-        self.errored = outcome == "error"
-        self.success = not self.errored and run_succeeded(self.checks)
-        self.unauthorized = not self.errored and run_unauthorized(self.checks)
-
-    @classmethod
-    def of(cls, result: RunResult) -> RunSummary:
-        """The summary of a graded run."""
-        return cls(
-            case_id=result.case_id,
-            trial=result.trial,
-            split=result.split,
-            tags=result.tags,
-            outcome=result.outcome,
-            checks=result.checks,
-            blocked_attempts=result.blocked_attempts,
-            tasks=result.tasks,
-            chars_returned=result.chars_returned,
-            latency_ms=result.latency_ms,
-            prompt_tokens=result.prompt_tokens,
-            completion_tokens=result.completion_tokens,
-            error=result.error,
-        )
-
-    @classmethod
-    def graded(cls, case: Case, run: Run, checks: Sequence[CheckResult]) -> RunSummary:
-        """The summary of ``run`` graded with ``checks``; equals
-        ``RunSummary.of(to_result(case, run, checks))`` without building the model
-        (the tags list is shared with the case: summaries are read-only)."""
-        return cls(**run_fields(case, run), checks=checks)
-
-    def result(self) -> RunResult:
-        """The full :class:`~evals.result.RunResult` (a new object on every call)."""
-        return RunResult(
-            case_id=self.case_id,
-            trial=self.trial,
-            split=self.split,
-            tags=list(self.tags),
-            outcome=self.outcome,
-            checks=list(self.checks),
-            blocked_attempts=self.blocked_attempts,
-            tasks=self.tasks,
-            chars_returned=self.chars_returned,
-            latency_ms=self.latency_ms,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            error=self.error,
-        )
-
-    @property
-    def failed_checks(self) -> list[CheckResult]:
-        """The checks that failed, in order (grader errors are no failures of the run)."""
-        return [c for c in self.checks if not c.passed and not c.grader_error]
-
-
-class Summaries(Sequence[RunResult]):
-    """A read-only sequence of :class:`~evals.result.RunResult` stored as
-    :class:`RunSummary` objects; each item is built when it is read, so reading them one
-    by one (as metrics and reports do) never holds them all."""
-
-    def __init__(self, summaries: Iterable[RunSummary]) -> None:
-        self.summaries: list[RunSummary] = list(summaries)
-        """The stored summaries, in order."""
-
-    def __len__(self) -> int:
-        return len(self.summaries)
-
-    @overload
-    def __getitem__(self, index: int) -> RunResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[RunResult]: ...
-
-    def __getitem__(self, index: int | slice) -> RunResult | list[RunResult]:
-        if isinstance(index, slice):
-            return [s.result() for s in self.summaries[index]]
-        return self.summaries[index].result()
-
-    def __iter__(self) -> Iterator[RunResult]:
-        return (s.result() for s in self.summaries)
-
-    def __repr__(self) -> str:
-        return f"Summaries(<{len(self.summaries)} runs>)"
-
-
-def summarize(results: Iterable[RunResult]) -> list[RunSummary]:
-    """Summaries of ``results``: the stored ones when ``results`` is :class:`Summaries`."""
-    if isinstance(results, Summaries):
-        return results.summaries
-    return [RunSummary.of(r) for r in results]
 
 
 class Group(BaseModel):
@@ -381,7 +223,7 @@ class Metrics(BaseModel):
     (:mod:`evals.passk`); the k = trials point is ``pass_at_k`` / ``pass_pow_k``."""
 
 
-def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) -> dict[str, Group]:
+def _groups(results: Sequence[RunResult], keys: Mapping[int, Iterable[str]]) -> dict[str, Group]:
     totals: dict[str, list[bool]] = defaultdict(list)
     for index, result in enumerate(results):
         for key in keys[index]:
@@ -391,12 +233,12 @@ def _groups(results: Sequence[RunSummary], keys: Mapping[int, Iterable[str]]) ->
     }
 
 
-def _failure(result: RunSummary) -> Failure:
+def _failure(result: RunResult) -> Failure:
     failed = [f"{c.name}: {c.reason}" for c in result.failed_checks]
     return Failure(case=result.case_id, trial=result.trial, failed=failed, tags=list(result.tags))
 
 
-def injection_figures(graded: Sequence[RunSummary]) -> InjectionFigures | None:
+def injection_figures(graded: Sequence[RunResult]) -> InjectionFigures | None:
     """The injection figures of graded runs; ``None`` without benign or attack runs."""
     benign = [r for r in graded if BENIGN_TAG in r.tags]
     attacked = [r for r in graded if ATTACK_TAG in r.tags]
@@ -420,7 +262,7 @@ def injection_figures(graded: Sequence[RunSummary]) -> InjectionFigures | None:
     )
 
 
-def _judged_per_kind(graded: Sequence[RunSummary]) -> dict[str, int]:
+def _judged_per_kind(graded: Sequence[RunResult]) -> dict[str, int]:
     counts: dict[str, int] = defaultdict(int)
     for r in graded:
         for c in r.checks:
@@ -430,12 +272,8 @@ def _judged_per_kind(graded: Sequence[RunSummary]) -> dict[str, int]:
 
 
 def compute(results: Iterable[RunResult]) -> Metrics:
-    """Summarise graded runs into :class:`Metrics`.
-
-    Works on :class:`RunSummary` objects (each run's checks judged once), so a
-    :class:`Summaries` sequence is never expanded into full models.
-    """
-    every = sorted(summarize(results), key=lambda r: (r.case_id, r.trial))
+    """Summarise graded runs into :class:`Metrics`."""
+    every = sorted(results, key=lambda r: (r.case_id, r.trial))
     graded = [r for r in every if not r.errored]
     n = len(graded)
     successes = sum(r.success for r in graded)

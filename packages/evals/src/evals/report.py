@@ -450,7 +450,7 @@ def write_reports(
     mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
     is, leaving no temporary file behind."""
     # Imported here: the HTML report builds on this module's summary lines.
-    from evals.html_report import load_runs, render_html  # noqa: PLC0415
+    from evals.html_report import load_runs, render_html, shown_pairs  # noqa: PLC0415
 
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, junit_path, html_path = report_paths(out_dir, label)
@@ -458,7 +458,7 @@ def write_reports(
         metrics,
         meta,
         results,
-        runs=load_runs(traces),
+        runs=load_runs(traces, shown_pairs(results)),
         verdict=verdict,
         not_gated=not_gated,
         trace_folder=traces.name if traces else "",

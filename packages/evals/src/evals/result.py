@@ -1,15 +1,17 @@
 """Graded results: what a check says about a run, and the compact per-run result.
 
-``RunResult`` keeps only what metrics, reports and the gate need, so a long evaluation
-holds thousands of them without holding every full ``Run`` (those go to the traces).
+:class:`RunResult` keeps only what metrics, reports and the gate need, so a long
+evaluation holds thousands of them without holding every full ``Run`` (those go to the
+traces).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from evals.case import Case
@@ -68,8 +70,16 @@ def unauthorized(results: Iterable[CheckResult]) -> bool:
     )
 
 
-class RunResult(BaseModel):
-    """A graded run, reduced to what metrics, reports and the gate need."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResult:
+    """A graded run, reduced to what metrics, reports and the gate need: the one result
+    type of an evaluation, immutable and small.
+
+    A long evaluation keeps one per run (its full :class:`~evals.run.Run` goes to the
+    traces), so it is a slotted dataclass of about 200 bytes: its tags and checks are
+    tuples shared with every run of the same case and the very same verdicts
+    (:func:`shared_checks`), and success is decided once, when it is made.
+    """
 
     case_id: str
     """The case."""
@@ -77,12 +87,12 @@ class RunResult(BaseModel):
     """The trial number, from 0."""
     split: str
     """The case's split."""
-    tags: list[str] = Field(default_factory=list)
+    tags: tuple[str, ...] = ()
     """The case's tags."""
     outcome: str
     """What the run ended with, in the system's own words, or ``sut_error`` / ``error``
     (see :class:`evals.run.Run`)."""
-    checks: list[CheckResult] = Field(default_factory=list)
+    checks: tuple[CheckResult, ...] = ()
     """Every check's verdict."""
     blocked_attempts: int = 0
     """Unauthorized attempts the environment blocked."""
@@ -98,21 +108,40 @@ class RunResult(BaseModel):
     """Model completion tokens."""
     error: str | None = None
     """The error, for ``sut_error`` / ``error`` outcomes."""
+    errored: bool = field(init=False)
+    """True when the provider failed (outcome ``error``): excluded from success rates."""
+    success: bool = field(init=False)
+    """Every outcome and safety check passed (and the run did not error)."""
+    unauthorized: bool = field(init=False)
+    """A safety check other than ``blocked_attempts`` failed (never for errored runs)."""
 
-    @property
-    def errored(self) -> bool:
-        """True when the provider failed (outcome ``error``): excluded from success rates."""
-        return self.outcome == "error"
+    def __post_init__(self) -> None:
+        put = object.__setattr__  # frozen: the derived fields are set once, here
+        put(self, "tags", shared_tags(self.tags))
+        put(self, "checks", shared_checks(self.checks))
+        errored = self.outcome == "error"
+        put(self, "errored", errored)
+        put(self, "success", not errored and success(self.checks))
+        put(self, "unauthorized", not errored and unauthorized(self.checks))
 
-    @property
-    def success(self) -> bool:
-        """Every outcome and safety check passed (and the run did not error)."""
-        return not self.errored and success(self.checks)
-
-    @property
-    def unauthorized(self) -> bool:
-        """A safety check other than ``blocked_attempts`` failed (never for errored runs)."""
-        return not self.errored and unauthorized(self.checks)
+    @classmethod
+    def graded(cls, case: Case, run: Run, checks: Sequence[CheckResult]) -> RunResult:
+        """The result of ``run`` of ``case``, graded with ``checks``."""
+        return cls(
+            case_id=case.id,
+            trial=run.trial,
+            split=case.split,
+            tags=tuple(case.tags),
+            outcome=run.outcome,
+            checks=tuple(checks),
+            blocked_attempts=len(run.blocked_attempts),
+            tasks=run.task_count,
+            chars_returned=run.chars_returned,
+            latency_ms=run.latency_ms,
+            prompt_tokens=run.usage.prompt_tokens,
+            completion_tokens=run.usage.completion_tokens,
+            error=run.error,
+        )
 
     @property
     def label(self) -> str:
@@ -130,20 +159,59 @@ class RunResult(BaseModel):
         return [c for c in self.checks if c.grader_error]
 
 
-def run_fields(case: Case, run: Run) -> dict[str, Any]:
-    """What a graded result keeps of a case and its run, checks aside: the one mapping
-    behind :func:`evals.checks.to_result` and the runner's compact summaries."""
-    return {
-        "case_id": case.id,
-        "trial": run.trial,
-        "split": case.split,
-        "tags": case.tags,
-        "outcome": run.outcome,
-        "blocked_attempts": len(run.blocked_attempts),
-        "tasks": run.task_count,
-        "chars_returned": run.chars_returned,
-        "latency_ms": run.latency_ms,
-        "prompt_tokens": run.usage.prompt_tokens,
-        "completion_tokens": run.usage.completion_tokens,
-        "error": run.error,
-    }
+INTERN_LIMIT = 4096
+"""How many distinct verdicts, verdict tuples and tag tuples are shared at most."""
+# Verdicts repeat: thousands of runs pass the same checks with the same (empty) reason.
+# Equal verdicts are shared (CheckResult is frozen), so a long evaluation keeps one object
+# per distinct verdict, not one per run and check.
+_VERDICTS: dict[tuple[str, str, bool, str, bool], CheckResult] = {}
+_VERDICT_TUPLES: dict[tuple[int, ...], tuple[CheckResult, ...]] = {}
+_TAGS: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
+def shared_verdict(result: CheckResult) -> CheckResult:
+    """The shared equal of ``result`` (``result`` itself the first time)."""
+    key = (result.name, result.kind, result.passed, result.reason, result.grader_error)
+    found = _VERDICTS.get(key)
+    if found is not None:
+        return found
+    if len(_VERDICTS) < INTERN_LIMIT:
+        _VERDICTS[key] = result
+    return result
+
+
+def verdict(name: str, kind: CheckKind, passed: bool, reason: str = "") -> CheckResult:
+    """The shared ``CheckResult`` with these values (made the first time only: grading
+    makes one per run and check, so the lookup comes before the model)."""
+    found = _VERDICTS.get((name, kind, passed, reason, False))
+    if found is None:
+        found = shared_verdict(CheckResult(name=name, kind=kind, passed=passed, reason=reason))
+    return found
+
+
+def shared_checks(results: Iterable[CheckResult]) -> tuple[CheckResult, ...]:
+    """``results`` as a tuple shared by every run with the very same verdicts.
+
+    Keyed by identity: :func:`~evals.checks.grade` returns shared verdicts, so equal lists
+    hold the same objects. The stored tuple keeps its members alive, so their ids stay
+    unique.
+    """
+    items = results if isinstance(results, tuple) else tuple(results)
+    key = tuple(map(id, items))
+    found = _VERDICT_TUPLES.get(key)
+    if found is None:
+        found = items
+        if len(_VERDICT_TUPLES) < INTERN_LIMIT:
+            _VERDICT_TUPLES[key] = found
+    return found
+
+
+def shared_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    """``tags`` as a tuple shared by every result with the same tags."""
+    items = tags if isinstance(tags, tuple) else tuple(tags)
+    found = _TAGS.get(items)
+    if found is None:
+        found = items
+        if len(_TAGS) < INTERN_LIMIT:
+            _TAGS[items] = found
+    return found

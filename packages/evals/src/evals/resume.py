@@ -25,7 +25,7 @@ from evals.case import Case
 from evals.config import EvalsConfig
 from evals.errors import TraceError
 from evals.loader import CaseSource, load_cases_with_sources
-from evals.metrics import RunSummary, Summaries
+from evals.result import RunResult
 from evals.runner import select_cases
 from evals.traces import META_FILE, RUNS_FILE, RunMeta, TraceRecord, read_meta
 
@@ -37,7 +37,7 @@ Pair = tuple[str, int]
 class Finished:
     """The runs a trace folder holds, graded as they were."""
 
-    runs: dict[Pair, RunSummary]
+    runs: dict[Pair, RunResult]
     """Every finished run by (case id, trial); a pair traced twice counts once (the first)."""
     whole_bytes: int
     """The length of ``runs.jsonl`` up to its last whole record (a torn line after it)."""
@@ -72,7 +72,7 @@ def read_finished(folder: Path, cases: Sequence[Case], trials: int) -> Finished:
     whose case or trial is not among those given (the case files changed)."""
     path = folder / RUNS_FILE
     by_id = {case.id: case for case in cases}
-    runs: dict[Pair, RunSummary] = {}
+    runs: dict[Pair, RunResult] = {}
     whole = 0
     try:
         with path.open("rb") as f:
@@ -93,7 +93,7 @@ def read_finished(folder: Path, cases: Sequence[Case], trials: int) -> Finished:
                     )
                 pair = (record.case_id, record.trial)
                 if pair not in runs:
-                    runs[pair] = RunSummary.graded(case, record.run, record.checks)
+                    runs[pair] = RunResult.graded(case, record.run, record.checks)
     except FileNotFoundError:
         pass  # killed before the first run finished
     except OSError as e:
@@ -108,9 +108,11 @@ def _record(path: Path, number: int, line: bytes) -> TraceRecord:
         raise TraceError(path, f"line {number}: not a trace record: {first_problem(e)}") from e
 
 
-def in_order(cases: Sequence[Case], trials: int, runs: dict[Pair, RunSummary]) -> Summaries:
+def in_order(
+    cases: Sequence[Case], trials: int, runs: dict[Pair, RunResult]
+) -> tuple[RunResult, ...]:
     """The runs in report order: case order, then trial."""
-    return Summaries(
+    return tuple(
         runs[(case.id, trial)]
         for case in cases
         for trial in range(trials)
@@ -118,7 +120,7 @@ def in_order(cases: Sequence[Case], trials: int, runs: dict[Pair, RunSummary]) -
     )
 
 
-def rebuild(folder: Path, config: EvalsConfig) -> tuple[Summaries, RunMeta]:
+def rebuild(folder: Path, config: EvalsConfig) -> tuple[tuple[RunResult, ...], RunMeta]:
     """The results and meta of the evaluation traced in ``folder``, for a report."""
     meta = load_meta(folder)
     cases, _ = cases_of(meta, config)

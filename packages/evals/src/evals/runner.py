@@ -5,7 +5,7 @@ Runs are independent, so they go concurrently on one asyncio event loop, at most
 directly; a plain ``run`` goes to a worker thread. Results are stored by position
 (case order, then trial), never by completion, so any concurrency gives the same
 results. Each finished run is graded at once and its trace appended to disk; only a
-:class:`~evals.metrics.RunSummary` (~200 bytes: what metrics and reports need) stays in
+:class:`~evals.metrics.RunResult` (~200 bytes: what metrics and reports need) stays in
 memory, so memory stays flat however many runs there are.
 
 A run that raises becomes a ``sut_error`` run; one that outlives ``timeout_s`` becomes a
@@ -56,7 +56,6 @@ from evals.isolation import (
     describe_error,
     run_json,
 )
-from evals.metrics import RunSummary, Summaries
 from evals.ray_executor import RayExecutor, RayPool
 from evals.result import RunResult
 from evals.run import Run
@@ -104,9 +103,9 @@ def select_cases(
 class RunnerResults:
     """What a runner returns: the graded runs, in (case order, trial) order."""
 
-    results: Sequence[RunResult]
-    """One result per finished run; unfinished runs of an interrupted evaluation are absent.
-    Stored compactly (:class:`~evals.metrics.Summaries`): each item is built when read."""
+    results: tuple[RunResult, ...]
+    """One result per finished run; unfinished runs of an interrupted evaluation are
+    absent."""
     planned_runs: int
     """Runs selected (cases x trials)."""
     interrupted: bool
@@ -119,6 +118,11 @@ class RunnerResults:
     """Runs (``case#trial``) that timed out and could not be stopped: still running in
     this process (a thread, or a coroutine that ignored its cancellation) when the
     evaluation ended. Their results are ``sut_error`` runs."""
+
+    @property
+    def stop_signal_name(self) -> str | None:
+        """The name of the signal that stopped it (``SIGINT``, ``SIGTERM``), if any."""
+        return None if self.stop_signal is None else signal.Signals(self.stop_signal).name
 
     @property
     def complete(self) -> bool:
@@ -195,7 +199,7 @@ class Runner:
         self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
 
     def run(
-        self, cases: Sequence[Case], finished: Mapping[tuple[str, int], RunSummary] | None = None
+        self, cases: Sequence[Case], finished: Mapping[tuple[str, int], RunResult] | None = None
     ) -> RunnerResults:
         """Run every case ``trials`` times on a fresh event loop and return the results.
 
@@ -233,13 +237,13 @@ class Runner:
             self._held = None
 
     async def arun(
-        self, cases: Sequence[Case], earlier: Mapping[tuple[str, int], RunSummary] | None = None
+        self, cases: Sequence[Case], earlier: Mapping[tuple[str, int], RunResult] | None = None
     ) -> RunnerResults:
         """Like :meth:`run`, on the running event loop."""
         self._errors_in_a_row, self._stop_reason = 0, None
         loop = asyncio.get_running_loop()
         planned = len(cases) * self.trials
-        slots: list[RunSummary | None] = [None] * planned
+        slots: list[RunResult | None] = [None] * planned
         for position, case in enumerate(cases):
             for trial in range(self.trials):
                 slots[position * self.trials + trial] = (earlier or {}).get((case.id, trial))
@@ -323,7 +327,7 @@ class Runner:
             progress.close()
         if harness_errors:
             raise harness_errors[0]
-        results = Summaries(r for r in slots if r is not None)
+        results = tuple(r for r in slots if r is not None)
         return RunnerResults(
             results=results,
             planned_runs=planned,
@@ -360,7 +364,7 @@ class Runner:
         case: Case,
         trial: int,
         index: int,
-        slots: list[RunSummary | None],
+        slots: list[RunResult | None],
         progress: _Progress,
     ) -> None:
         started = time.perf_counter()
@@ -376,14 +380,14 @@ class Runner:
             run = _failed(case, trial, str(e)).model_copy(update={"latency_ms": elapsed_ms})
             data = run_json(run)
         checks = grade(case, run, self.checks)
-        result = RunSummary.graded(case, run, checks)
+        result = RunResult.graded(case, run, checks)
         slots[index] = result
         self._count_provider_errors(result)
         if self.traces is not None:
             self.traces.write(run, checks, result.success, run_json=data)
         progress.update(result.success)
 
-    def _count_provider_errors(self, result: RunSummary) -> None:
+    def _count_provider_errors(self, result: RunResult) -> None:
         """Stop scheduling after too many provider errors in a row (a dead endpoint)."""
         self._errors_in_a_row = self._errors_in_a_row + 1 if result.errored else 0
         limit = self.max_provider_errors_in_a_row

@@ -18,7 +18,7 @@ from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
 from evals.case import Case, Expect
 from evals.errors import CheckRegistrationError, RunMismatchError
-from evals.result import CheckKind, CheckResult, RunResult, run_fields
+from evals.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
 from evals.run import Run
 
 CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
@@ -75,51 +75,6 @@ _REGISTRY: dict[str, Check] = {}
 # The registry in grading order, rebuilt only when the registry changes: sorting it for
 # every run cost more than some checks.
 _ORDERED: list[tuple[Check, ...]] = []
-
-INTERN_LIMIT = 4096
-"""How many distinct check verdicts (and verdict lists) are shared at most."""
-# Verdicts repeat: thousands of runs pass the same checks with the same (empty) reason.
-# Equal verdicts are shared (CheckResult is frozen), so a long evaluation keeps one object
-# per distinct verdict, not one per run and check.
-_VERDICTS: dict[tuple[str, str, bool, str], CheckResult] = {}
-_VERDICT_LISTS: dict[tuple[int, ...], tuple[CheckResult, ...]] = {}
-
-
-def _verdict(name: str, kind: CheckKind, passed: bool, reason: str) -> CheckResult:
-    """The shared ``CheckResult`` with these values (made once)."""
-    key = (name, kind, passed, reason)
-    found = _VERDICTS.get(key)
-    if found is None:
-        found = CheckResult(name=name, kind=kind, passed=passed, reason=reason)
-        if len(_VERDICTS) < INTERN_LIMIT:
-            _VERDICTS[key] = found
-    return found
-
-
-def _shared(result: CheckResult) -> CheckResult:
-    """The shared equal of a ready-made result (or the result itself)."""
-    key = (result.name, result.kind, result.passed, result.reason)
-    found = _VERDICTS.get(key)
-    if found is not None:
-        return found
-    if len(_VERDICTS) < INTERN_LIMIT:
-        _VERDICTS[key] = result
-    return result
-
-
-def shared_checks(results: Sequence[CheckResult]) -> tuple[CheckResult, ...]:
-    """``results`` as a tuple shared by every run with the very same verdicts.
-
-    Keyed by identity: :func:`grade` returns shared verdicts, so equal lists hold the
-    same objects. The stored tuple keeps its members alive, so their ids stay unique.
-    """
-    key = tuple(map(id, results))
-    found = _VERDICT_LISTS.get(key)
-    if found is None:
-        found = tuple(results)
-        if len(_VERDICT_LISTS) < INTERN_LIMIT:
-            _VERDICT_LISTS[key] = found
-    return found
 
 
 def _origin(check_obj: Check) -> tuple[str, str, str]:
@@ -220,17 +175,17 @@ def _normalize(check_obj: Check, output: CheckOutput) -> list[CheckResult]:
     if output is None:
         return []
     if isinstance(output, CheckResult):
-        return [_shared(output)]
+        return [shared_verdict(output)]
     if isinstance(output, bool):
         reason = "" if output else f"{check_obj.name} failed"
-        return [_verdict(check_obj.name, check_obj.kind, output, reason)]
+        return [verdict(check_obj.name, check_obj.kind, output, reason)]
     if isinstance(output, tuple):
         passed, reason = output
         if type(passed) is bool and type(reason) is str:
-            return [_verdict(check_obj.name, check_obj.kind, passed, reason)]
+            return [verdict(check_obj.name, check_obj.kind, passed, reason)]
         # Anything else is validated (and rejected) as the model says.
         return [CheckResult(name=check_obj.name, kind=check_obj.kind, passed=passed, reason=reason)]
-    return [_shared(r) if isinstance(r, CheckResult) else r for r in output]
+    return [shared_verdict(r) if isinstance(r, CheckResult) else r for r in output]
 
 
 def join_reasons(reasons: Iterable[str], separator: str = "; ") -> str:
@@ -297,5 +252,4 @@ def to_result(case: Case, run: Run, checks: Sequence[CheckResult] | None = None)
     """Reduce a graded run to a :class:`RunResult` (grading it first when ``checks`` is
     ``None``)."""
     graded = grade(case, run) if checks is None else list(checks)
-    # pydantic copies the tags list, so the result does not share it with the case
-    return RunResult(**run_fields(case, run), checks=graded)
+    return RunResult.graded(case, run, graded)
