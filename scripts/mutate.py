@@ -930,6 +930,29 @@ MUTANTS: tuple[Mutant, ...] = (
         "the HTML page's five runs of a case are its first trials, hiding later failures",
     ),
     M(
+        "make_baseline_without_fingerprints",
+        f"{EVALS}/evaluation.py",
+        "build_baseline(report.results, report.meta, exclude_tags, report.cases, case_verdict)",
+        "build_baseline(report.results, report.meta, exclude_tags, (), case_verdict)",
+        "a baseline made from a report keeps no case fingerprints: an unchanged case the SUT"
+        " refuses later blames the case file",
+    ),
+    M(
+        "html_unstopped_not_shown",
+        f"{EVALS}/html_report.py",
+        "        unstopped=unstopped_note(meta),\n",
+        "        unstopped=None,\n",
+        "the HTML page never says which runs timed out and could not be stopped",
+    ),
+    M(
+        "judge_shown_invisible_text",
+        f"{JUDGE}/prompts.py",
+        "    return neutralise(strip_format(reply))",
+        "    return neutralise(reply)",
+        "the OpenAI judge is shown text smuggled in invisible characters the customer never sees",
+        tests=JUDGE_TESTS,
+    ),
+    M(
         "evaluate_drops_traces",
         f"{EVALS}/evaluation.py",
         "    return execute(planned, checks=checks, traces=traces, progress=progress)",

@@ -212,3 +212,14 @@ def test_evaluate_with_traces_keeps_every_run_and_its_page_shows_them(tmp_path: 
     untraced = evals.evaluate(CASES / "alpha.jsonl", fake_suts.EchoSUT())
     page = next(p for p in untraced.write(tmp_path / "plain") if p.suffix == ".html")
     assert "No trace recorded" in page.read_text(encoding="utf-8")
+
+
+def test_make_baseline_keeps_the_fingerprints_of_the_gated_cases_only() -> None:
+    files = [CASES / "alpha.jsonl", CASES / "beta.jsonl"]
+    report = evals.evaluate(files, fake_suts.EchoSUT())
+    base = evals.make_baseline(report, exclude_tags=["flaky"])
+    flaky = {c.id for c in report.cases if "flaky" in c.tags}
+    assert flaky and len(report.cases) == len(report.results)
+    assert set(base.case_fingerprints) == {c.id for c in report.cases} - flaky
+    assert all(base.unchanged(c) for c in report.cases if c.id not in flaky)
+    assert set(base.case_success) == set(base.case_fingerprints)

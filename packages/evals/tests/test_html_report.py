@@ -320,3 +320,13 @@ def test_a_page_of_many_runs_reads_only_the_traces_it_shows(tmp_path: Path) -> N
     loaded = load_runs(tmp_path, shown_pairs(results))
     assert sorted(loaded) == [(f"c{c}", t) for c in range(3) for t in range(5)]
     assert len(load_runs(tmp_path)) == 120
+
+
+@pytest.mark.parametrize("unstopped", [[], ["c1#0"], [f"c{n}#0" for n in range(12)]])
+def test_runs_that_could_not_be_stopped_are_named_on_the_page(unstopped: list[str]) -> None:
+    meta = META.model_copy(update={"unstopped_runs": unstopped})
+    page = render_html(compute([_result()]), meta, [_result()])
+    assert ("could not be stopped" in page) is bool(unstopped)
+    assert all(label in page for label in unstopped[:10])
+    if len(unstopped) > 10:
+        assert "and 2 more" in page

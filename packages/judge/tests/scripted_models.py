@@ -35,7 +35,10 @@ _PREFIX = 10
 
 
 def _key(facts: Sequence[str], reply: str) -> str:
-    return "\n".join(facts) + "\n" + reply[:_PREFIX]
+    """A reply's key: its facts and its first visible characters (the judge shows the
+    model no invisible ones)."""
+    visible = "".join(c for c in reply if c not in _FORMAT)
+    return "\n".join(facts) + "\n" + visible[:_PREFIX]
 
 
 def _told_to_pass(text: str) -> bool:

@@ -8,7 +8,7 @@ graders live in :mod:`evals.checks`, the command line in :mod:`evals.cli` (``eva
 """
 
 from evals.case import Case
-from evals.evaluation import Plan, Report, evaluate, execute, gate, plan
+from evals.evaluation import Plan, Report, evaluate, execute, gate, make_baseline, plan
 from evals.loader import load_cases
 from evals.metrics import Metrics, compute
 from evals.result import CheckResult, RunResult
@@ -36,6 +36,7 @@ __all__ = [
     "gate",
     "load_cases",
     "load_sut",
+    "make_baseline",
     "plan",
     "select_cases",
 ]

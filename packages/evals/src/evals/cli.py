@@ -21,12 +21,11 @@ from pathlib import Path
 from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
 from evals._files import write_atomic
-from evals.baseline import Baseline, build_baseline, load_baseline, write_baseline
-from evals.case import Case
+from evals.baseline import Baseline, load_baseline, write_baseline
 from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
-from evals.evaluation import Report, execute, gate, validated
+from evals.evaluation import Report, execute, gate, make_baseline, validated
 from evals.gate import GateConfig, Verdict, load_gate_config
 from evals.lint import lint_paths
 from evals.metrics import compute
@@ -52,8 +51,6 @@ class Done:
 
     report: Report
     """The graded runs, the metrics, and what was run (how it ended)."""
-    cases: list[Case]
-    """The cases that were run."""
     out: Path
     """The reports folder."""
     handlers: Mapping[signal.Signals, object]
@@ -192,9 +189,7 @@ def _baseline(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NO
-    baseline = build_baseline(
-        report.results, report.meta, exclude, done.cases, gate_config.case_verdict
-    )
+    baseline = make_baseline(report, exclude_tags=exclude, case_verdict=gate_config.case_verdict)
     write_baseline(path, baseline)
     print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
     return EXIT_OK
@@ -341,7 +336,7 @@ def _evaluate(
     except BaseException:
         _restore(handlers)
         raise
-    return Done(report=report, cases=plan.cases, out=out, handlers=handlers)
+    return Done(report=report, out=out, handlers=handlers)
 
 
 def _restore(handlers: Mapping[signal.Signals, object]) -> None:

@@ -22,8 +22,9 @@ from os import PathLike
 from pathlib import Path
 from typing import TextIO
 
-from evals.baseline import Baseline, load_baseline
+from evals.baseline import Baseline, build_baseline, load_baseline
 from evals.case import Case
+from evals.case_verdict import CaseVerdict
 from evals.checks import Check
 from evals.gate import Verdict
 from evals.gate import evaluate as judge
@@ -99,6 +100,8 @@ class Report:
     """What was run: label, SUT, trials, timings, whether it completed and why not."""
     traces: Path | None = None
     """The trace folder of this evaluation, when it was traced."""
+    cases: tuple[Case, ...] = ()
+    """The cases planned, in order (a baseline keeps their fingerprints)."""
 
     @property
     def complete(self) -> bool:
@@ -300,6 +303,7 @@ def execute(
         metrics=compute(outcome.results),
         meta=final,
         traces=writer.folder if writer is not None else None,
+        cases=tuple(plan.cases),
     )
 
 
@@ -359,6 +363,17 @@ def evaluate(
         baseline=baseline,
     )
     return execute(planned, checks=checks, traces=traces, progress=progress)
+
+
+def make_baseline(
+    report: Report, *, exclude_tags: Iterable[str] = (), case_verdict: CaseVerdict = "all"
+) -> Baseline:
+    """The baseline ``report`` makes, for :func:`gate` to judge later reports against
+    (write it with :func:`evals.baseline.write_baseline`): cases with one of
+    ``exclude_tags`` left out, a fingerprint of each gated case kept (a case the SUT
+    refuses later though it is unchanged is then the SUT's failure), cases with several
+    trials judged by ``case_verdict`` (``all`` or ``majority``)."""
+    return build_baseline(report.results, report.meta, exclude_tags, report.cases, case_verdict)
 
 
 def gate(

@@ -28,7 +28,14 @@ from pydantic import BaseModel, ValidationError
 
 from evals.gate import Verdict
 from evals.metrics import Group, Metrics, wilson_interval
-from evals.report import curve_rows, headline, incomplete_note, summary_rows, unstable_rows
+from evals.report import (
+    curve_rows,
+    headline,
+    incomplete_note,
+    summary_rows,
+    unstable_rows,
+    unstopped_note,
+)
 from evals.result import CheckResult, RunResult
 from evals.traces import RUNS_FILE, RunMeta, TraceRecord
 
@@ -376,6 +383,7 @@ def render_html(
         title=f"Evals report: {meta.label or meta.command or 'run'}",
         headline=headline(meta),
         incomplete=incomplete_note(meta),
+        unstopped=unstopped_note(meta),
         summary=summary_rows(metrics, complete=meta.complete),
         by_split=_group_rows(metrics.by_split),
         by_tag=_group_rows(metrics.by_tag),

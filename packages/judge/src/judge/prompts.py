@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from judge.normalise import FORMAT_CHARACTERS
+from judge.normalise import FORMAT_CHARACTERS, strip_format
 
 RUBRIC = """\
 A SupportPilot reply (customer support for parcels that never arrived and their \
@@ -97,14 +97,21 @@ def _facts_block(facts: Sequence[str]) -> str:
     return "Verified facts:\n" + "\n".join(lines)
 
 
+def shown(reply: str) -> str:
+    """A reply as the model is shown it: what the customer sees (no invisible format
+    characters: a model reads zero-width and tag characters, a customer does not, so text
+    smuggled in them would reach only the judge), with our tags neutralised."""
+    return neutralise(strip_format(reply))
+
+
 def verdict_user_message(reply: str, facts: Sequence[str]) -> str:
     """The user message asking for a verdict on ``reply``."""
-    return f"{_facts_block(facts)}\n\n<reply>\n{neutralise(reply)}\n</reply>"
+    return f"{_facts_block(facts)}\n\n<reply>\n{shown(reply)}\n</reply>"
 
 
 def pair_user_message(a: str, b: str, facts: Sequence[str]) -> str:
     """The user message asking to compare ``a`` and ``b``."""
     return (
-        f"{_facts_block(facts)}\n\n<reply_a>\n{neutralise(a)}\n</reply_a>\n\n"
-        f"<reply_b>\n{neutralise(b)}\n</reply_b>"
+        f"{_facts_block(facts)}\n\n<reply_a>\n{shown(a)}\n</reply_a>\n\n"
+        f"<reply_b>\n{shown(b)}\n</reply_b>"
     )
