@@ -35,6 +35,8 @@ EXCLUDED: dict[str, str] = {
     "packages/agent/src/agent/prompts.py": "model prompts: read only by openai_brain",
     "packages/agent/src/agent/settings.py": "model settings: only its defaults run offline",
     "packages/agent/src/agent/usage.py": "token meter: only openai_brain counts into it",
+    "packages/agent/src/agent/testing.py": "a test harness around the orchestrator: tests"
+    " import it, the SUT never does",
     "packages/tools/src/tools/openai_schema.py": "tool schemas: read only by openai_brain",
     "packages/agent/src/agent/obedient.py": (
         "the deliberately vulnerable path: runs only with screen=off (the injection"

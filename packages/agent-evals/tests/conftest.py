@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import openai._base_client
 import pytest
-from agent import Brain, Bus, Orchestrator, Outcome, Worker, default_contracts, rule_brains
 from agent.settings import ENV_VARS
+from agent.testing import Harness
 from agent_evals.sut import SupportPilotSUT
-from domain import ApprovalGate, build_world
 from evals.case import Case
 from fake_openai import FakeOpenAI
-from tools import ToolGateway
 
 ROOT = Path(__file__).resolve().parents[3]
 CASES_DIR = ROOT / "cases"
@@ -54,29 +52,6 @@ def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:
             if line.strip() and not line.lstrip().startswith("#"):
                 cases.append(Case.model_validate_json(line))
     return cases
-
-
-class Harness:
-    """An orchestrator over a fresh default world with some brains replaced."""
-
-    def __init__(
-        self, brains: Mapping[str, Brain] | None = None, timeout_s: float | None = None
-    ) -> None:
-        self.store = build_world()
-        self.gateway = ToolGateway(self.store, "tr-test")
-        all_brains = {**rule_brains(), **(brains or {})}
-        extra: dict[str, Any] = {} if timeout_s is None else {"timeout_s": timeout_s}
-        contracts = default_contracts(**extra)
-        workers = {r: Worker(all_brains[r], contracts[r], self.gateway) for r in contracts}
-        self.bus = Bus("tr-test", workers)
-        gate = ApprovalGate(self.store, lambda p: True)
-        self.orchestrator = Orchestrator(workers, self.gateway, gate, self.bus)
-
-    async def handle(self, order_id: str | None = "A1001") -> Outcome:
-        return await self.orchestrator.handle(order_id, "包裹一直没到，要求马上补发")
-
-    def tasks_to(self, role: str) -> int:
-        return sum(1 for m in self.bus.log if m.kind == "task" and m.recipient == role)
 
 
 @pytest.fixture

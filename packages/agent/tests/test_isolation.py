@@ -16,8 +16,7 @@ import subprocess
 import sys
 
 import pytest
-
-from .conftest import Harness
+from agent.testing import Harness
 
 HARNESS = ("evals", "agent_evals", "judge")
 

@@ -9,9 +9,8 @@ import pytest
 from agent import Aggregate, Escalation, Proceed, aggregate, decide
 from agent.contracts import Claim
 from agent.replies import REISSUE_PHRASE, draft_problems, reissue_reply, wait_reply
+from agent.testing import Harness
 from agent.worker import WorkerResult
-
-from .conftest import Harness
 
 OK = {"order_agent": "ok", "logistics_agent": "ok", "policy_agent": "ok"}
 

@@ -11,9 +11,8 @@ import pytest
 from agent import Task, ToolBox
 from agent.faults import apply_fault
 from agent.rule_brains import LogisticsBrain, OrderBrain
+from agent.testing import Harness
 from tools import ToolRefusedError
-
-from .conftest import Harness
 
 
 class Scripted:
