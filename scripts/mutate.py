@@ -455,7 +455,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sigterm_not_a_stop",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/stop_signals.py",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT,)",
         "SIGTERM kills the evaluation at once: no partial report, no exit 143",

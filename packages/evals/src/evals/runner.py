@@ -37,14 +37,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any, TextIO
 
+from evals import stop_signals
 from evals._in_process import Raised, close_loop, guarded, in_daemon_thread, still_running
 from evals._watchdog import LoopBlocked, Watchdog
 from evals.case import Case
@@ -56,11 +55,23 @@ from evals.isolation import (
     describe_error,
     run_json,
 )
+from evals.progress import Progress
 from evals.ray_executor import RayExecutor, RayPool
 from evals.result import RunResult
 from evals.run import Run
+from evals.stop_signals import STOP_SIGNALS
 from evals.sut import SUT, AnySUT, AsyncSUT
 from evals.traces import TraceWriter
+
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW",
+    "DEFAULT_TIMEOUT_S",
+    "STOP_SIGNALS",
+    "Runner",
+    "RunnerResults",
+    "select_cases",
+]
 
 DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONCURRENCY = 4
@@ -73,11 +84,6 @@ def default_grace_s(timeout_s: float) -> float:
     """How long past its deadline a run may take to stop (a quarter of the timeout, from
     0.2 s to 5 s): a cancelled coroutine stops in microseconds, so this is generous."""
     return min(5.0, max(0.2, timeout_s / 4))
-
-
-STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
-"""The signals that stop an evaluation, keeping what finished: Ctrl-C, and what CI
-runners, ``timeout`` and container stops send."""
 
 
 def select_cases(
@@ -177,7 +183,7 @@ class Runner:
         self.handle_sigint = handle_sigint
         self.hold_sigint = hold_sigint
         # The handlers to restore while the stop signals are held.
-        self._held: dict[signal.Signals, _Handler] | None = None
+        self._held: dict[signal.Signals, Any] | None = None
         self.checks: tuple[Check, ...] | None = None if checks is None else tuple(checks)
         """The checks every run is graded with (``None``: every registered check)."""
         self.max_provider_errors_in_a_row = max_provider_errors_in_a_row
@@ -247,7 +253,7 @@ class Runner:
         for position, case in enumerate(cases):
             for trial in range(self.trials):
                 slots[position * self.trials + trial] = (earlier or {}).get((case.id, trial))
-        progress = _Progress(self.progress, planned - sum(s is not None for s in slots))
+        progress = Progress(self.progress, planned - sum(s is not None for s in slots))
         semaphore = asyncio.Semaphore(self.concurrency)
         in_flight: set[asyncio.Task[None]] = set()
         interrupted = False
@@ -306,7 +312,7 @@ class Runner:
             self._watchdog = Watchdog(loop, self.grace_s)
             self._watchdog.start()
         producer = loop.create_task(produce())
-        sigint_installed = self.handle_sigint and _install_stop_signals(loop, on_stop)
+        sigint_installed = self.handle_sigint and stop_signals.route(loop, on_stop)
         try:
             try:
                 await producer
@@ -323,7 +329,13 @@ class Runner:
                 self._watchdog.stop()
                 self._watchdog = None
             if sigint_installed:
-                self._uninstall_sigint(loop, hold=interrupted and self.hold_sigint)
+                held = interrupted and self.hold_sigint
+                stop_signals.let_go(loop, hold=held)
+                if held:  # what the loop leaves behind, restored on release
+                    self._held = {
+                        signal.SIGINT: signal.default_int_handler,
+                        signal.SIGTERM: signal.SIG_DFL,
+                    }
             progress.close()
         if harness_errors:
             raise harness_errors[0]
@@ -337,35 +349,13 @@ class Runner:
             unstopped=tuple(label for label, work in self._abandoned if still_running(work)),
         )
 
-    def _uninstall_sigint(self, loop: asyncio.AbstractEventLoop, *, hold: bool) -> None:
-        """Give the stop signals back; with ``hold``, leave them ignored (see the module
-        docstring)."""
-        if not hold:
-            for signum in STOP_SIGNALS:
-                loop.remove_signal_handler(signum)
-            return
-        # What the loop leaves behind, restored on release.
-        self._held = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
-        # Blocked while they change hands: in between, the loop's defaults would turn a
-        # further Ctrl-C into a KeyboardInterrupt and a SIGTERM into a silent death.
-        # Setting SIG_IGN drops one that arrived meanwhile.
-        signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-        try:
-            for signum in STOP_SIGNALS:
-                # A Ctrl-C a SUT thread caught meanwhile: the hold is for it.
-                with contextlib.suppress(KeyboardInterrupt):
-                    loop.remove_signal_handler(signum)
-                signal.signal(signum, signal.SIG_IGN)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-
     async def _one(
         self,
         case: Case,
         trial: int,
         index: int,
         slots: list[RunResult | None],
-        progress: _Progress,
+        progress: Progress,
     ) -> None:
         started = time.perf_counter()
         run = await self._call(case, trial)
@@ -478,58 +468,3 @@ class Runner:
 
 def _failed(case: Case, trial: int, error: str) -> Run:
     return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)
-
-
-_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers
-"""A signal handler, as ``signal.signal`` takes it."""
-
-
-def _install_stop_signals(loop: asyncio.AbstractEventLoop, handler: Callable[[int], None]) -> bool:
-    """Route SIGINT and SIGTERM to ``handler(signum)``; False where that is impossible
-    (not the main thread, or a platform without ``add_signal_handler``)."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    try:
-        for signum in STOP_SIGNALS:
-            loop.add_signal_handler(signum, handler, signum)
-    except (NotImplementedError, RuntimeError, ValueError):
-        for signum in STOP_SIGNALS:
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.remove_signal_handler(signum)
-        return False
-    return True
-
-
-class _Progress:
-    """One updating line on stderr: done/total, passed, failed. Silent unless a TTY."""
-
-    def __init__(self, stream: TextIO | None, total: int) -> None:
-        self.stream = stream if stream is not None and stream.isatty() else None
-        self.total = total
-        self.done = 0
-        self.passed = 0
-        self._last = 0.0
-
-    def update(self, success: bool) -> None:
-        self.done += 1
-        self.passed += success
-        if self.stream is None:
-            return
-        now = time.monotonic()
-        if now - self._last >= 0.1 or self.done == self.total:  # throttle: cheap per run
-            self._last = now
-            failed = self.done - self.passed
-            self.stream.write(
-                f"\r{self.done}/{self.total} runs, {self.passed} passed, {failed} failed"
-            )
-            self.stream.flush()
-
-    def close(self) -> None:
-        if self.stream is not None and self.done:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def default_progress_stream() -> TextIO:
-    """Where progress goes: stderr (the runner stays quiet when it is not a TTY)."""
-    return sys.stderr
