@@ -432,7 +432,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "junit_drops_failures",
-        f"{EVALS}/report.py",
+        f"{EVALS}/junit_report.py",
         "        elif not r.success:\n",
         "        elif False:\n",
         "JUnit XML reports failed runs as passed",

@@ -15,13 +15,13 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from evals._text import UNSAFE_CATEGORIES
 from evals.baseline import build_baseline, write_baseline
+from evals.junit_report import render_junit
 from evals.metrics import compute
 from evals.report import (
     ReportError,
     headline,
     load_report,
     render_console,
-    render_junit,
     render_markdown,
     summary_rows,
     write_reports,

@@ -3,17 +3,17 @@
 ``<label>.json`` is the metrics JSON (the versioned contract of
 :class:`~evals.metrics.Metrics`) plus a ``meta`` block; ``<label>.md`` a Markdown summary
 fit for a CI step summary; ``<label>.junit.xml`` JUnit XML with one test case per
-case-trial, so CI systems show results natively; ``<label>.html`` a self-contained page
-with every run's trace (:mod:`evals.html_report`). Every report names the suites, the
-SUT, the trial count and the git revision, and says INCOMPLETE when it is (the JUnit XML
-then holds one more test case, "evaluation incomplete", in error, so CI shows it red).
+case-trial, so CI systems show results natively (:mod:`evals.junit_report`);
+``<label>.html`` a self-contained page with the runs' traces (:mod:`evals.html_report`).
+Every report names the suites, the SUT, the trial count and the git revision, and says
+INCOMPLETE when it is (the JUnit XML then holds one more test case, "evaluation
+incomplete", in error, so CI shows it red).
 With no graded runs (every run errored) rates are printed as "n/a", never as 0%.
 """
 
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +23,7 @@ from tabulate import tabulate
 
 from evals._files import write_atomic
 from evals._json_files import first_problem
-from evals._text import printable, xml_chars
+from evals._text import printable
 from evals.baseline import Baseline
 from evals.errors import ReportError
 from evals.metrics import Failure, Group, Metrics
@@ -36,9 +36,6 @@ if TYPE_CHECKING:
 
 NO_DATA = "n/a"
 """How a rate over no graded runs is shown."""
-
-INCOMPLETE_TESTCASE = "evaluation incomplete"
-"""The name of the JUnit test case that marks an interrupted evaluation."""
 
 
 def _pct(rate: float) -> str:
@@ -69,7 +66,7 @@ def incomplete_note(meta: RunMeta) -> str | None:
     """``INCOMPLETE …`` when the evaluation did not finish, else ``None``."""
     if meta.complete:
         return None
-    return f"INCOMPLETE: {_why_incomplete(meta)}, {_runs_finished(meta)}"
+    return f"INCOMPLETE: {why_incomplete(meta)}, {runs_finished(meta)}"
 
 
 def unstopped_note(meta: RunMeta) -> str | None:
@@ -85,7 +82,7 @@ def unstopped_note(meta: RunMeta) -> str | None:
     )
 
 
-def _why_incomplete(meta: RunMeta) -> str:
+def why_incomplete(meta: RunMeta) -> str:
     if meta.finished is None:  # nobody wrote the end: still running, or killed
         return "not finished (still running, or killed)"
     if meta.stop_reason:
@@ -95,7 +92,7 @@ def _why_incomplete(meta: RunMeta) -> str:
     return "interrupted"
 
 
-def _runs_finished(meta: RunMeta) -> str:
+def runs_finished(meta: RunMeta) -> str:
     return f"{meta.finished_runs} of {meta.planned_runs} runs finished"
 
 
@@ -324,93 +321,6 @@ def render_markdown(
     return "\n".join(parts) + "\n"
 
 
-def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
-    """JUnit XML: one test case per case-trial; a failure lists the failed checks, a
-    provider error is an ``<error>``. An incomplete evaluation adds one test case,
-    ``evaluation incomplete``, with an ``<error>`` saying how many runs finished."""
-    failures = errors = 0
-    total_ms = 0.0
-    cases: list[str] = []
-    for r in results:
-        failures += not r.errored and not r.success
-        errors += r.errored
-        total_ms += r.latency_ms
-        case = ET.Element(
-            "testcase",
-            {
-                "classname": f"evals.{r.split}",
-                "name": printable(r.label),  # one line, whatever the case id holds
-                "time": f"{r.latency_ms / 1000:.3f}",
-            },
-        )
-        if r.errored:
-            error = ET.SubElement(case, "error", {"message": r.error or "provider error"})
-            error.text = r.error or ""
-        elif not r.success:
-            failed = [f"{c.name}: {c.reason}" for c in r.failed_checks]
-            failure = ET.SubElement(
-                case, "failure", {"message": "; ".join(failed), "type": "checks"}
-            )
-            failure.text = "\n".join(failed)
-        cases.append(_testcase_xml(case))
-    if not meta.complete:  # else CI shows an interrupted evaluation green
-        errors += 1
-        case = ET.Element("testcase", {"classname": "evals", "name": INCOMPLETE_TESTCASE})
-        message = f"{_why_incomplete(meta)}: {_runs_finished(meta)}"
-        ET.SubElement(case, "error", {"message": message, "type": "incomplete"})
-        cases.append(_testcase_xml(case))
-    counts = {
-        "tests": str(len(cases)),
-        "failures": str(failures),
-        "errors": str(errors),
-        "skipped": "0",
-        "time": f"{total_ms / 1000.0:.3f}",
-    }
-    root = ET.Element("testsuites", {"name": "evals", **counts})
-    suite = ET.SubElement(root, "testsuite", {"name": meta.label or "evals", **counts})
-    if meta.started:
-        suite.set("timestamp", meta.started)
-    properties = ET.SubElement(suite, "properties")
-    for name, value in (
-        ("suites", ", ".join(meta.suites)),
-        ("case_files", ", ".join(meta.case_files)),
-        ("sut", meta.sut),
-        ("trials", str(meta.trials)),
-        ("git_revision", meta.git_revision),
-        ("complete", str(meta.complete).lower()),
-        ("planned_runs", str(meta.planned_runs)),
-        ("finished_runs", str(meta.finished_runs)),
-    ):
-        ET.SubElement(properties, "property", {"name": name, "value": value})
-    ET.SubElement(suite, "cases-here")
-    _xml_safe(root)
-    ET.indent(root)
-    head, tail = ET.tostring(root, encoding="unicode", xml_declaration=True).split("<cases-here />")
-    if cases:
-        cases[-1] = cases[-1][: -len("\n    ")]
-    else:
-        head = head.rstrip(" ").removesuffix("\n")
-    return head + "".join(cases) + tail + "\n"
-
-
-def _xml_safe(element: ET.Element) -> ET.Element:
-    """``element`` with every attribute and text XML 1.0 can hold: characters it forbids
-    (controls but tab and newline, lone surrogates, U+FFFE/U+FFFF) become escapes, so the
-    file stays well-formed whatever a case id or a reply holds."""
-    for node in element.iter():
-        node.attrib = {k: xml_chars(v) for k, v in node.attrib.items()}
-        if node.text:
-            node.text = xml_chars(node.text)
-    return element
-
-
-def _testcase_xml(case: ET.Element) -> str:
-    _xml_safe(case)
-    ET.indent(case, space="  ", level=2)
-    case.tail = "\n    "
-    return ET.tostring(case, encoding="unicode")
-
-
 def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
     """The metrics JSON with its ``meta`` block."""
     data = metrics.model_dump(mode="json")
@@ -449,8 +359,9 @@ def write_reports(
     (:func:`evals._files.write_atomic`), so concurrent evaluations under one label never
     mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
     is, leaving no temporary file behind."""
-    # Imported here: the HTML report builds on this module's summary lines.
+    # Imported here: the HTML and JUnit reports build on this module's summary lines.
     from evals.html_report import load_runs, render_html, shown_pairs  # noqa: PLC0415
+    from evals.junit_report import render_junit  # noqa: PLC0415
 
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, junit_path, html_path = report_paths(out_dir, label)
