@@ -261,7 +261,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "check_regressions_ignored",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/check_diff.py",
         "elif ok(was) and not ok(tally):",
         "elif False:",
         "a (case, check) pair that passed in the baseline and fails now is not noticed",
@@ -275,7 +275,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "new_check_judged_as_regression",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/check_diff.py",
         "was = before.get(name)",
         "was = before.get(name, CheckTally(kind=tally.kind, passed=1, judged=1))",
         "a check the baseline never saw fails the gate as a regression",
@@ -346,7 +346,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lost_failing_check_counted",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/check_diff.py",
         "if name not in now and ok(was):",
         "if name not in now:",
         "a check that failed in the baseline and is judged no more blocks the gate",

@@ -20,8 +20,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from evals.baseline import Baseline, CheckTally, check_tallies, excluding
-from evals.case_verdict import CaseVerdict, case_verdicts, passes
+from evals.baseline import Baseline, check_tallies, excluding
+from evals.case_verdict import CaseVerdict, case_verdicts
+from evals.check_diff import CheckDiff
 from evals.errors import GateConfigError
 from evals.gate_config import (
     GATE_CONFIG_SCHEMA_VERSION,
@@ -169,7 +170,7 @@ def evaluate(
     rule = config.case_verdict
     verdicts = case_verdicts(metrics.case_passes, rule)
     old, new = baseline.tallies(), check_tallies(kept)
-    diff = _CheckDiff(old, new, rule)
+    diff = CheckDiff(old, new, rule)
     newly_failing = sorted(
         c for c, ok in verdicts.items() if not ok and baseline.case_success.get(c)
     )
@@ -263,44 +264,6 @@ def evaluate(
         not_run=not_run,
         metrics=metrics,
     )
-
-
-class _CheckDiff:
-    """The (case, check) pairs whose verdict changed between baseline and now, for the
-    cases both know."""
-
-    def __init__(
-        self,
-        old: dict[str, dict[str, CheckTally]],
-        new: dict[str, dict[str, CheckTally]],
-        rule: CaseVerdict = "all",
-    ) -> None:
-        def ok(t: CheckTally) -> bool:
-            return passes(t.passed, t.judged, rule)
-
-        self.newly_failing: dict[str, list[str]] = {}
-        self.newly_passing: list[str] = []
-        self.no_longer_judged: dict[str, list[str]] = {}
-        """By kind: checks that passed every run in the baseline and judge none now."""
-        self.not_in_baseline: list[str] = []
-        for case in sorted(set(old) & set(new)):
-            before, now = old[case], new[case]
-            for name, tally in now.items():
-                pair = f"{case}: {name}"
-                was = before.get(name)
-                if was is None:
-                    self.not_in_baseline.append(pair)
-                elif ok(was) and not ok(tally):
-                    self.newly_failing.setdefault(tally.kind, []).append(pair)
-                elif not ok(was) and ok(tally):
-                    self.newly_passing.append(pair)
-            for name, was in before.items():
-                if name not in now and ok(was):
-                    self.no_longer_judged.setdefault(was.kind, []).append(f"{case}: {name}")
-
-    def cases_behind(self, kind: CheckKind) -> list[str]:
-        """``case: check`` pairs of one kind that newly fail."""
-        return self.newly_failing.get(kind, [])
 
 
 def _group_success(
@@ -420,7 +383,7 @@ def _soft_rules(
     baseline: Baseline,
     soft: SoftThresholds,
     newly_failing: list[str],
-    diff: _CheckDiff,
+    diff: CheckDiff,
     failing_now: list[str],
 ) -> list[Finding]:
     found: list[Finding] = []
