@@ -10,16 +10,15 @@ from typing import Any
 import pytest
 from evals import cli
 from evals.case import Case, Expect
+from evals.case_file import CaseSource, read_records
 from evals.checks import CheckOutput, Run, check, unregister
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, EvalsError
 from evals.loader import (
-    CaseSource,
     load_cases,
     load_cases_with_sources,
     load_file,
     parse_case,
-    read_records,
 )
 from support_rules import SUPPORT_RULES
 

@@ -24,13 +24,13 @@ from typing import TextIO
 
 from evals.baseline import Baseline, build_baseline, load_baseline
 from evals.case import Case
+from evals.case_file import CaseSource as Where
 from evals.case_verdict import CaseVerdict
 from evals.checks import Check
 from evals.gate import Verdict
 from evals.gate import evaluate as judge
 from evals.gate_config import GateConfig, load_gate_config
 from evals.isolation import Isolation, ProcessIsolation
-from evals.loader import CaseSource as Where
 from evals.loader import load_cases_with_sources
 from evals.metrics import Metrics, compute
 from evals.ray_executor import Executor, RayExecutor, require_ray

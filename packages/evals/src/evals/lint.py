@@ -25,9 +25,10 @@ from pydantic import BaseModel
 
 from evals._text import id_key, id_problem, printable, quote
 from evals.case import FAULT_PATTERN, Case
+from evals.case_file import Record, read_records
 from evals.checks.registry import registered_expect_keys
 from evals.errors import Problem
-from evals.loader import Record, check_located_records, read_records, unknown_expectations
+from evals.loader import check_located_records, unknown_expectations
 from evals.validation import screen_cases
 from evals.vocabulary import NO_RULES, CaseRules, rules_of
 

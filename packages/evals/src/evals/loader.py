@@ -20,13 +20,9 @@ types and field paths for people), then the lax model, to name every problem.
 from __future__ import annotations
 
 import difflib
-import json
-import stat
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 # No stubs are locked for jsonschema; the ignore stays quiet once they are.
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
@@ -35,19 +31,15 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore
 )
 from pydantic import ValidationError
 
-from evals._text import SURROGATE, cut, quote
+from evals._text import cut, quote
 from evals.case import Case
+from evals.case_file import CaseSource, PathLike, Record, dotted, read_records
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
 from evals.schema import load_schema
 
 if TYPE_CHECKING:
     from evals.vocabulary import CaseRules
-
-PathLike = Path | str
-
-MAX_DEPTH = 64
-"""The deepest nesting of arrays and objects a case line may have (a case needs 4)."""
 
 FAULT_HINT = (
     "a kind in lowercase letters and '_', optionally ':argument' (e.g. 'crash', 'flaky:0.3');"
@@ -66,165 +58,12 @@ _JSON_TYPES = {
 }
 
 
-@dataclass(frozen=True)
-class Record:
-    """One parsed (not yet validated) line of a case file."""
-
-    file: str
-    """The file, as the user named it."""
-    line: int
-    """1-based line number."""
-    data: Any
-    """The parsed JSON value (a case when the line is well formed)."""
-
-
-def _as_paths(paths: Sequence[PathLike] | PathLike) -> list[PathLike]:
-    # A lone str or Path is a common slip; a str is itself a Sequence of characters.
-    if isinstance(paths, str | Path):
-        return [paths]
-    return list(paths)
-
-
-class CaseSource(NamedTuple):
-    """Where a loaded case was written: file (as the user named it) and 1-based line."""
-
-    file: str
-    """The file, as the user named it."""
-    line: int
-    """1-based line number."""
-
-
-def _pairs_hook(duplicates: list[str]) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in seen:
-                duplicates.append(key)
-            seen[key] = value
-        return seen
-
-    return hook
-
-
-def _not_regular(mode: int) -> str | None:
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "is a directory, not a case file"
-    if stat.S_ISFIFO(mode):
-        return "is a FIFO (named pipe), not a case file; not read"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "is a device, not a case file; not read"
-    return "is not a regular file; not read"
-
-
-def _walk(data: Any) -> tuple[str, str] | None:
-    """The first (field path, message) that makes a parsed line unusable: nesting
-    deeper than ``MAX_DEPTH`` or a lone surrogate in a string. Iterative, so a deep
-    value cannot exhaust the stack here."""
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
-    while stack:
-        value, path = stack.pop()
-        if len(path) > MAX_DEPTH:
-            return _dotted(path[:3]) + ".…", f"nested deeper than {MAX_DEPTH} levels"
-        if isinstance(value, str):
-            if SURROGATE.search(value):
-                return _dotted(path) or "(line)", f"lone surrogate in string {quote(value)}"
-        elif isinstance(value, dict):
-            for key, item in value.items():
-                if SURROGATE.search(key):
-                    return _dotted(path) or "(line)", f"lone surrogate in key {quote(key)}"
-                stack.append((item, (*path, key)))
-        elif isinstance(value, list):
-            stack.extend((item, (*path, i)) for i, item in enumerate(value))
-    return None
-
-
-def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
-    name = str(path)
-    try:
-        # stat first: a FIFO or a device must be refused, never opened (a FIFO blocks).
-        refused = _not_regular(Path(path).stat().st_mode)
-        if refused is not None:
-            return [], [Problem(name, 0, "(file)", refused)]
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        return [], [Problem(name, 0, "(file)", "file not found")]
-    except IsADirectoryError:
-        return [], [Problem(name, 0, "(file)", "is a directory, not a case file")]
-    except OSError as e:
-        return [], [Problem(name, 0, "(file)", f"cannot read: {e.strerror}")]
-    except ValueError as e:  # a path with a NUL byte
-        return [], [Problem(name, 0, "(file)", f"cannot read: {e}")]
-    raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 BOM some editors add
-    records: list[Record] = []
-    problems: list[Problem] = []
-    content_lines = 0
-    for number, chunk in enumerate(raw.split(b"\n"), start=1):
-        try:
-            text = chunk.decode("utf-8")
-        except UnicodeDecodeError as e:
-            content_lines += 1
-            byte = chunk[e.start : e.start + 1].hex()
-            message = f"not UTF-8: byte 0x{byte} at column {e.start + 1}"
-            problems.append(Problem(name, number, "(file)", message))
-            continue
-        stripped = text.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        content_lines += 1
-        duplicates: list[str] = []
-        try:
-            data = json.loads(stripped, object_pairs_hook=_pairs_hook(duplicates))
-        except json.JSONDecodeError as e:
-            message = f"bad JSON: {e.msg} at column {e.colno}"
-            problems.append(Problem(name, number, "(json)", message))
-            continue
-        except RecursionError:
-            message = f"bad JSON: nested deeper than {MAX_DEPTH} levels"
-            problems.append(Problem(name, number, "(json)", message))
-            continue
-        except ValueError:  # an integer of more digits than int() converts (4,300)
-            message = "bad JSON: a number too long to read (over 4300 digits)"
-            problems.append(Problem(name, number, "(json)", message))
-            continue
-        unusable = _walk(data)
-        if unusable is not None:
-            problems.append(Problem(name, number, *unusable))
-            continue
-        for key in duplicates:
-            problems.append(Problem(name, number, "(json)", f"duplicate key {quote(key)}"))
-        records.append(Record(name, number, data))
-    if content_lines == 0:
-        problems.append(Problem(name, 0, "(file)", "no cases in file"))
-    return records, problems
-
-
-def read_records(paths: Sequence[PathLike] | PathLike) -> tuple[list[Record], list[Problem]]:
-    """Parse case files into raw records without validating them as cases.
-
-    Returns the records and the problems met while reading (missing file, not UTF-8,
-    bad JSON, empty file). Lint uses this to judge files that do not load.
-    """
-    records: list[Record] = []
-    problems: list[Problem] = []
-    for path in _as_paths(paths):
-        file_records, file_problems = _read_file(path)
-        records += file_records
-        problems += file_problems
-    return records, problems
-
-
 @cache
 def _validator() -> jsonschema.protocols.Validator:
     schema = load_schema()
     cls = jsonschema.validators.validator_for(schema)
     validator: jsonschema.protocols.Validator = cls(schema)
     return validator
-
-
-def _dotted(path: Iterable[Any]) -> str:
-    return ".".join(str(part) for part in path)
 
 
 def _json_type(value: Any) -> str:
@@ -247,13 +86,13 @@ def describe_schema_error(error: SchemaError) -> list[tuple[str, str]]:
     rule = error.validator
     if rule == "required":
         missing = [k for k in error.validator_value if k not in value]
-        return [(_dotted([*path, k]), "missing required field") for k in missing]
+        return [(dotted([*path, k]), "missing required field") for k in missing]
     if rule == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extras = [k for k in value if k not in allowed]
         hint = ", ".join(allowed)
-        return [(_dotted([*path, k]), f"unknown field {quote(k)}; allowed: {hint}") for k in extras]
-    where = _dotted(path) or "(line)"
+        return [(dotted([*path, k]), f"unknown field {quote(k)}; allowed: {hint}") for k in extras]
+    where = dotted(path) or "(line)"
     if rule == "type":
         expected = error.validator_value
         wanted = " or ".join(expected) if isinstance(expected, list) else str(expected)
@@ -359,7 +198,7 @@ def _validate_model(record: Record) -> tuple[Case | None, list[Problem]]:
         return Case.model_validate(record.data), []
     except ValidationError as e:
         for err in e.errors():
-            field = _dotted(err["loc"]) or "(line)"
+            field = dotted(err["loc"]) or "(line)"
             what = err["msg"].removeprefix("Value error, ")
             message = f"{what}, got {quote(err.get('input'))}"
             problems.append(Problem(record.file, record.line, field, message))

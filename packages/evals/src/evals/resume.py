@@ -22,9 +22,10 @@ from pydantic import ValidationError
 
 from evals._json_files import first_problem
 from evals.case import Case
+from evals.case_file import CaseSource
 from evals.config import EvalsConfig
 from evals.errors import TraceError
-from evals.loader import CaseSource, load_cases_with_sources
+from evals.loader import load_cases_with_sources
 from evals.result import RunResult
 from evals.runner import select_cases
 from evals.traces import META_FILE, RUNS_FILE, RunMeta, TraceRecord, read_meta
