@@ -242,6 +242,33 @@ def test_a_lost_acknowledgement_is_retried_once_and_lands_once(fault: str, lost:
 
 
 @pytest.mark.parametrize(
+    ("fault", "outcome", "kinds"),
+    [
+        # The write landed both times; only the acknowledgements were lost: looked up by
+        # its key, found, so the run goes on as if acknowledged.
+        ("lost_ack:support__create_ticket:2", "replied", ["reply", "ticket"]),
+        ("lost_ack:support__send_reply:2", "replied", ["reply", "ticket"]),
+        # Nothing arrived: looked up, not found, never reported as done.
+        ("lost_request:support__create_ticket:2", "escalate", []),
+    ],
+)
+def test_after_every_acknowledgement_is_lost_the_write_is_looked_up_by_its_key(
+    fault: str, outcome: str, kinds: list[str]
+) -> None:
+    case = _case(faults={"outbox": fault})
+    run = SupportPilotSUT().run(case, 0)
+    assert run.outcome == outcome
+    assert sorted(w.kind for w in run.writes) == kinds
+    calls = [e["tool"] for e in run.detail["audit"] if e["tool"].startswith("support__")]
+    assert calls.count("support__find_write") == 1
+    assert run.ground_truth["calls.support__find_write"] == "1"
+    if outcome == "replied":
+        assert success(grade(case, run))
+    else:
+        assert run.detail["handover"]["reason"] == "write_failed"
+
+
+@pytest.mark.parametrize(
     ("fault", "after_loss", "lost"),
     [
         # The write landed although its acknowledgement was lost; the retry writes nothing.

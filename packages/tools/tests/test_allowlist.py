@@ -25,6 +25,7 @@ VALID_ARGS: dict[str, dict[str, Any]] = {
         "approval_id": "tr-1:approval",
         "idempotency_key": "tr-1:reply",
     },
+    "support__find_write": {"idempotency_key": "tr-1:ticket"},
 }
 
 ROLES = [*ALLOWLISTS, "stranger"]

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from domain import Store
-from tools import ToolFailedError, ToolGateway
+from tools import ToolError, ToolFailedError, ToolGateway
 
 
 def _approve(store: Store, status: str = "approved") -> None:
@@ -110,3 +110,38 @@ def test_ticket_out_of_stock_fails_cleanly() -> None:
     with pytest.raises(ToolFailedError, match="out of stock"):
         gateway.call("orchestrator", "support__create_ticket", _ticket())
     assert gateway.store.tickets() == []
+
+
+@pytest.mark.parametrize(
+    ("written", "key", "found"),
+    [
+        ([], "tr-1:ticket", False),
+        ([], "tr-1:reply", False),
+        (["support__create_ticket"], "tr-1:ticket", True),
+        (["support__create_ticket"], "tr-1:reply", False),
+        (["support__send_reply"], "tr-1:reply", True),
+        (["support__send_reply"], "tr-1:ticket", False),
+        (["support__create_ticket", "support__send_reply"], "tr-1:reply", True),
+    ],
+)
+def test_find_write_says_whether_the_runs_key_was_written(
+    dump: Any, gateway: ToolGateway, written: list[str], key: str, found: bool
+) -> None:
+    _approve(gateway.store)
+    ids = {}
+    for tool in written:
+        result = gateway.call("orchestrator", tool, _ticket() if "ticket" in tool else _reply())
+        ids[tool] = result.data.get("ticket_id") or result.data.get("reply_id")
+    before = dump(gateway.store)
+    data = gateway.call("orchestrator", "support__find_write", {"idempotency_key": key}).data
+    assert data["found"] is found and data["kind"] == key.rsplit(":", 1)[1]
+    tool = "support__create_ticket" if key.endswith(":ticket") else "support__send_reply"
+    assert data["id"] == (ids[tool] if found else None)
+    assert dump(gateway.store) == before  # a read: nothing written
+
+
+@pytest.mark.parametrize("key", ["other-trace:ticket", "tr-1x:reply", "tr-1:approval"])
+def test_find_write_refuses_another_runs_key(gateway: ToolGateway, key: str) -> None:
+    with pytest.raises(ToolError) as info:
+        gateway.call("orchestrator", "support__find_write", {"idempotency_key": key})
+    assert info.value.status in ("error", "invalid_arguments")

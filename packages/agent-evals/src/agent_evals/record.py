@@ -13,7 +13,7 @@ from agent.outcome import Outcome
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
 from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
-from tools import TOOLS
+from tools import FIND_WRITE, TOOLS
 
 OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
 
@@ -136,9 +136,10 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     ``order.customer``, ``order.sku``, ``order.paid`` (two decimals), ``shipment.state``,
     ``shipment.stale_hours``, ``policy.reissue_threshold_hours`` (the current policy's
     threshold) and ``stock.<sku>`` for the order's SKU; a key is absent when the world has
-    no such fact (no order, no shipment, no current policy). Also ``calls.<write tool>``:
-    how many calls of each write tool reached the gateway (the audit log), so a case can
-    tell a retried write from a single one; and ``ticket.summary``, the last ticket's
+    no such fact (no order, no shipment, no current policy). Also ``calls.<tool>`` for the outbox's
+    tools (the write tools and ``support__find_write``): how many calls of each reached
+    the gateway (the audit log), so a case can tell a retried write from a single one, and
+    see a writer look its write up; and ``ticket.summary``, the last ticket's
     summary, when a ticket was filed."""
     facts: dict[str, str] = {}
     tickets = store.tickets()
@@ -146,7 +147,7 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
         facts["ticket.summary"] = tickets[-1].summary
     audited = [entry.tool for entry in store.audit()]
     for name, tool in TOOLS.items():
-        if tool.kind == "write":
+        if tool.kind == "write" or name == FIND_WRITE.name:
             facts[f"calls.{name}"] = str(audited.count(name))
     order_id = (order_id or "").strip()
     if order_id:

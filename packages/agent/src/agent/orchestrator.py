@@ -220,14 +220,24 @@ class Orchestrator:
 
     def _write_once(self, tool: str, args: dict[str, Any]) -> None:
         """Call write ``tool``; retry it (same arguments, same idempotency key) when only
-        its acknowledgement was lost, at most :data:`MAX_WRITE_ATTEMPTS` calls in all."""
+        its acknowledgement was lost, at most :data:`MAX_WRITE_ATTEMPTS` calls in all.
+        When every acknowledgement was lost, ask the outbox whether the key was written:
+        a write that landed is done; one that did not is re-raised (never reported as
+        done)."""
         for attempt in range(1, MAX_WRITE_ATTEMPTS + 1):
             try:
                 self.gateway.call(ORCHESTRATOR, tool, args)
                 return
             except AcknowledgementLostError:
                 if attempt == MAX_WRITE_ATTEMPTS:
+                    if self._landed(args["idempotency_key"]):
+                        return
                     raise
+
+    def _landed(self, key: str) -> bool:
+        """Whether the outbox wrote something under ``key``."""
+        found = self.gateway.call(ORCHESTRATOR, "support__find_write", {"idempotency_key": key})
+        return bool(found.data["found"])
 
     def _write(
         self, order_id: str, agg: Aggregate, plan: Plan, draft: str, approval_id: str

@@ -15,7 +15,9 @@ Both are raised as :class:`tools.AcknowledgementLostError`: the caller cannot te
 whether the write landed, so a correct caller retries under the same idempotency key.
 After a lost acknowledgement the outbox must write it only once; after a lost request the
 retry is what lands it. With `n` at or above the caller's number of attempts, the caller
-must give up and hand over: a write it cannot confirm is never reported as done.
+asks the outbox whether its key was written (``support__find_write``, a read no fault
+touches): a write that landed is done and the run goes on; one that did not is never
+reported as done, and the caller hands over.
 """
 
 from __future__ import annotations

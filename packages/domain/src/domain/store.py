@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import sqlite_utils
 
@@ -34,6 +34,10 @@ def _fts_query(text: str) -> str:
     # Any of the words may match: quote each so FTS5 syntax in user text stays inert.
     words = [w.replace('"', "") for w in text.split()]
     return " OR ".join(f'"{w}"' for w in words if w)
+
+
+_WRITE_TABLES: dict[str, str] = {"ticket": "tickets", "reply": "replies"}
+"""The table each kind of outbox write lands in."""
 
 
 class Store:
@@ -110,6 +114,12 @@ class Store:
     def replies(self) -> list[SentReply]:
         """Every sent reply, in insertion order."""
         return [SentReply.model_validate(r) for r in self.db.query("SELECT * FROM replies")]
+
+    def written(self, kind: Literal["ticket", "reply"], idempotency_key: str) -> int | None:
+        """The id of the ticket or reply written under ``idempotency_key``, if one was:
+        how a writer whose acknowledgements were lost learns whether its write landed."""
+        row = self._existing(_WRITE_TABLES[kind], idempotency_key)
+        return None if row is None else int(row["id"])
 
     def audit(self) -> list[AuditEntry]:
         """Every audited tool call, in call order."""

@@ -15,11 +15,12 @@ from tools.errors import (
 from tools.evidence import MAX_EXCERPT_CHARS, Evidence, build_excerpt
 from tools.gateway import TOOLS, ToolGateway
 from tools.openai_schema import openai_schemas
-from tools.outbox import idempotency_key
+from tools.outbox import FIND_WRITE, idempotency_key
 from tools.registry import Tool, ToolContext, ToolResult
 
 __all__ = [
     "ALLOWLISTS",
+    "FIND_WRITE",
     "MAX_EXCERPT_CHARS",
     "READ_TOOLS",
     "TOOLS",

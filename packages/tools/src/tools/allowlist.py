@@ -7,8 +7,11 @@ ALLOWLISTS: dict[str, frozenset[str]] = {
     "logistics_agent": frozenset({"logistics__track"}),
     "policy_agent": frozenset({"kb__search"}),
     "reply_agent": frozenset(),
-    # The orchestrator writes, but only through the outbox tools, and checks stock.
-    "orchestrator": frozenset({"stock__check", "support__create_ticket", "support__send_reply"}),
+    # The orchestrator writes, but only through the outbox tools (which it may ask whether
+    # a write landed), and checks stock.
+    "orchestrator": frozenset(
+        {"stock__check", "support__create_ticket", "support__send_reply", "support__find_write"}
+    ),
 }
 """Role -> the tools it may call. A role not listed may call nothing."""
 

@@ -17,10 +17,10 @@ from tools.errors import (
     ToolRefusedError,
     UnknownToolError,
 )
-from tools.outbox import WRITE_TOOLS
+from tools.outbox import FIND_WRITE, WRITE_TOOLS
 from tools.registry import Tool, ToolContext, ToolResult
 
-TOOLS: dict[str, Tool] = {tool.name: tool for tool in [*READ_TOOLS, *WRITE_TOOLS]}
+TOOLS: dict[str, Tool] = {tool.name: tool for tool in [*READ_TOOLS, FIND_WRITE, *WRITE_TOOLS]}
 """The registry: tool name -> tool."""
 
 MAX_AUDIT_ARGS_CHARS = 16000

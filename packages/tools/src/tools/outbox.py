@@ -1,10 +1,11 @@
 """The outbox: the only way to write. A write needs an approved approval and the run's
 idempotency key (``<trace_id>:ticket`` / ``<trace_id>:reply``); a repeated key writes
-nothing new."""
+nothing new, and ``support__find_write`` says whether a key was written (a writer that
+lost the acknowledgements learns whether its write landed)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from domain import ApprovalRequiredError, OutOfStockError
 
@@ -58,6 +59,27 @@ def send_reply(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
         raise ToolFailedError(tool, str(e)) from e
     return ToolResult(tool=tool, data={"reply_id": reply.id, "created": created})
 
+
+def find_write(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
+    """Look up what the outbox wrote under this run's own idempotency key: after its
+    acknowledgements were lost, the one way a writer learns whether its write landed."""
+    tool = "support__find_write"
+    key = args["idempotency_key"]
+    kind: Literal["ticket", "reply"] = "ticket" if key.endswith(":ticket") else "reply"
+    _check_key(ctx, tool, kind, key)
+    written = ctx.store.written(kind, key)
+    return ToolResult(tool=tool, data={"kind": kind, "found": written is not None, "id": written})
+
+
+FIND_WRITE = Tool(
+    name="support__find_write",
+    kind="read",
+    description="Whether this run's ticket or reply was written, by its idempotency key"
+    " (after a lost acknowledgement).",
+    parameters=object_schema({"idempotency_key": string(200, pattern=r":(ticket|reply)$")}),
+    handler=find_write,
+)
+"""The outbox's one read: a write looked up by the run's idempotency key."""
 
 WRITE_TOOLS = [
     Tool(
