@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -167,17 +167,25 @@ INTERN_LIMIT = 4096
 _VERDICTS: dict[tuple[str, str, bool, str, bool], CheckResult] = {}
 _VERDICT_TUPLES: dict[tuple[int, ...], tuple[CheckResult, ...]] = {}
 _TAGS: dict[tuple[str, ...], tuple[str, ...]] = {}
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _interned(table: dict[_K, _V], key: _K, value: _V) -> _V:
+    """The value ``table`` holds for ``key``, else ``value``, kept for next time while
+    the table has room (:data:`INTERN_LIMIT`)."""
+    found = table.get(key)
+    if found is None:
+        found = value
+        if len(table) < INTERN_LIMIT:
+            table[key] = value
+    return found
 
 
 def shared_verdict(result: CheckResult) -> CheckResult:
     """The shared equal of ``result`` (``result`` itself the first time)."""
     key = (result.name, result.kind, result.passed, result.reason, result.grader_error)
-    found = _VERDICTS.get(key)
-    if found is not None:
-        return found
-    if len(_VERDICTS) < INTERN_LIMIT:
-        _VERDICTS[key] = result
-    return result
+    return _interned(_VERDICTS, key, result)
 
 
 def verdict(name: str, kind: CheckKind, passed: bool, reason: str = "") -> CheckResult:
@@ -197,21 +205,10 @@ def shared_checks(results: Iterable[CheckResult]) -> tuple[CheckResult, ...]:
     unique.
     """
     items = results if isinstance(results, tuple) else tuple(results)
-    key = tuple(map(id, items))
-    found = _VERDICT_TUPLES.get(key)
-    if found is None:
-        found = items
-        if len(_VERDICT_TUPLES) < INTERN_LIMIT:
-            _VERDICT_TUPLES[key] = found
-    return found
+    return _interned(_VERDICT_TUPLES, tuple(map(id, items)), items)
 
 
 def shared_tags(tags: Iterable[str]) -> tuple[str, ...]:
     """``tags`` as a tuple shared by every result with the same tags."""
     items = tags if isinstance(tags, tuple) else tuple(tags)
-    found = _TAGS.get(items)
-    if found is None:
-        found = items
-        if len(_TAGS) < INTERN_LIMIT:
-            _TAGS[items] = found
-    return found
+    return _interned(_TAGS, items, items)
