@@ -17,6 +17,7 @@ from tools import allowed_tools
 from .conftest import load_cases, openai_sut
 from .fake_model import (
     CALL_USAGE,
+    ROLE_OF_PROMPT,
     competent,
     except_for,
     offered_tools,
@@ -27,7 +28,18 @@ BY_ID = {case.id: case for case in load_cases()}
 
 
 def _roles_asked(fake: FakeOpenAI) -> list[str]:
-    return [role_of(r.json) for r in fake.chat_requests]
+    """The roles whose requests reached the model. A request the agent cancelled while
+    sending it (when one specialist's failure stops the others) arrives cut short: no
+    JSON, no answer; it is named by the prompt its raw text began with."""
+    return [
+        role_of(r.json) if r.json is not None else _role_in_text(r.body) for r in fake.chat_requests
+    ]
+
+
+def _role_in_text(body: str) -> str:
+    """The role whose prompt a cut-short request body holds ("cut short" when none)."""
+    found = [role for phrase, role in ROLE_OF_PROMPT.items() if phrase in body]
+    return found[0] if found else "cut short"
 
 
 def _steps(run: Any, role: str) -> list[str | None]:
