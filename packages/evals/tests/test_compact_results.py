@@ -16,6 +16,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import fake_suts
+from evals import result as result_module
 from evals.case import Case
 from evals.checks import check, grade, to_result, unregister
 from evals.loader import load_cases
@@ -90,13 +91,22 @@ def test_success_is_decided_when_a_result_is_made(
     assert (errored.success, errored.unauthorized, errored.errored) == (False, False, True)
 
 
-def test_a_grader_error_is_never_shared_with_an_equal_failure() -> None:
+@pytest.mark.parametrize("first", ["failed", "raised"])
+def test_a_grader_error_is_never_shared_with_an_equal_failure(
+    monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
     # Bug found in review: verdicts were shared by (name, kind, passed, reason), so a
-    # grader error could come back as an ordinary failure with the same reason.
+    # grader error could come back as an ordinary failure with the same reason. The
+    # tables start empty: full ones (INTERN_LIMIT, after other tests) share nothing new.
+    monkeypatch.setattr(result_module, "_VERDICTS", {})
+    monkeypatch.setattr(result_module, "_VERDICT_TUPLES", {})
     failed = CheckResult(name="x", kind="outcome", passed=False, reason="boom")
     raised = CheckResult(name="x", kind="outcome", passed=False, reason="boom", grader_error=True)
-    a = RunResult(case_id="c", trial=0, split="s", outcome="r", checks=[failed])
-    b = RunResult(case_id="c", trial=1, split="s", outcome="r", checks=[raised])
+    made = {}
+    for name in (first, "raised" if first == "failed" else "failed"):
+        checks = [failed if name == "failed" else raised]
+        made[name] = RunResult(case_id="c", trial=0, split="s", outcome="r", checks=checks)
+    a, b = made["failed"], made["raised"]
     assert a.checks[0].grader_error is False and b.checks[0].grader_error is True
     assert (a.success, b.success) == (False, True)
 
