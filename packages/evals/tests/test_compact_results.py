@@ -91,21 +91,35 @@ def test_success_is_decided_when_a_result_is_made(
     assert (errored.success, errored.unauthorized, errored.errored) == (False, False, True)
 
 
+class _Returns:
+    """A check that returns a ready-made verdict (as a wrapper around another grader
+    may, grader errors included)."""
+
+    def __init__(self, result: CheckResult) -> None:
+        self.result = result
+        self.name, self.kind = result.name, result.kind
+
+    def __call__(self, case: Case, run: Run) -> CheckResult:
+        return self.result
+
+
 @pytest.mark.parametrize("first", ["failed", "raised"])
 def test_a_grader_error_is_never_shared_with_an_equal_failure(
-    monkeypatch: pytest.MonkeyPatch, first: str
+    cases: list[Case], monkeypatch: pytest.MonkeyPatch, first: str
 ) -> None:
     # Bug found in review: verdicts were shared by (name, kind, passed, reason), so a
-    # grader error could come back as an ordinary failure with the same reason. The
-    # tables start empty: full ones (INTERN_LIMIT, after other tests) share nothing new.
+    # grader error a check returned could come back as an ordinary failure with the same
+    # reason. The table starts empty: a full one (INTERN_LIMIT, after other tests) shares
+    # nothing new, and would hide the bug.
     monkeypatch.setattr(result_module, "_VERDICTS", {})
-    monkeypatch.setattr(result_module, "_VERDICT_TUPLES", {})
     failed = CheckResult(name="x", kind="outcome", passed=False, reason="boom")
     raised = CheckResult(name="x", kind="outcome", passed=False, reason="boom", grader_error=True)
+    case = cases[0]
+    run = fake_suts.EchoSUT().run(case, 0)
     made = {}
     for name in (first, "raised" if first == "failed" else "failed"):
-        checks = [failed if name == "failed" else raised]
-        made[name] = RunResult(case_id="c", trial=0, split="s", outcome="r", checks=checks)
+        check = _Returns(failed if name == "failed" else raised)
+        made[name] = to_result(case, run, grade(case, run, [check]))
     a, b = made["failed"], made["raised"]
     assert a.checks[0].grader_error is False and b.checks[0].grader_error is True
     assert (a.success, b.success) == (False, True)
