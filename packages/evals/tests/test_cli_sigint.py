@@ -71,12 +71,13 @@ def _start(
 
 
 def _trace_folder(project: Path) -> Path:
-    """The trace folder of the evaluation labelled ``cut``, once it exists."""
+    """The trace folder of the evaluation labelled ``cut``, once it holds its meta (the
+    folder is made a moment before its ``meta.json``: reading in between failed once)."""
     traces = project / "traces"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         found = sorted(traces.glob("*-cut-*")) if traces.is_dir() else []
-        if found:
+        if found and all((folder / "meta.json").is_file() for folder in found):
             (folder,) = found
             return folder
         time.sleep(0.02)
