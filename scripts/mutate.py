@@ -953,6 +953,13 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=JUDGE_TESTS,
     ),
     M(
+        "parts_written_but_the_first",
+        f"{EVALS}/_files.py",
+        "                f.writelines(text)",
+        '                f.write(next(iter(text), ""))',
+        "a report written in parts (the HTML page) keeps only its first part",
+    ),
+    M(
         "evaluate_drops_traces",
         f"{EVALS}/evaluation.py",
         "    return execute(planned, checks=checks, traces=traces, progress=progress)",

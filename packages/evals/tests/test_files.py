@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -130,3 +130,28 @@ def test_the_text_is_written_exactly_and_readable_by_others(tmp_path: Path, text
 
 def test_report_paths_are_what_write_reports_writes(tmp_path: Path) -> None:
     assert _write_report(tmp_path, 2) == report_paths(tmp_path, "same")
+
+
+@pytest.mark.parametrize("parts", [["", ""], ["<p>", "好", "</p>\n"], ["x" * 70_000, "y"]])
+def test_a_text_in_parts_is_written_as_their_concatenation(
+    tmp_path: Path, parts: list[str]
+) -> None:
+    target = tmp_path / "page.html"
+    write_atomic(target, iter(parts))
+    assert target.read_text(encoding="utf-8") == "".join(parts)
+
+
+def test_parts_that_fail_half_way_leave_the_old_file_and_no_temporary_one(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "page.html"
+    target.write_text("old page", encoding="utf-8")
+
+    def parts() -> Iterator[str]:
+        yield "<p>new"
+        raise RuntimeError("the template broke")
+
+    with pytest.raises(RuntimeError, match="template broke"):
+        write_atomic(target, parts())
+    assert target.read_text(encoding="utf-8") == "old page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]

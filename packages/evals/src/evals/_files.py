@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 FILE_MODE = 0o644
@@ -20,8 +21,9 @@ FILE_MODE = 0o644
 usual umask."""
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8) in one step; see the module docstring.
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
+    """Replace ``path`` with ``text`` (UTF-8; a string, or parts written one by one) in
+    one step; see the module docstring.
 
     An ``OSError`` (no space, a folder in the way …) is raised as it is, leaving no
     temporary file behind."""
@@ -29,7 +31,10 @@ def write_atomic(path: Path, text: str) -> None:
     try:
         os.chmod(tmp, FILE_MODE)  # mkstemp's 0600 would hide reports from CI readers
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+            if isinstance(text, str):
+                f.write(text)
+            else:
+                f.writelines(text)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -18,7 +18,7 @@ numbers, never case ids.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -356,7 +356,7 @@ def shown_pairs(results: Iterable[RunResult]) -> set[tuple[str, int]]:
     return {(r.case_id, r.trial) for found in by_case(results).values() for r in shown_runs(found)}
 
 
-def render_html(
+def html_parts(
     metrics: Metrics,
     meta: RunMeta,
     results: Sequence[RunResult],
@@ -365,10 +365,12 @@ def render_html(
     verdict: Verdict | None = None,
     not_gated: Collection[str] = (),
     trace_folder: str = "",
-) -> str:
-    """The HTML report (see the module docstring). ``runs``: the JSON form of each run by
-    (case, trial), for the traces (a run without one says no trace was recorded);
-    ``verdict``: the gate's, for the baseline diff; ``trace_folder``: named in the page."""
+) -> Iterator[str]:
+    """The HTML report (see the module docstring), in parts as the template makes them:
+    written one by one, a long page is never one string in memory. ``runs``: the JSON
+    form of each run by (case, trial), for the traces (a run without one says no trace
+    was recorded); ``verdict``: the gate's, for the baseline diff; ``trace_folder``:
+    named in the page."""
     cases = case_views(results, runs or {})
     anchors = {v.label: v.anchor for c in cases for v in c.runs}
     case_anchors = {c.case_id: c.anchor for c in cases}
@@ -379,7 +381,7 @@ def render_html(
         for f in metrics.failures
     ]  # fmt: skip
     template = _ENV.get_template("report.html.j2")
-    return template.render(
+    return template.generate(
         title=f"Evals report: {meta.label or meta.command or 'run'}",
         headline=headline(meta),
         incomplete=incomplete_note(meta),
@@ -394,4 +396,28 @@ def render_html(
         diff=_diff(verdict) if verdict is not None else None,
         cases=cases,
         trace_folder=trace_folder,
+    )
+
+
+def render_html(
+    metrics: Metrics,
+    meta: RunMeta,
+    results: Sequence[RunResult],
+    *,
+    runs: Mapping[tuple[str, int], Mapping[str, Any]] | None = None,
+    verdict: Verdict | None = None,
+    not_gated: Collection[str] = (),
+    trace_folder: str = "",
+) -> str:
+    """The HTML report as one string (see :func:`html_parts`)."""
+    return "".join(
+        html_parts(
+            metrics,
+            meta,
+            results,
+            runs=runs,
+            verdict=verdict,
+            not_gated=not_gated,
+            trace_folder=trace_folder,
+        )
     )

@@ -360,12 +360,12 @@ def write_reports(
     mix their texts; an ``OSError`` (no space, a folder in the way …) is raised as it
     is, leaving no temporary file behind."""
     # Imported here: the HTML and JUnit reports build on this module's summary lines.
-    from evals.html_report import load_runs, render_html, shown_pairs  # noqa: PLC0415
+    from evals.html_report import html_parts, load_runs, shown_pairs  # noqa: PLC0415
     from evals.junit_report import render_junit  # noqa: PLC0415
 
     out_dir.mkdir(parents=True, exist_ok=True)
     json_path, md_path, junit_path, html_path = report_paths(out_dir, label)
-    html = render_html(
+    html = html_parts(
         metrics,
         meta,
         results,
