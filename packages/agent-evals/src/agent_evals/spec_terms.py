@@ -62,9 +62,9 @@ REISSUE_WORD = "补发"
 
 def current_reissue_policy(policies: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The reissue policy in force: among the documents not superseded whose title or body
-    mentions reissues and whose body states a readable period, the one with the latest effective date (ISO
-    dates compare as text); on a tie, the later version string, then the higher id.
-    ``None`` when there is none."""
+    mentions reissues and whose body states a readable period, the one with the latest
+    effective date (ISO dates compare as text); on a tie, the later version string, then
+    the higher id. ``None`` when there is none."""
     candidates = [
         doc
         for doc in policies
