@@ -45,6 +45,13 @@ def decide(agg: Aggregate, statuses: Mapping[str, str]) -> Escalation | Proceed:
             reason="specialist_failed",
             suggestion=f"专员未正常完成（{', '.join(failed)}），请人工复核已收集的事实。",
         )
+    closed = agg.agreed.get("order_closed")
+    if closed:
+        # A closed order is final, whatever the carrier's record says.
+        return Escalation(
+            reason="order_closed",
+            suggestion=f"订单已关闭（{closed}），不能补发或改动，请人工核实客户诉求。",
+        )
     if agg.conflicts:
         return Escalation(
             reason="conflict",

@@ -16,6 +16,7 @@ from agent.bus import ORCHESTRATOR, Bus
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
 from agent.decision import Escalation, Proceed, decide
 from agent.obedient import REFUND_PROMISE, Demands, demands, leak_line
+from agent.order_ids import normalize_order_id
 from agent.outcome import Budget, Handover, Outcome
 from agent.replies import ASK_ORDER_ID, draft_problems
 from agent.worker import Worker, WorkerResult
@@ -124,7 +125,7 @@ class Orchestrator:
         A :class:`~agent.errors.ProviderError` from any specialist ends the turn: it is
         raised to the caller (nothing is written), never turned into an escalation.
         """
-        order_id = (order_id or "").strip()
+        order_id = normalize_order_id(order_id)
         if not order_id:
             return self._outcome(Aggregate(), decision="ask_user", draft=ASK_ORDER_ID)
         tasks = [

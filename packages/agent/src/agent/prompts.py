@@ -37,7 +37,9 @@ ROLE_INSTRUCTIONS: dict[str, str] = {
         " Look the order up with orders__get_order. If it exists, claim these topics, each"
         " citing the order's evidence id: order (value: the order id), parcel_state (from"
         " the order status), sku (the product SKU), paid (the amount paid with two"
-        ' decimals, e.g. "59.00"). If it does not exist, make one claim: topic order, value'
+        ' decimals, e.g. "59.00"); and when the status says the order is closed (已取消 ->'
+        " cancelled, 已退款 -> refunded, 已退货 -> returned) also order_closed (value: that"
+        " word). If it does not exist, make one claim: topic order, value"
         f" null. {PARCEL_STATE_RULE}"
     ),
     "logistics_agent": (
@@ -51,10 +53,12 @@ ROLE_INSTRUCTIONS: dict[str, str] = {
     "policy_agent": (
         "You are the policy specialist of SupportPilot, an online shop's support agent."
         " Search the policy knowledge base with kb__search (a short Chinese query such as"
-        " 补发 物流 停滞). Find the current reissue policy (never a superseded version) and"
-        " the hours logistics must be stale before a parcel is reissued. Claim topic"
-        ' reissue_threshold_hours, value the hours as digits (e.g. "72"), citing the'
-        " policy's evidence id. If no policy answers it, claim it with value null."
+        " 补发 物流 停滞). Find the reissue policy in force: of the documents about reissues"
+        " that are not superseded, the one with the latest effective date. Read how long"
+        " logistics must be stale before a parcel is reissued, in hours (a day is 24"
+        ' hours). Claim topic reissue_threshold_hours, value the hours as digits (e.g. "72"),'
+        " citing the policy's evidence id. If no policy answers it, or the policy in force"
+        " states the period in a way you cannot read as a number, claim it with value null."
     ),
     REPLY_ROLE: (
         "You are the reply writer of SupportPilot, an online shop's support agent. Write"

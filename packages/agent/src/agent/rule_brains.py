@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
-from domain import parcel_state
+from domain import order_closure, parcel_state
 from tools import ToolFailedError, ToolResult
 
 from agent.brain import Brain, Task, ToolBox
@@ -12,7 +13,6 @@ from agent.contracts import Claim
 from agent.replies import reissue_reply, wait_reply
 
 POLICY_QUERY = "补发 物流 停滞"
-HOURS = re.compile(r"(\d+)\s*小时")
 REISSUE_WORDS = ("补发", "没到", "未到", "丢件")
 """Words by which the customer asks for a reissue (the ``request`` claim's value)."""
 
@@ -65,9 +65,16 @@ class OrderBrain:
         order = result.data["order"]
         cite = [result.evidence[0].id]
         state = parcel_state(order["status"])
+        closed = order_closure(order["status"])
+        closure = (
+            [Claim(topic="order_closed", value=closed, text="订单已关闭", evidence=cite)]
+            if closed
+            else []
+        )
         return _output(
             [
                 *request,
+                *closure,
                 Claim(topic="order", value=order["id"], text="订单存在", evidence=cite),
                 Claim(
                     topic="parcel_state",
@@ -120,30 +127,37 @@ class LogisticsBrain:
 
 
 class PolicyBrain:
-    """Finds the current reissue policy and reads its threshold in hours; quotes the other
-    documents the search found as ``policy_notes``."""
+    """Finds the reissue policy in force — of the current documents about reissues, the
+    one that took effect last — and reads its period in hours (days count 24 each);
+    quotes the other documents the search found as ``policy_notes``."""
 
     async def think(self, task: Task, tools: ToolBox) -> object:
-        """The reissue threshold, or a gap when no policy answers it."""
+        """The reissue threshold, or a gap when no policy in force states one readably."""
         result = _read(tools, "kb__search", {"query": POLICY_QUERY})
         if isinstance(result, str):
             text = f"知识库报错：{result}"
             return _output([Claim(topic="reissue_threshold_hours", value=None, text=text)])
+        documents = {f"kb#{doc['id']}": doc for doc in result.data.get("documents", [])}
+        about_reissue = [
+            item
+            for item in result.evidence
+            if "补发" in item.excerpt and not documents.get(item.id, {}).get("superseded")
+        ]
         claims: list[Claim] = []
         others = list(result.evidence)
-        for item in result.evidence:
-            match = HOURS.search(item.excerpt)
-            if "补发" in item.excerpt and match:
-                claims.append(
-                    Claim(
-                        topic="reissue_threshold_hours",
-                        value=match.group(1),
-                        text=f"现行补发政策 {item.version}",
-                        evidence=[item.id],
-                    )
+        if about_reissue:
+            ruling = max(about_reissue, key=lambda item: _in_force_key(documents.get(item.id)))
+            others.remove(ruling)
+            hours = period_hours(str(documents.get(ruling.id, {}).get("body", ruling.excerpt)))
+            claims.append(
+                Claim(
+                    topic="reissue_threshold_hours",
+                    value=None if hours is None else str(hours),
+                    text=f"现行补发政策 {ruling.version}"
+                    + ("" if hours is not None else "：期限无法识别"),
+                    evidence=[] if hours is None else [ruling.id],
                 )
-                others.remove(item)
-                break
+            )
         else:
             claims.append(
                 Claim(topic="reissue_threshold_hours", value=None, text="知识库中没有补发政策")
@@ -155,6 +169,26 @@ class PolicyBrain:
                 Claim(topic="policy_notes", value=notes, text="其他相关文档", evidence=cited)
             )
         return _output(claims)
+
+
+def _in_force_key(doc: dict[str, object] | None) -> tuple[str, str, int]:
+    """Orders reissue policies by when they took effect (then version, then id)."""
+    if doc is None:
+        return ("", "", 0)
+    return (str(doc.get("effective_date", "")), str(doc.get("version", "")), int(str(doc["id"])))
+
+
+PERIOD = re.compile(r"(\d+)\s*(小时|天|日)")
+"""A period as a policy states it: digits (full-width ones too, after NFKC), then hours
+or days."""
+UNIT_HOURS = {"小时": 1, "天": 24, "日": 24}
+
+
+def period_hours(text: str) -> int | None:
+    """The first period ``text`` states, in hours; ``None`` when none can be read (a
+    number in words, no unit)."""
+    match = PERIOD.search(unicodedata.normalize("NFKC", text))
+    return None if match is None else int(match.group(1)) * UNIT_HOURS[match.group(2)]
 
 
 class ReplyBrain:

@@ -21,7 +21,7 @@ from domain.models import (
     Ticket,
     ToolKind,
 )
-from domain.parcel import ParcelState, parcel_state
+from domain.parcel import OrderClosure, ParcelState, order_closure, parcel_state
 from domain.store import Store
 from domain.world import DEFAULT_SKU, WORLD_KEYS, World, build_world, parse_world
 
@@ -37,6 +37,7 @@ __all__ = [
     "DomainError",
     "InvalidWorldError",
     "Order",
+    "OrderClosure",
     "OrderNotFoundError",
     "OutOfStockError",
     "ParcelState",
@@ -50,6 +51,7 @@ __all__ = [
     "ToolKind",
     "World",
     "build_world",
+    "order_closure",
     "parcel_state",
     "parse_world",
 ]

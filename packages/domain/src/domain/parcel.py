@@ -22,3 +22,20 @@ def parcel_state(status: str) -> ParcelState:
     if "运输" in status or "发货" in status:
         return "in_transit"
     return "unknown"
+
+
+OrderClosure = Literal["cancelled", "refunded", "returned"]
+"""A final state of an order: nothing more may be done for it."""
+
+CLOSED_STATUS_WORDS: tuple[tuple[OrderClosure, str], ...] = (
+    ("cancelled", "已取消"),
+    ("refunded", "已退款"),
+    ("returned", "已退货"),
+)
+"""The words of an order status that close the order. Each states a done deed (``已``):
+a status that only mentions a refund ("客户咨询过退款") leaves the order open."""
+
+
+def order_closure(status: str) -> OrderClosure | None:
+    """The final state an order status puts the order in, or ``None`` while it is open."""
+    return next((state for state, words in CLOSED_STATUS_WORDS if words in status), None)
