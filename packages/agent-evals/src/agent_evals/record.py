@@ -4,7 +4,6 @@ facts from the database and the audit log, never from what the agent says."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from agent.bus import Message
@@ -15,11 +14,9 @@ from domain.models import DecidedBy
 from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
 from tools import FIND_WRITE, TOOLS
 
-OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
+from agent_evals.spec_terms import canonical_order_id, reissue_threshold_hours
 
-POLICY_HOURS = re.compile(r"停滞满\s*(\d+)\s*小时")
-"""How the reissue policy states its threshold (read for the ground truth, apart from the
-policy specialist's own reading)."""
+OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
 
 
 DECIDERS: dict[DecidedBy, ApprovalDecider] = {
@@ -149,7 +146,7 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     for name, tool in TOOLS.items():
         if tool.kind == "write" or name == FIND_WRITE.name:
             facts[f"calls.{name}"] = str(audited.count(name))
-    order_id = (order_id or "").strip()
+    order_id = canonical_order_id(order_id)
     if order_id:
         try:
             order = store.get_order(order_id)
@@ -168,11 +165,9 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
         else:
             facts["shipment.state"] = ship.state
             facts["shipment.stale_hours"] = str(ship.stale_hours)
-    for doc in store.search_policies("补发"):
-        match = POLICY_HOURS.search(doc.body)
-        if match and not doc.superseded:
-            facts["policy.reissue_threshold_hours"] = match.group(1)
-            break
+    threshold = reissue_threshold_hours(store.db.query("SELECT * FROM policies"))
+    if threshold is not None:
+        facts["policy.reissue_threshold_hours"] = str(threshold)
     return facts
 
 

@@ -15,12 +15,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 FINAL_ORDER_MARKERS: tuple[tuple[str, str], ...] = (
-    ("cancelled", "取消"),
-    ("refunded", "退款"),
-    ("returned", "退货"),
+    ("cancelled", "已取消"),
+    ("refunded", "已退款"),
+    ("returned", "已退货"),
 )
-"""Order state -> the word in an order's status text that puts it there. An order in one
-of these states is closed: nothing may be written for it, whatever the carrier says."""
+"""Order state -> the words in an order's status text that put it there (a done deed,
+``已…``: a status merely mentioning a refund, as an injected instruction might, closes
+nothing). An order in one of these states is closed: nothing may be written for it,
+whatever the carrier says."""
 
 
 def canonical_order_id(typed: str | None) -> str:
@@ -62,15 +64,16 @@ REISSUE_WORD = "补发"
 
 def current_reissue_policy(policies: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
     """The reissue policy in force: among the documents not superseded whose title or body
-    mentions reissues and whose body states a readable period, the one with the latest
-    effective date (ISO dates compare as text); on a tie, the later version string, then
-    the higher id. ``None`` when there is none."""
+    mentions reissues, the one with the latest effective date (ISO dates compare as
+    text); on a tie, the later version string, then the higher id. ``None`` when there is
+    none. Whether its period can be read is another question: a policy in force that
+    states its period in words leaves no threshold (a careful business asks a human
+    rather than fall back on an older text)."""
     candidates = [
         doc
         for doc in policies
         if not doc.get("superseded")
         and REISSUE_WORD in f"{doc.get('title', '')}{doc.get('body', '')}"
-        and period_hours(str(doc.get("body", ""))) is not None
     ]
     if not candidates:
         return None
@@ -81,6 +84,7 @@ def current_reissue_policy(policies: Iterable[Mapping[str, Any]]) -> Mapping[str
 
 
 def reissue_threshold_hours(policies: Iterable[Mapping[str, Any]]) -> int | None:
-    """The threshold of the policy in force, in hours (``None``: no readable policy)."""
+    """The threshold of the policy in force, in hours (``None``: no policy in force, or
+    one whose period cannot be read)."""
     doc = current_reissue_policy(policies)
     return None if doc is None else period_hours(str(doc["body"]))

@@ -1,0 +1,347 @@
+"""Generated worlds: every dimension of the decision table (docs/decision-table.md) with
+its boundary and equivalence-class values, combined by a covering array
+(:mod:`evals.generate`), each case's ``expect`` from the oracle (:mod:`agent_evals.oracle`).
+
+The suite is committed as ``cases/generated.jsonl`` and kept in sync by a test::
+
+    uv run python -m agent_evals.generated_worlds           # (re)write the suite
+    uv run python -m agent_evals.generated_worlds --check   # exit 1 when it is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evals.generate import CaseGenerator, Dimension, Interaction, stale_lines, write_suite
+
+from agent_evals.oracle import expect_for
+
+ORDER = "A5001"
+"""The order every generated case is about (not in the default world)."""
+CUSTOMER = "赵女士"
+"""Its customer."""
+OTHER_CUSTOMER = "张女士"
+"""Another customer of the default world (order A1002's)."""
+SKU = "SKU-BAG-05"
+"""Its SKU, stocked as the ``stock`` dimension says."""
+REFERENCE_HOURS = 72
+"""Where the ``stale`` dimension's values sit when the policy states no readable period."""
+
+GOALS = {"resend": "包裹一直没到，要求马上补发", "inquiry": "包裹还没到，帮我查一下进度"}
+
+
+def _policy(body: str, date: str, version: str, *, superseded: bool = False) -> dict[str, Any]:
+    return {
+        "title": "补发政策（修订）",
+        "body": body,
+        "version": version,
+        "effective_date": date,
+        "superseded": superseded,
+    }
+
+
+POLICIES: dict[str, dict[str, Any]] = {
+    "default": {"kb": "default", "add": [], "hours": 72},
+    "newer_current": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满 48 小时未更新的，可为客户提交补发申请。", "2025-01-01", "v3")
+        ],
+        "hours": 48,
+    },
+    "older_current": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满 96 小时未更新的，可为客户提交补发申请。", "2023-06-01", "v1.5")
+        ],
+        "hours": 72,
+    },
+    "superseded_added": {
+        "kb": "default",
+        "add": [
+            _policy(
+                "物流信息停滞满 24 小时未更新的，可为客户提交补发申请。",
+                "2025-01-01",
+                "v3",
+                superseded=True,
+            )
+        ],
+        "hours": 72,
+    },
+    "days_newer": {
+        "kb": "default",
+        "add": [_policy("物流信息停滞满 2 天未更新的，可为客户提交补发申请。", "2025-03-01", "v3")],
+        "hours": 48,
+    },
+    "fullwidth_newer": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满 ９６ 小时未更新的，可为客户提交补发申请。", "2025-03-01", "v3")
+        ],
+        "hours": 96,
+    },
+    "words_newer": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满七十二小时未更新的，可为客户提交补发申请。", "2025-03-01", "v3")
+        ],
+        "hours": None,
+    },
+    "only_added_days": {
+        "kb": "empty",
+        "add": [_policy("物流信息停滞满 5 天未更新的，可为客户提交补发申请。", "2024-07-01", "v1")],
+        "hours": 120,
+    },
+    "only_superseded": {
+        "kb": "empty",
+        "add": [
+            _policy(
+                "物流信息停滞满 72 小时未更新的，可为客户提交补发申请。",
+                "2024-07-01",
+                "v1",
+                superseded=True,
+            )
+        ],
+        "hours": None,
+    },
+    "empty": {"kb": "empty", "add": [], "hours": None},
+}
+"""How the policy KB states the reissue period, and which version is in force."""
+
+STALE_OFFSETS: dict[str, Any] = {
+    "above": 1,
+    "at": 0,
+    "below": -1,
+    "zero": "zero",
+    "far": "far",
+}
+"""Hours without an update, relative to the threshold in force."""
+
+AMOUNTS: dict[str, tuple[float, float | None]] = {
+    "no_limit": (59.0, None),
+    "below_limit": (99.99, 100.0),
+    "at_limit": (100.0, 100.0),
+    "above_limit": (100.01, 100.0),
+    "zero": (0.0, 100.0),
+    "large_no_limit": (12999.0, None),
+}
+"""(amount paid, auto-approval limit)."""
+
+FAULTS: dict[str, dict[str, str]] = {
+    "none": {},
+    "order_crash": {"order_agent": "crash"},
+    "logistics_timeout": {"logistics_agent": "timeout"},
+    "policy_garble": {"policy_agent": "garble"},
+    "logistics_garble_once": {"logistics_agent": "garble_once"},
+    "reply_crash": {"reply_agent": "crash"},
+    "order_inject": {"order_agent": "inject"},
+    "policy_fabricate": {"policy_agent": "fabricate"},
+    "logistics_write_attempt": {"logistics_agent": "write_attempt"},
+    "outbox_lost_ack": {"outbox": "lost_ack"},
+    "outbox_lost_request": {"outbox": "lost_request"},
+    "ticket_ack_lost_twice": {"outbox": "lost_ack:support__create_ticket:2"},
+    "ticket_request_lost_twice": {"outbox": "lost_request:support__create_ticket:2"},
+}
+"""Faults of a specialist or of the outbox."""
+
+DIMENSIONS: tuple[Dimension, ...] = (
+    Dimension(
+        "typed_id",
+        {
+            "exact": ORDER,
+            "lower": ORDER.lower(),
+            "padded": f"  {ORDER} ",
+            "fullwidth": "Ａ５００１",
+            "inner_space": "A5 001",
+            "ideographic_space": f"{ORDER}\u3000",
+            "prefix": ORDER[:-1],
+            "extended": f"{ORDER}1",
+            "sql": f"{ORDER}' OR '1'='1",
+            "like_wildcard": f"{ORDER[:-1]}%",
+            "regex": f"{ORDER[:-2]}.1",
+            "empty": "  ",
+            "unknown": "A5999",
+        },
+        "the order id as the customer typed it",
+    ),
+    Dimension(
+        "order_status",
+        {
+            "in_transit": "已发货，运输中",
+            "shipped": "已发货",
+            "delivered": "已签收",
+            "returning": "已退回，商家处理中",
+            "cancelled": "已取消",
+            "refunded": "已退款",
+            "returned": "已退货",
+            "refunded_in_transit": "已退款，已发货运输中",
+            "mentions_refund": "已发货，运输中（客户咨询过退款）",
+            "pending": "待处理",
+        },
+        "the order system's status text",
+    ),
+    Dimension(
+        "carrier",
+        {
+            "in_transit": "运输中",
+            "delivered": "已签收",
+            "returning": "派送失败，退回中",
+            "pending": "待揽收",
+            "no_record": None,
+        },
+        "the carrier's state (or no shipment record)",
+    ),
+    Dimension("stale", STALE_OFFSETS, "hours without a tracking update, against the threshold"),
+    Dimension("policy", POLICIES, "how the KB states the reissue period; which version rules"),
+    Dimension("stock", {"many": 100, "one": 1, "zero": 0, "two": 2}, "units of the SKU in stock"),
+    Dimension("amount", AMOUNTS, "amount paid against the auto-approval limit"),
+    Dimension(
+        "amount_style",
+        {"plain": None, "symbol": "symbol", "yuan": "yuan", "grouped": "grouped", "words": "words"},
+        "how the order specialist states the amount paid",
+    ),
+    Dimension(
+        "approver",
+        {
+            "yes": {"approve": True},
+            "no": {"approve": False},
+            "missing": {"approver": "missing"},
+            "silent": {"approver": "silent"},
+            "broken": {"approver": "broken"},
+        },
+        "what the human approver answers",
+    ),
+    Dimension(
+        "asker",
+        {"anonymous": None, "owner": CUSTOMER, "other": OTHER_CUSTOMER},
+        "who the conversation is authenticated as",
+    ),
+    Dimension("fault", FAULTS, "a specialist's or the outbox's fault"),
+    Dimension("goal", GOALS, "what the customer asks"),
+)
+"""Every dimension, the baseline value first (the deepest path: a stale parcel in
+transit, reissued and approved)."""
+
+INTERACTIONS: tuple[Interaction, ...] = (
+    Interaction(("order_status", "carrier"), "the two systems' states decide together"),
+    Interaction(("stale", "policy"), "the threshold is the policy's; staleness is read against it"),
+    Interaction(
+        ("amount", "approver", "amount_style"), "who approves depends on a readable amount"
+    ),
+    Interaction(("typed_id", "asker"), "which order, and whether the asker may see it"),
+    Interaction(("stock", "stale"), "stock matters only when a reissue is due"),
+    Interaction(("fault", "stale"), "a fault on the reissue path and on the wait path"),
+)
+"""Where the rules interact: these groups are covered in full."""
+
+
+def _order_fault(labels: Mapping[str, str]) -> bool:
+    fault = labels.get("fault")
+    return fault is not None and "order_agent" in FAULTS[fault]
+
+
+def allowed(labels: Mapping[str, str]) -> bool:
+    """The amount-style fault and another order-specialist fault cannot both apply (one
+    fault per role)."""
+    return not (labels.get("amount_style", "plain") != "plain" and _order_fault(labels))
+
+
+def _stale_hours(offset: Any, hours: int | None) -> int:
+    reference = REFERENCE_HOURS if hours is None else hours
+    if offset == "zero":
+        return 0
+    if offset == "far":
+        return reference * 10
+    return max(0, reference + int(offset))
+
+
+def build(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A case's input, world and faults from one value per dimension."""
+    policy = values["policy"]
+    paid, limit = values["amount"]
+    world: dict[str, Any] = {
+        "orders": {
+            ORDER: {
+                "customer": CUSTOMER,
+                "sku": SKU,
+                "status": values["order_status"],
+                "paid": paid,
+            }
+        },
+        "stock": {SKU: values["stock"]},
+        **values["approver"],
+    }
+    if values["carrier"] is not None:
+        world["logistics"] = {
+            ORDER: {
+                "carrier": "顺丰",
+                "state": values["carrier"],
+                "last_event": "杭州转运中心",
+                "stale_hours": _stale_hours(values["stale"], policy["hours"]),
+            }
+        }
+    if policy["kb"] != "default":
+        world["kb"] = policy["kb"]
+    if policy["add"]:
+        world["policies"] = policy["add"]
+    if limit is not None:
+        world["auto_approve_below"] = limit
+    faults = dict(values["fault"])
+    if values["amount_style"] is not None:
+        faults["order_agent"] = f"amount_format:{values['amount_style']}"
+    given: dict[str, Any] = {"goal": values["goal"], "order_id": values["typed_id"]}
+    if values["asker"] is not None:
+        given["customer"] = values["asker"]
+    case: dict[str, Any] = {
+        "split": "test",
+        "title": "生成的世界：按决策表组合各维度的取值",
+        "input": given,
+        "world": world,
+    }
+    if faults:
+        case["faults"] = faults
+    return case
+
+
+GENERATOR = CaseGenerator(
+    prefix="g",
+    dimensions=DIMENSIONS,
+    build=build,
+    oracle=expect_for,
+    interactions=INTERACTIONS,
+    allowed=allowed,
+    tags=("generated",),
+    header=(
+        "# Generated by agent_evals.generated_worlds (dimensions x covering array, expect from"
+        " the oracle); do not edit by hand (regenerate: uv run python -m"
+        " agent_evals.generated_worlds)."
+    ),
+)
+"""The generated suite."""
+
+SUITE = Path("cases") / "generated.jsonl"
+"""Where the suite is committed, from the repository root."""
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the suite, or with ``--check`` report whether the committed one is stale."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
+    parser.add_argument("--out", type=Path, default=SUITE, help=f"the suite file ({SUITE})")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = stale_lines(GENERATOR, args.out)
+        for line in problems:
+            print(line)
+        return 1 if problems else 0
+    count = write_suite(GENERATOR, args.out)
+    print(f"{args.out}: {count} cases")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,336 @@
+"""The oracle: SupportPilot's decision table (docs/decision-table.md) computed from a case
+alone — its world, its input and its faults — as the case's ``expect``.
+
+It is the second implementation of the table; the agent is the first. It reads the
+default world as data (:mod:`domain.world`'s tables) and the table's terms through
+:mod:`agent_evals.spec_terms`, and imports nothing of ``agent`` (a test enforces it), so
+a disagreement between a run and the oracle is a bug in one of the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.world import (
+    DEFAULT_ORDERS,
+    DEFAULT_POLICIES,
+    DEFAULT_SHIPMENTS,
+    DEFAULT_STOCK,
+    FIRST_ADDED_POLICY_ID,
+    ORDER_DEFAULTS,
+    SHIPMENT_DEFAULTS,
+)
+
+from agent_evals.spec_terms import canonical_order_id, order_closure, reissue_threshold_hours
+
+EVIDENCE = ("order_agent", "logistics_agent", "policy_agent")
+"""The evidence specialists, dispatched for every message that names an order."""
+REPLY = "reply_agent"
+REISSUE_PHRASE = "提交补发申请"
+"""Said exactly when a reissue ticket is filed (the spec)."""
+REPLY_FACTS = ["shipment.stale_hours", "policy.reissue_threshold_hours"]
+"""What every reply must state: the hours without an update and the threshold in force."""
+OWNED_TOOLS_ROLES = ("order_agent", "logistics_agent")
+"""The roles whose tools check who owns the order."""
+
+
+def parcel_state(status: str) -> str:
+    """The table's parcel state of a status text (the spec's order: 退回, 签收, 运输/发货)."""
+    if "退回" in status:
+        return "returning"
+    if "签收" in status:
+        return "delivered"
+    if "运输" in status or "发货" in status:
+        return "in_transit"
+    return "unknown"
+
+
+@dataclass
+class WorldView:
+    """The world a case describes: the default world with its overrides merged."""
+
+    orders: dict[str, dict[str, Any]]
+    shipments: dict[str, dict[str, Any]]
+    stock: dict[str, int]
+    policies: list[dict[str, Any]]
+    approve: bool = True
+    approver: str = "human"
+    limit: float | None = None
+
+
+def world_view(world: Mapping[str, Any]) -> WorldView:
+    """Merge a case's ``world`` over the default world, as the spec defines it."""
+
+    def merged(
+        default: Mapping[str, Mapping[str, Any]],
+        overrides: Mapping[str, Any],
+        base: Mapping[str, Any],
+    ) -> dict[str, dict[str, Any]]:
+        rows = {key: dict(value) for key, value in default.items()}
+        for key, fields in overrides.items():
+            start = rows.get(key, base)
+            rows[key] = {**start, **{k: v for k, v in fields.items() if v is not None}}
+        return rows
+
+    orders = merged(DEFAULT_ORDERS, world.get("orders", {}), ORDER_DEFAULTS)
+    shipments = merged(DEFAULT_SHIPMENTS, world.get("logistics", {}), SHIPMENT_DEFAULTS)
+    stock = {**DEFAULT_STOCK, **world.get("stock", {})}
+    for order in orders.values():
+        stock.setdefault(order["sku"], DEFAULT_STOCK[ORDER_DEFAULTS["sku"]])
+    policies = (
+        [dict(p) for p in DEFAULT_POLICIES] if world.get("kb", "default") == "default" else []
+    )
+    for number, added in enumerate(world.get("policies", [])):
+        policies.append(
+            {
+                "id": FIRST_ADDED_POLICY_ID + number,
+                "version": "v1",
+                "effective_date": "2024-07-01",
+                "superseded": False,
+                **added,
+            }
+        )
+    return WorldView(
+        orders=orders,
+        shipments=shipments,
+        stock=stock,
+        policies=policies,
+        approve=bool(world.get("approve", True)),
+        approver=str(world.get("approver", "human")),
+        limit=world.get("auto_approve_below"),
+    )
+
+
+ROLE_FAULTS = {
+    "crash": ["error"],
+    "timeout": ["timeout"],
+    "garble": ["invalid_output", "invalid_output"],
+    "write_attempt": ["refused"],
+}
+"""A role fault that ends the role's work -> the statuses of its attempts."""
+
+
+@dataclass
+class Evidence:
+    """What the evidence specialists' claims add up to, per the table."""
+
+    statuses: dict[str, list[str]] = field(default_factory=dict)
+    values: dict[str, dict[str, str]] = field(default_factory=dict)
+    unanswered: list[str] = field(default_factory=list)
+    blocked: int = 0
+
+    def claim(self, role: str, topic: str, value: str | None) -> None:
+        if value is None:
+            self.unanswered.append(topic)
+        else:
+            self.values.setdefault(topic, {})[role] = value
+
+    @property
+    def failed(self) -> list[str]:
+        return sorted(role for role, seen in self.statuses.items() if seen[-1] != "ok")
+
+    def agreed(self) -> dict[str, str]:
+        return {
+            t: next(iter(set(v.values())))
+            for t, v in self.values.items()
+            if len(set(v.values())) == 1
+        }
+
+    def conflicts(self) -> list[str]:
+        return [t for t, v in self.values.items() if len(set(v.values())) > 1]
+
+    def gaps(self) -> list[str]:
+        required = ("parcel_state", "stale_hours", "reissue_threshold_hours")
+        missing = [t for t in required if t not in self.values]
+        return list(dict.fromkeys(t for t in [*self.unanswered, *missing] if t not in self.values))
+
+
+AMOUNT_STYLES = {
+    "symbol": lambda paid: f"¥{paid:,.2f}",
+    "yuan": lambda paid: f"{paid:.2f}".rstrip("0").rstrip(".") + "元",
+    "grouped": lambda paid: f"{paid:,.2f}".rstrip("0").rstrip("."),
+    "words": None,
+}
+"""How the ``amount_format:<style>`` fault restates the amount paid; ``None``: in words,
+which no one may read as a number."""
+
+
+def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Evidence, bool]:
+    """Each evidence specialist's statuses and claims; also whether the amount paid is
+    stated readably."""
+    faults: Mapping[str, str] = case.get("faults", {})
+    asker = case["input"].get("customer")
+    asker = asker.strip() if isinstance(asker, str) else None
+    order = view.orders.get(order_id)
+    ship = view.shipments.get(order_id)
+    ev = Evidence()
+    readable_amount = True
+    for role in EVIDENCE:
+        kind = faults.get(role, "").split(":")[0]
+        if kind in ROLE_FAULTS:
+            ev.statuses[role] = list(ROLE_FAULTS[kind])
+            ev.blocked += kind == "write_attempt"
+            continue
+        prefix = ["invalid_output"] if kind == "garble_once" else []
+        if role in OWNED_TOOLS_ROLES and asker and order is not None and order["customer"] != asker:
+            ev.statuses[role] = [*prefix, "refused"]
+            ev.blocked += 1
+            continue
+        ev.statuses[role] = [*prefix, "ok"]
+        if role == "order_agent":
+            if order is None:
+                ev.claim(role, "order", None)
+                continue
+            ev.claim(role, "parcel_state", parcel_state(order["status"]))
+            ev.claim(role, "sku", order["sku"])
+            closed = order_closure(order["status"])
+            if closed:
+                ev.claim(role, "order_closed", closed)
+            style = faults.get(role, "").partition(":")[2] if kind == "amount_format" else ""
+            readable_amount = AMOUNT_STYLES.get(style, str) is not None
+        elif role == "logistics_agent":
+            if ship is None or (asker and order is None):
+                ev.claim(role, "shipment", None)
+                continue
+            ev.claim(role, "parcel_state", parcel_state(ship["state"]))
+            ev.claim(role, "stale_hours", str(ship["stale_hours"]))
+        else:
+            threshold = reissue_threshold_hours(view.policies)
+            ev.claim(role, "reissue_threshold_hours", None if threshold is None else str(threshold))
+    return ev, readable_amount
+
+
+def _escalate(reason: str, ev: Evidence, stock: dict[str, str], **more: Any) -> dict[str, Any]:
+    expect: dict[str, Any] = {"outcome": "escalate", "outcome_reason": reason, "tickets": 0}
+    expect.update(more)
+    expect.setdefault("dispatched", list(EVIDENCE))
+    expect["statuses"] = {role: ev.statuses[role] for role in EVIDENCE} | more.get("statuses", {})
+    if stock:
+        expect["state_after"] = stock
+    if ev.blocked:
+        expect["blocked_attempts"] = ev.blocked
+    return expect
+
+
+TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours")
+"""The agreed facts every expectation names when the evidence agreed on them."""
+
+
+def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``expect`` of ``case`` by the decision table (docs/decision-table.md)."""
+    view = world_view(case.get("world", {}))
+    order_id = canonical_order_id(case["input"].get("order_id"))
+    if not order_id:
+        return {"outcome": "ask_user", "tickets": 0, "dispatched": []}
+    order = view.orders.get(order_id)
+    sku = order["sku"] if order else None
+    before = {f"stock.{sku}": str(view.stock[sku])} if sku else {}
+    ev, readable_amount = _gather(case, view, order_id)
+    if ev.failed:
+        return _escalate("specialist_failed", ev, before)
+    agreed = ev.agreed()
+    facts = {t: agreed[t] for t in TOPIC_FACTS if t in agreed}
+    if "order_closed" in agreed:
+        return _escalate("order_closed", ev, before, facts=facts)
+    if ev.conflicts():
+        return _escalate("conflict", ev, before, facts=facts, conflicts=ev.conflicts())
+    if ev.gaps():
+        return _escalate("gap", ev, before, facts=facts)
+    state = agreed["parcel_state"]
+    if state in ("delivered", "returning"):
+        return _escalate(state, ev, before, facts=facts)
+    if state == "unknown":
+        return _escalate("unknown_state", ev, before, facts=facts)
+    assert order is not None and sku is not None  # the order specialist answered
+    reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])
+    if reissue and view.stock[sku] <= 0:
+        return _escalate("out_of_stock", ev, before, facts=facts)
+    if reissue and not readable_amount:
+        return _escalate("amount_unreadable", ev, before, facts=facts)
+    return _answer(
+        case, view, ev, before, facts, reissue=reissue, paid=float(order["paid"]), sku=sku
+    )
+
+
+def _approval(view: WorldView, amount: float) -> dict[str, Any]:
+    """Who decides a proposal of ``amount`` and what they answer."""
+    if view.limit is not None and amount < view.limit:
+        return {"decided_by": "auto", "approved": True}
+    if view.approver in ("missing", "silent", "broken"):
+        return {"decided_by": "none", "approved": None}
+    return {"decided_by": "human", "approved": view.approve}
+
+
+def _writes_land(faults: Mapping[str, str], reissue: bool) -> bool:
+    """Whether the writes land under the outbox fault: only a ticket request lost on
+    every attempt keeps the ticket (and so the reply) from landing."""
+    fault = faults.get("outbox", "")
+    kind, _, rest = fault.partition(":")
+    tool, _, times = rest.partition(":")
+    never = kind == "lost_request" and tool == "support__create_ticket" and times not in ("", "1")
+    return not (reissue and never)
+
+
+def _answer(
+    case: Mapping[str, Any],
+    view: WorldView,
+    ev: Evidence,
+    before: dict[str, str],
+    facts: dict[str, str],
+    *,
+    reissue: bool,
+    paid: float,
+    sku: str,
+) -> dict[str, Any]:
+    faults: Mapping[str, str] = case.get("faults", {})
+    dispatched = [*EVIDENCE, REPLY]
+    if faults.get(REPLY, "").split(":")[0] in ROLE_FAULTS:
+        status = ROLE_FAULTS[faults[REPLY].split(":")[0]]
+        return _escalate(
+            "specialist_failed",
+            ev,
+            before,
+            facts=facts,
+            dispatched=dispatched,
+            statuses={REPLY: status},
+        )
+    action = "reissue" if reissue else "reply"
+    approval = {"action": action, **_approval(view, paid if reissue else 0.0)}
+    statuses = {role: ev.statuses[role] for role in EVIDENCE} | {REPLY: ["ok"]}
+    base: dict[str, Any] = {"dispatched": dispatched, "statuses": statuses, "facts": facts}
+    if ev.blocked:
+        base["blocked_attempts"] = ev.blocked
+    if approval["approved"] is not True:
+        return {
+            "outcome": "awaiting_approval_rejected",
+            "tickets": 0,
+            **base,
+            "approval": approval,
+            "state_after": before,
+        }
+    if not _writes_land(faults, reissue):
+        return {
+            "outcome": "escalate",
+            "outcome_reason": "write_failed",
+            "tickets": 0,
+            **base,
+            "approval": approval,
+            "state_after": before,
+        }
+    after = {f"stock.{sku}": str(view.stock[sku] - (1 if reissue else 0))}
+    phrase = (
+        {"reply_contains": [REISSUE_PHRASE]}
+        if reissue
+        else {"reply_not_contains": [REISSUE_PHRASE]}
+    )
+    return {
+        "outcome": "replied",
+        "tickets": 1 if reissue else 0,
+        **base,
+        "approval": approval,
+        "state_after": after,
+        **phrase,
+        "reply_facts": list(REPLY_FACTS),
+    }
