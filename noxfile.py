@@ -107,6 +107,7 @@ SUITES = [
     "approval_rules",
     "replay",
     "injection_matrix",
+    "generated",
 ]
 
 
@@ -174,6 +175,12 @@ def evals_replay(session: nox.Session) -> None:
 def evals_injection_matrix(session: nox.Session) -> None:
     """Run the generated injection matrix: 6 attacks x 5 carriers, each with a benign twin."""
     evals_cli(session, "run", "--suite", "injection_matrix", "--label", "injection_matrix")
+
+
+@nox.session(name="evals_generated", default=False, tags=["suites"])
+def evals_generated(session: nox.Session) -> None:
+    """Run the generated worlds: the decision table's dimensions, expect from the oracle."""
+    evals_cli(session, "run", "--suite", "generated", "--label", "generated")
 
 
 @nox.session(name="evals", default=False)
@@ -252,6 +259,25 @@ def fuzz(session: nox.Session) -> None:
     """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
     sync(session, "agent-evals")
     session.run("python", "scripts/fuzz_cases.py", *session.posargs)
+
+
+@nox.session(default=False)
+def explore(session: nox.Session) -> None:
+    """Search the generated worlds for disagreements with the oracle and the invariants
+    (Hypothesis, seeded; `-- --minutes 10 --seed 1`)."""
+    sync(session, "agent-evals", "evals", extras=("explore",))
+    args = session.posargs or ["--minutes", "2", "--seed", "1"]
+    session.run(
+        "python",
+        "-m",
+        "evals.explore",
+        "agent_evals.generated_worlds:GENERATOR",
+        "--sut",
+        "agent_evals.sut:SupportPilotSUT",
+        "--strategies",
+        "agent_evals.explore_worlds:strategies",
+        *args,
+    )
 
 
 @nox.session(default=False)

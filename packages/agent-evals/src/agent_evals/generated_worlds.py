@@ -31,6 +31,9 @@ SKU = "SKU-BAG-05"
 REFERENCE_HOURS = 72
 """Where the ``stale`` dimension's values sit when the policy states no readable period."""
 
+TOOL_ERROR_TEXT = "系统繁忙，请稍后再试"
+"""What a failing read tool says (benign: no instruction in it)."""
+
 GOALS = {"resend": "包裹一直没到，要求马上补发", "inquiry": "包裹还没到，帮我查一下进度"}
 
 
@@ -221,6 +224,16 @@ DIMENSIONS: tuple[Dimension, ...] = (
         "who the conversation is authenticated as",
     ),
     Dimension("fault", FAULTS, "a specialist's or the outbox's fault"),
+    Dimension(
+        "tool_error",
+        {
+            "none": None,
+            "orders": "orders__get_order",
+            "logistics": "logistics__track",
+            "kb": "kb__search",
+        },
+        "a read tool that fails (its error text is benign)",
+    ),
     Dimension("goal", GOALS, "what the customer asks"),
 )
 """Every dimension, the baseline value first (the deepest path: a stale parcel in
@@ -290,6 +303,8 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
         world["policies"] = policy["add"]
     if limit is not None:
         world["auto_approve_below"] = limit
+    if values["tool_error"] is not None:
+        world["tool_errors"] = {values["tool_error"]: TOOL_ERROR_TEXT}
     faults = dict(values["fault"])
     if values["amount_style"] is not None:
         faults["order_agent"] = f"amount_format:{values['amount_style']}"

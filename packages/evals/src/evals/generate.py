@@ -12,9 +12,10 @@ that broke.
 
 The committed suite is kept in sync by :func:`stale_lines` (a test, as for any generated
 file). Pairs come from allpairspy (deterministic: the same dimensions give the same
-rows); interaction groups are enumerated in full, and every required tuple is verified
-covered afterwards (a missing one gets a row of its own), so the guarantee does not rest
-on the library.
+rows; its own ``n=3`` misses triples, so it is used for pairs only); interaction groups
+are enumerated in full on the baseline path, and every required tuple is verified covered
+afterwards (a missing one gets a row of its own), so the guarantee does not rest on the
+library.
 """
 
 from __future__ import annotations
@@ -126,9 +127,10 @@ def cover(
     allowed: Allowed | None = None,
 ) -> list[Labels]:
     """A covering array over ``dimensions``: rows (dimension -> label) such that every
-    allowed pair of values of any two dimensions, and every allowed combination of each
-    interaction group, appears in at least one row. Deterministic: the same arguments
-    give the same rows in the same order.
+    allowed pair of values of any two dimensions appears in at least one row, and every
+    allowed combination of each interaction group appears in a row whose other
+    dimensions are at their baselines (the path where that group decides).
+    Deterministic: the same arguments give the same rows in the same order.
 
     ``allowed`` rules out combinations that cannot occur (it is asked about partial rows
     too, so it must answer ``True`` when the dimensions it constrains are not all there).
@@ -155,6 +157,23 @@ def cover(
         for found in pairs:
             add(dict(zip(names, found, strict=True)))
     baseline = {d.name: d.baseline for d in dimensions}
+    by_name = {d.name: d for d in dimensions}
+    # Interaction groups are enumerated on the baseline path (every other dimension at its
+    # baseline), whether or not some pairwise row already holds the tuple: a row in which
+    # another dimension ends the run early holds a tuple without exercising it.
+    for interaction in interactions:
+        group = interaction.dimensions
+        for labels in itertools.product(*(by_name[n].labels for n in group)):
+            combo = dict(zip(group, labels, strict=True))
+            if not permitted(combo):
+                continue
+            row = {**baseline, **combo}
+            if not permitted(row):
+                raise GenerationError(
+                    f"cannot cover {combo}: with the other dimensions at their baselines the"
+                    " row is not allowed (give those dimensions an allowed baseline)"
+                )
+            add(row)
     for combo in _required(dimensions, interactions, permitted):
         if any(_covers(row, combo) for row in rows):
             continue

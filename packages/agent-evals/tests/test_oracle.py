@@ -1,0 +1,276 @@
+"""The oracle and the generated worlds: independent of the agent, in agreement with the
+hand-written cases, in sync with the committed suite, and able to fail — each class of
+the decision table that the agent once got wrong (or could) is caught by the suite."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from agent_evals import oracle
+from agent_evals.generated_worlds import GENERATOR, SUITE
+from agent_evals.oracle import expect_for
+from agent_evals.spec_terms import canonical_order_id, period_hours, reissue_threshold_hours
+from agent_evals.sut import SupportPilotSUT
+from evals.checks import grade, success
+from evals.generate import stale_lines
+from evals.loader import load_cases
+
+from .conftest import CASES_DIR, ROOT
+
+GENERATED = load_cases(ROOT / SUITE)
+# Modules by name: ``agent`` re-exports functions that shadow some of them.
+decision = importlib.import_module("agent.decision")
+orchestrator = importlib.import_module("agent.orchestrator")
+rule_brains = importlib.import_module("agent.rule_brains")
+
+
+def test_the_committed_suite_is_what_the_generator_writes() -> None:
+    assert stale_lines(GENERATOR, ROOT / SUITE) == []
+
+
+def test_the_suite_is_hundreds_of_cases_each_naming_its_classes() -> None:
+    assert 200 <= len(GENERATED) <= 1000
+    names = [d.name for d in GENERATOR.dimensions]
+    for case in GENERATED:
+        assert [t.split(":")[0] for t in case.tags if ":" in t] == names
+
+
+def test_the_oracle_imports_nothing_of_the_agent() -> None:
+    """Two implementations of one table: the oracle must not lean on the agent's."""
+    code = (
+        "import sys, agent_evals.oracle, agent_evals.generated_worlds, agent_evals.spec_terms;"
+        "print(sorted(m for m in sys.modules if m == 'agent' or m.startswith('agent.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+MODELLED_FAULTS = {
+    "crash",
+    "timeout",
+    "garble",
+    "garble_once",
+    "write_attempt",
+    "inject",
+    "fabricate",
+    "amount_format",
+}
+MODELLED_OUTBOX = {"lost_ack", "lost_request"}
+
+
+def _modelled(case: dict[str, Any]) -> bool:
+    faults = case.get("faults", {})
+    kinds = {v.split(":")[0] for k, v in faults.items() if k != "outbox"}
+    outbox = faults.get("outbox", "")
+    outbox_ok = not outbox or (
+        outbox.split(":")[0] in MODELLED_OUTBOX and "send_reply" not in outbox
+    )
+    tags = set(case.get("tags", []))
+    return kinds <= MODELLED_FAULTS and outbox_ok and not tags & {"flaky", "attack"}
+
+
+def _hand_written() -> Iterator[dict[str, Any]]:
+    seed = ROOT.parent / "shared" / "seed" / "seed_cases.jsonl"
+    paths = [p for p in sorted(CASES_DIR.glob("*.jsonl")) if p.name != SUITE.name]
+    for path in [*paths, *([seed] if seed.is_file() else [])]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                yield json.loads(line)
+
+
+def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
+    """The committed cases were written by people from the spec; the oracle computes the
+    same outcome, reason and ticket count for every one whose faults it models."""
+    compared = 0
+    for case in _hand_written():
+        if not _modelled(case):
+            continue
+        want = case["expect"]
+        got = expect_for(case)
+        for key in ("outcome", "outcome_reason", "tickets"):
+            if key in want:
+                assert got.get(key) == want[key], (case["id"], key, got)
+        compared += 1
+    assert compared >= 120
+
+
+@pytest.mark.parametrize(
+    ("typed", "canonical"),
+    [
+        ("A1001", "A1001"),
+        (" a1001 ", "A1001"),
+        ("Ａ１００１", "A1001"),
+        ("A1 001", "A1001"),
+        ("A1001\u3000", "A1001"),
+        ("A100", "A100"),
+        ("A1001' OR '1'='1", "A1001'OR'1'='1"),
+        ("A10.1", "A10.1"),
+        ("", ""),
+        (None, ""),
+    ],
+)
+def test_order_id_sameness(typed: str | None, canonical: str) -> None:
+    assert canonical_order_id(typed) == canonical
+
+
+@pytest.mark.parametrize(
+    ("body", "hours"),
+    [
+        ("停滞满 72 小时", 72),
+        ("停滞满72小时", 72),
+        ("停滞满 3 天", 72),
+        ("停滞满 2 日", 48),
+        ("停滞满 ９６ 小时", 96),
+        ("停滞满七十二小时", None),
+        ("尽快补发", None),
+    ],
+)
+def test_a_policy_period_in_hours_or_days(body: str, hours: int | None) -> None:
+    assert period_hours(body) == hours
+
+
+def _doc(doc_id: int, body: str, date: str, *, superseded: bool = False) -> dict[str, Any]:
+    return {
+        "id": doc_id,
+        "title": "补发政策",
+        "body": body,
+        "version": "v1",
+        "effective_date": date,
+        "superseded": superseded,
+    }
+
+
+@pytest.mark.parametrize(
+    ("docs", "threshold"),
+    [
+        ([_doc(3, "满 72 小时补发", "2024-07-01")], 72),
+        ([_doc(3, "满 72 小时补发", "2024-07-01"), _doc(100, "满 48 小时补发", "2025-01-01")], 48),
+        ([_doc(3, "满 72 小时补发", "2024-07-01"), _doc(100, "满 96 小时补发", "2023-01-01")], 72),
+        (
+            [
+                _doc(3, "满 72 小时补发", "2024-07-01"),
+                _doc(100, "满 24 小时补发", "2025-01-01", superseded=True),
+            ],
+            72,
+        ),
+        (
+            [_doc(3, "满 72 小时补发", "2024-07-01"), _doc(100, "满七十二小时补发", "2025-01-01")],
+            None,
+        ),
+        ([], None),
+    ],
+)
+def test_the_policy_in_force_took_effect_last(
+    docs: list[dict[str, Any]], threshold: int | None
+) -> None:
+    assert reissue_threshold_hours(docs) == threshold
+
+
+# Positive controls: the agent broken in each class the decision table names; the
+# generated suite must fail on every one (and pass on the agent as it is).
+
+
+def _strip_only(typed: str | None) -> str:
+    return (typed or "").strip()
+
+
+def _first_policy_by_rank(self: Any, task: Any, tools: Any) -> Any:
+    result = tools.call("kb__search", {"query": rule_brains.POLICY_QUERY})
+    for item in result.evidence:
+        hours = rule_brains.period_hours(item.excerpt)
+        if "补发" in item.excerpt and hours is not None:
+            return {
+                "claims": [
+                    {
+                        "topic": "reissue_threshold_hours",
+                        "value": str(hours),
+                        "text": "政策",
+                        "evidence": [item.id],
+                    }
+                ]
+            }
+    return {"claims": [{"topic": "reissue_threshold_hours", "value": None, "text": "无"}]}
+
+
+def _hours_only(text: str) -> int | None:
+    match = re.search(r"(\d+)\s*小时", text)
+    return None if match is None else int(match.group(1))
+
+
+def _closed_ignored(agg: Any, statuses: Any) -> Any:
+    agreed = {k: v for k, v in agg.agreed.items() if k != "order_closed"}
+    return ORIGINAL_DECIDE(agg.model_copy(update={"agreed": agreed}), statuses)
+
+
+ORIGINAL_DECIDE = decision.decide
+
+
+def _stock_off_by_one(self: Any, sku: str) -> bool:
+    result = self.gateway.call("orchestrator", "stock__check", {"sku": sku})
+    return int(result.data["qty"]) >= 0
+
+
+BROKEN: dict[str, tuple[Any, str, Callable[..., Any], str]] = {
+    "order id: stripped only": (orchestrator, "normalize_order_id", _strip_only, "typed_id:"),
+    "policy: first by search rank": (
+        rule_brains.PolicyBrain,
+        "think",
+        _first_policy_by_rank,
+        "policy:",
+    ),
+    "policy: hours only": (rule_brains, "period_hours", _hours_only, "policy:"),
+    "closed orders ignored": (orchestrator, "decide", _closed_ignored, "order_status:"),
+    "stock: zero reads as in stock": (
+        orchestrator.Orchestrator,
+        "_in_stock",
+        _stock_off_by_one,
+        "stock:",
+    ),
+}
+"""Name -> (where, what, the broken version, the dimension whose cases are run: the
+class's own cases, not the whole suite, keep the test fast)."""
+
+
+BASELINE_TAGS = {f"{d.name}:{d.baseline}" for d in GENERATOR.dimensions}
+
+
+def _failures(sut: SupportPilotSUT, dimension: str = "") -> list[str]:
+    """The generated cases that fail; with ``dimension`` (``"stock:"``), only those whose
+    value of it is not the baseline."""
+    chosen = [
+        c
+        for c in GENERATED
+        if not dimension or any(t.startswith(dimension) and t not in BASELINE_TAGS for t in c.tags)
+    ]
+    return [case.id for case in chosen if not success(grade(case, sut.run(case, 0)))]
+
+
+def test_the_agent_as_it_is_passes_every_generated_case() -> None:
+    assert _failures(SupportPilotSUT()) == []
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_the_generated_suite_catches_each_broken_class(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target, attr, replacement, dimension = BROKEN[name]
+    monkeypatch.setattr(target, attr, replacement)
+    failed = _failures(SupportPilotSUT(), dimension)
+    assert failed, f"{name}: the generated suite passed a broken agent"
+
+
+def test_a_broken_oracle_disagrees_with_the_committed_suite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The other side of the pair: an oracle that forgets a rule no longer writes the
+    committed suite (the sync test fails), so the oracle is not vacuous."""
+    assert stale_lines(GENERATOR, ROOT / SUITE) == []
+    monkeypatch.setattr(oracle, "order_closure", lambda status: None)
+    assert stale_lines(GENERATOR, ROOT / SUITE)
