@@ -1,12 +1,14 @@
 """Mutation check of the evaluation code: break it on purpose, the tests must go red.
 
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
-runner, baseline, report) or in ``judge`` (normaliser, guard, neutraliser, attack
-figures). Each is applied to a fresh temporary copy of the repository (the working tree is
-never touched) and its tests run there (``evals`` mutants: the evals tests and the
-acceptance test; ``judge`` mutants: the judge tests), with ``PYTHONPATH`` set to the
-copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the tests do
-not catch ("survived") means the tests would not notice that bug either.
+runner, baseline, report), in ``judge`` (normaliser, guard, neutraliser, attack
+figures) or in SupportPilot's invariants and the run record they read
+(``agent_evals.invariants``, ``agent_evals.record``). Each is applied to a fresh
+temporary copy of the repository (the working tree is never touched) and its tests run
+there (``evals`` mutants: the evals tests and the acceptance test; ``judge`` mutants:
+the judge tests; invariant mutants: ``test_invariants.py``), with ``PYTHONPATH`` set to
+the copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the
+tests do not catch ("survived") means the tests would not notice that bug either.
 
 A mutant names its target as an exact snippet that must occur exactly once in the file;
 when the code moved on and the snippet is gone, the mutant reports "target not found"
@@ -46,6 +48,9 @@ TESTS = ("packages/evals/tests", "packages/agent-evals/tests/test_evals_acceptan
 """What runs against every ``evals`` mutant."""
 JUDGE_TESTS = ("packages/judge/tests",)
 """What runs against every ``judge`` mutant."""
+AGENT_EVALS = "packages/agent-evals/src/agent_evals"
+INVARIANT_TESTS = ("packages/agent-evals/tests/test_invariants.py",)
+"""What runs against every mutant of the invariants."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -966,6 +971,151 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return execute(planned, checks=checks, progress=progress)",
         "evals.evaluate(traces=...) keeps no trace",
     ),
+    # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
+    M(
+        "conservation_lets_extra_units_go",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if taken != filed[sku]:",
+        "            if taken < filed[sku]:",
+        "conservation misses units taken beyond the tickets filed (two units per ticket)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "conservation_allows_two_rows_per_key",
+        f"{AGENT_EVALS}/invariants.py",
+        '        if n > 1:\n            problems.append(f"{n} {kind} rows',
+        '        if n > 2:\n            problems.append(f"{n} {kind} rows',
+        "two rows under one idempotency key pass as one effect",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "stock_before_read_after_the_run",
+        f"{AGENT_EVALS}/record.py",
+        '"stock_before": None if stock_before is None else dict(stock_before),',
+        '"stock_before": stock_levels(store),',
+        "the record takes the stock before the run from the database after it",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "closure_read_from_the_whole_status",
+        f"{AGENT_EVALS}/invariants.py",
+        "    return order_closure(SENTENCE_END.split(status, maxsplit=1)[0])",
+        "    return order_closure(status)",
+        "a refund named in an instruction planted in the status closes the order",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "closed_order_never_closed",
+        f"{AGENT_EVALS}/invariants.py",
+        "        state = stated_closure(found[1].status)",
+        "        state = None",
+        "writes for a cancelled, refunded or returned order pass",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "named_order_only_stripped",
+        f"{AGENT_EVALS}/invariants.py",
+        "    named = canonical_order_id(typed)",
+        '    named = (typed or "").strip()',
+        "the order named is what was typed, so a write under 'a1001' matches 'a1001'",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "ticket_sku_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if order is not None and ticket.sku != order.sku:",
+        "        if order is None and ticket.sku != order.sku:",
+        "a ticket reserving another SKU than the order's passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "names_free_once_authenticated",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if name in text and name != customer",
+        "        if name in text and customer is None",
+        "an authenticated conversation may be told any customer's name",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "own_name_withheld",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if name in text and name != customer",
+        "        if name in text",
+        "even the authenticated customer's own name counts as a leak",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "handover_code_as_suggestion",
+        f"{AGENT_EVALS}/invariants.py",
+        "    elif text == reason or CODE_LIKE.fullmatch(text):",
+        "    elif text == reason.upper():",
+        "a hand-over whose suggestion is just the reason code passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "handover_facts_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "    dropped = sorted(k for k, v in run.facts.items() if given.get(k) != v)",
+        "    dropped = sorted(k for k in run.facts if k not in run.facts)",
+        "a hand-over leaving the facts gathered behind passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "chars_read_counts_the_orchestrator",
+        f"{AGENT_EVALS}/invariants.py",
+        'e.kind == "read" and e.role != ORCHESTRATOR',
+        'e.kind == "read"',
+        "the orchestrator's own stock check counts as read by the specialists",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "tasks_count_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "    if run.task_count != len(tasks):",
+        "    if run.task_count < len(tasks):",
+        "a record counting more tasks than the bus carried passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "chars_returned_from_every_message",
+        f"{AGENT_EVALS}/invariants.py",
+        '_chars(m.payload) for m in bus if m.kind == "result" and m.status == "delivered"',
+        '_chars(m.payload) for m in bus if m.status == "delivered"',
+        "the recount of characters returned takes the task messages in too",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_per_run_for_attempts",
+        f"{AGENT_EVALS}/invariants.py",
+        '        times = attempts[role] if allowance.per == "attempt" else 1',
+        "        times = MAX_ATTEMPTS",
+        "every role may spend two attempts' calls, retried or not",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_refusals_unbounded",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if refused > allowed:",
+        "        if refused > allowed + 1:",
+        "a role that keeps calling refused tools within one attempt passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_key_lookups_unbounded",
+        f"{AGENT_EVALS}/invariants.py",
+        "                if n > allowance.limit:",
+        "                if n > allowance.limit + 1:",
+        "a write looked up twice by its key passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_model_as_rule",
+        f"{AGENT_EVALS}/invariants.py",
+        '    if settings.get("brain") == "openai":',
+        '    if settings.get("brain") == "model":',
+        "model brains are held to the rule brains' one read per attempt",
+        tests=INVARIANT_TESTS,
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
@@ -1074,7 +1224,7 @@ def sanity(parent: Path, snapshot: Path) -> str | None:
         )
     except bad_pr.DemoError as e:
         return str(e)
-    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS))
+    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS, *INVARIANT_TESTS))
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
@@ -1137,7 +1287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
         print(
             "sanity: the unmutated copy imports its own code and passes "
-            + " ".join((*TESTS, *JUDGE_TESTS))
+            + " ".join((*TESTS, *JUDGE_TESTS, *INVARIANT_TESTS))
         )
         problem = sanity(parent, snapshot)
         if problem is not None:

@@ -182,6 +182,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "refunded": "已退款",
             "returned": "已退货",
             "refunded_in_transit": "已退款，已发货运输中",
+            "return_done": "退货完成；运输中",
             "mentions_refund": "已发货，运输中（客户咨询过退款）",
             "pending": "待处理",
         },

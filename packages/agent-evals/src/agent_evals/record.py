@@ -4,6 +4,7 @@ facts from the database and the audit log, never from what the agent says."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from agent.bus import Message
@@ -171,6 +172,59 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     return facts
 
 
+ENVIRONMENT = "environment"
+"""The ``detail`` key of what the database holds for the invariants
+(:mod:`agent_evals.invariants`): see :func:`environment`."""
+
+
+def stock_levels(store: Store) -> dict[str, int]:
+    """Units in stock per SKU, as the database holds them now."""
+    rows = store.db.query("SELECT sku, qty FROM stock ORDER BY sku")
+    return {str(row["sku"]): int(row["qty"]) for row in rows}
+
+
+def environment(store: Store, stock_before: Mapping[str, int] | None) -> dict[str, Any]:
+    """What the database holds after the run, for the invariants: the stock before the
+    run (``None`` when the caller did not take it) and after it, every order (customer,
+    SKU, status), every ticket, sent reply and approval with the order it names. Read
+    from the tables, never from the agent's outcome."""
+    orders = store.db.query("SELECT id, customer, sku, status FROM orders ORDER BY id")
+    return {
+        "stock_before": None if stock_before is None else dict(stock_before),
+        "stock_after": stock_levels(store),
+        "orders": {
+            str(row["id"]): {
+                "customer": row["customer"],
+                "sku": row["sku"],
+                "status": row["status"],
+            }
+            for row in orders
+        },
+        "tickets": [
+            {
+                "order_id": t.order_id,
+                "sku": t.sku,
+                "trace_id": t.trace_id,
+                "idempotency_key": t.idempotency_key,
+            }
+            for t in store.tickets()
+        ],
+        "replies": [
+            {
+                "order_id": r.order_id,
+                "trace_id": r.trace_id,
+                "idempotency_key": r.idempotency_key,
+                "text": r.text,
+            }
+            for r in store.replies()
+        ],
+        "approvals": [
+            {"id": a.id, "action": a.action, "order_id": a.order_id, "status": a.status}
+            for a in store.approvals()
+        ],
+    }
+
+
 def build_run(
     *,
     case_id: str,
@@ -182,8 +236,10 @@ def build_run(
     approver_answers: list[bool | None],
     latency_ms: float,
     detail: dict[str, Any],
+    stock_before: Mapping[str, int] | None = None,
 ) -> Run:
-    """The run record of one finished turn."""
+    """The run record of one finished turn (``stock_before``: the stock levels the world
+    held before the turn, see :func:`stock_levels`)."""
     audit = store.audit()
     replies = store.replies()
     reply_task = next((m.seq for m in log if m.kind == "task" and m.recipient == REPLY_ROLE), None)
@@ -224,5 +280,6 @@ def build_run(
             "statuses": outcome.statuses,
             "bus": [m.model_dump(mode="json") for m in log],
             "audit": [e.model_dump(mode="json") for e in audit],
+            ENVIRONMENT: environment(store, stock_before),
         },
     )

@@ -16,13 +16,19 @@ from typing import Any
 
 FINAL_ORDER_MARKERS: tuple[tuple[str, str], ...] = (
     ("cancelled", "已取消"),
+    ("cancelled", "取消成功"),
+    ("cancelled", "交易关闭"),
     ("refunded", "已退款"),
+    ("refunded", "退款成功"),
+    ("refunded", "退款完成"),
     ("returned", "已退货"),
+    ("returned", "退货成功"),
+    ("returned", "退货完成"),
 )
-"""Order state -> the words in an order's status text that put it there (a done deed,
-``已…``: a status merely mentioning a refund, as an injected instruction might, closes
-nothing). An order in one of these states is closed: nothing may be written for it,
-whatever the carrier says."""
+"""Order state -> the words in an order's status text that put it there (a done deed:
+``已…``, ``…成功``, ``…完成``, ``交易关闭``; a status merely mentioning a refund, as an
+injected instruction might, closes nothing). An order in one of these states is closed:
+nothing may be written for it, whatever the carrier says."""
 
 
 def canonical_order_id(typed: str | None) -> str:
@@ -37,10 +43,8 @@ def canonical_order_id(typed: str | None) -> str:
 def order_closure(status: str) -> str | None:
     """The final state an order's status text puts it in (``cancelled``, ``refunded``,
     ``returned``), or ``None`` while it is open."""
-    for state, word in FINAL_ORDER_MARKERS:
-        if word in status:
-            return state
-    return None
+    found = [(status.find(word), state) for state, word in FINAL_ORDER_MARKERS if word in status]
+    return min(found)[1] if found else None
 
 
 PERIOD = re.compile(r"(\d+)\s*(小时|天|日)")

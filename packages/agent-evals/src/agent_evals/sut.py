@@ -41,9 +41,11 @@ from evals.case import Case
 from evals.run import Run, Usage
 from tools import READ_TOOLS
 
-import agent_evals.checks  # noqa: F401  (registers SupportPilot's own checks)
+# Imported for what they register: SupportPilot's own checks and the invariants.
+import agent_evals.checks
+import agent_evals.invariants  # noqa: F401
 from agent_evals.case_rules import CASE_RULES, support_input
-from agent_evals.record import build_run
+from agent_evals.record import build_run, stock_levels
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
@@ -216,6 +218,7 @@ class SupportPilotSUT:
         try:
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
+            stock_before = stock_levels(store)
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = _approver(world)
@@ -252,6 +255,7 @@ class SupportPilotSUT:
                 approver_answers=approver.answers if approver else [],
                 latency_ms=(time.perf_counter() - started) * 1000,
                 detail=detail,
+                stock_before=stock_before,
             )
             return run.model_copy(update={"usage": _usage(meter)})
         except ProviderError as e:

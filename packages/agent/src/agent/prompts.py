@@ -37,10 +37,11 @@ ROLE_INSTRUCTIONS: dict[str, str] = {
         " Look the order up with orders__get_order. If it exists, claim these topics, each"
         " citing the order's evidence id: order (value: the order id), parcel_state (from"
         " the order status), sku (the product SKU), paid (the amount paid with two"
-        ' decimals, e.g. "59.00"); and when the status says the order is closed (已取消 ->'
-        " cancelled, 已退款 -> refunded, 已退货 -> returned) also order_closed (value: that"
-        " word). If it does not exist, make one claim: topic order, value"
-        f" null. {PARCEL_STATE_RULE}"
+        ' decimals, e.g. "59.00"); and when the status says the order is closed (已取消,'
+        " 取消成功 or 交易关闭 -> cancelled; 已退款, 退款成功 or 退款完成 -> refunded; 已退货,"
+        " 退货成功 or 退货完成 -> returned; a mere mention of a refund closes nothing) also"
+        " order_closed (value: that English word). If it does not exist, make one claim:"
+        f" topic order, value null. {PARCEL_STATE_RULE}"
     ),
     "logistics_agent": (
         "You are the logistics specialist of SupportPilot, an online shop's support agent."

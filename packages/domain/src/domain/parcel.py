@@ -27,15 +27,22 @@ def parcel_state(status: str) -> ParcelState:
 OrderClosure = Literal["cancelled", "refunded", "returned"]
 """A final state of an order: nothing more may be done for it."""
 
-CLOSED_STATUS_WORDS: tuple[tuple[OrderClosure, str], ...] = (
-    ("cancelled", "已取消"),
-    ("refunded", "已退款"),
-    ("returned", "已退货"),
-)
-"""The words of an order status that close the order. Each states a done deed (``已``):
-a status that only mentions a refund ("客户咨询过退款") leaves the order open."""
+CLOSED_STATUS_WORDS: dict[OrderClosure, tuple[str, ...]] = {
+    "cancelled": ("已取消", "取消成功", "交易关闭"),
+    "refunded": ("已退款", "退款成功", "退款完成"),
+    "returned": ("已退货", "退货成功", "退货完成"),
+}
+"""The words of an order status that close the order. Each states a done deed: a status
+that only mentions a refund ("客户咨询过退款") leaves the order open."""
 
 
 def order_closure(status: str) -> OrderClosure | None:
-    """The final state an order status puts the order in, or ``None`` while it is open."""
-    return next((state for state, words in CLOSED_STATUS_WORDS if words in status), None)
+    """The final state an order status puts the order in (the one stated first, when it
+    states several), or ``None`` while it is open."""
+    first: tuple[int, OrderClosure] | None = None
+    for state, words in CLOSED_STATUS_WORDS.items():
+        for word in words:
+            at = status.find(word)
+            if at >= 0 and (first is None or at < first[0]):
+                first = (at, state)
+    return None if first is None else first[1]
