@@ -107,6 +107,7 @@ SUITES = [
     "approval_rules",
     "replay",
     "injection_matrix",
+    "generated",
 ]
 
 
@@ -174,6 +175,12 @@ def evals_replay(session: nox.Session) -> None:
 def evals_injection_matrix(session: nox.Session) -> None:
     """Run the generated injection matrix: 6 attacks x 5 carriers, each with a benign twin."""
     evals_cli(session, "run", "--suite", "injection_matrix", "--label", "injection_matrix")
+
+
+@nox.session(name="evals_generated", default=False, tags=["suites"])
+def evals_generated(session: nox.Session) -> None:
+    """Run the generated worlds: the decision table's dimensions by a covering array."""
+    evals_cli(session, "run", "--suite", "generated", "--label", "generated")
 
 
 @nox.session(name="evals", default=False)
