@@ -758,3 +758,31 @@ def test_generate_imports_from_the_current_folder_in_a_real_process(
     assert done.returncode == 0, done.stderr
     assert len(_lines(root / "suites" / "paint.jsonl")) == 5
     assert "Traceback" not in done.stderr
+
+
+def test_every_snippet_of_the_guide_runs() -> None:
+    """docs/generated-suites.md: every python block runs (one namespace, as the guide
+    continues itself), every sh block runs from the repository root and exits 0."""
+    root = Path(__file__).resolve().parents[3]
+    doc = (root / "docs" / "generated-suites.md").read_text("utf-8")
+    blocks = [part.split("```", 1)[0] for part in doc.split("```python\n")[1:]]
+    shells = [part.split("```", 1)[0] for part in doc.split("```sh\n")[1:]]
+    usage = doc.count("```\nevals generate MODULE:ATTR")
+    assert len(blocks) >= 4 and len(shells) >= 1
+    assert len(blocks) + len(shells) + usage == doc.count("\n```") // 2, "an untested snippet"
+    namespace: dict[str, object] = {}
+    for code in blocks:
+        exec(compile(code, "docs/generated-suites.md", "exec"), namespace)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    for script in shells:
+        done = subprocess.run(
+            ["bash", "-e", "-c", script],
+            cwd=root,
+            env={**os.environ, "PATH": path},
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+        assert "in sync" in done.stdout
