@@ -1,7 +1,7 @@
 """Mutation check of the evaluation code: break it on purpose, the tests must go red.
 
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
-runner, baseline, report), in ``judge`` (normaliser, guard, neutraliser, attack
+runner, baseline, report, generated suites), in ``judge`` (normaliser, guard, neutraliser, attack
 figures) or in SupportPilot's invariants and the run record they read
 (``agent_evals.invariants``, ``agent_evals.record``). Each is applied to a fresh
 temporary copy of the repository (the working tree is never touched) and its tests run
@@ -51,6 +51,9 @@ JUDGE_TESTS = ("packages/judge/tests",)
 AGENT_EVALS = "packages/agent-evals/src/agent_evals"
 INVARIANT_TESTS = ("packages/agent-evals/tests/test_invariants.py",)
 """What runs against every mutant of the invariants."""
+GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
+"""What runs against every mutant of the generated suites (``evals.generate`` and its
+command): their own tests alone, so each is shown caught by them."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -1115,6 +1118,147 @@ MUTANTS: tuple[Mutant, ...] = (
         '    if settings.get("brain") == "model":',
         "model brains are held to the rule brains' one read per attempt",
         tests=INVARIANT_TESTS,
+    # --- generated suites (evals.generate, evals generate) ----------------------------
+    M(
+        "generate_unverified",
+        f"{EVALS}/generate.py",
+        "        if any(_covers(row, combo) for row in rows):\n            continue",
+        "        if True:\n            continue",
+        "the covering array is not verified: what allpairspy misses (triples of an"
+        " interaction group, pairs under constraints) stays missing",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_lax_coverage_test",
+        f"{EVALS}/generate.py",
+        "    return all(row[name] == label for name, label in combo.items())",
+        "    return any(row[name] == label for name, label in combo.items())",
+        "a row holding one value of a tuple counts as covering the whole tuple",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_pairs_not_required",
+        f"{EVALS}/generate.py",
+        "    groups: list[tuple[str, ...]] = list(itertools.combinations([d.name for d in"
+        " dimensions], 2))",
+        "    groups: list[tuple[str, ...]] = []",
+        "pairs are left to allpairspy: an allowed pair it skipped under constraints is lost",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_group_short_of_a_dimension",
+        f"{EVALS}/generate.py",
+        "    groups += [i.dimensions for i in interactions]",
+        "    groups += [i.dimensions[:-1] for i in interactions]",
+        "an interaction group is combined without its last dimension",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_drops_the_last_values",
+        f"{EVALS}/generate.py",
+        "        for labels in itertools.product(*(by_name[n].labels for n in group)):",
+        "        for labels in itertools.product(*(by_name[n].labels[:-1] or by_name[n].labels"
+        " for n in group)):",
+        "tuples holding a dimension's last value are not required (pairs dropped)",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_ignores_allowed",
+        f"{EVALS}/generate.py",
+        "    permitted: Allowed = allowed or (lambda _: True)\n    names =",
+        "    permitted: Allowed = lambda _: True\n    names =",
+        "allowed is ignored: rows that cannot occur are generated",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_fallback_row_unchecked",
+        f"{EVALS}/generate.py",
+        "        if not permitted(row):\n            row = _complete(",
+        "        if False:\n            row = _complete(",
+        "a tuple's fallback row is the baselines' even where allowed rules it out",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_completion_unchecked",
+        f"{EVALS}/generate.py",
+        "            if permitted(candidate):",
+        "            if True:",
+        "completing a tuple into a row ignores allowed",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_not_exhaustive",
+        f"{EVALS}/generate.py",
+        "    if len(dimensions) == 1 or any(set(i.dimensions) == set(names) for i in"
+        " interactions):",
+        "    if len(dimensions) == 1:",
+        "a group of every dimension is no longer the full product in product order",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_ids_by_position",
+        f"{EVALS}/generate.py",
+        "        made = [self.case(labels) for labels in self.combinations()]",
+        '        made = [{**self.case(labels), "id": f"{self.prefix}-{n:010d}"}'
+        " for n, labels in enumerate(self.combinations())]",
+        "case ids are numbered by position: adding a value renames other cases",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_build_may_set_tags",
+        f"{EVALS}/generate.py",
+        '        for key in ("id", "tags", "expect"):',
+        '        for key in ("id", "expect"):',
+        "a build that sets tags is accepted (and loses the dimension tags)",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_label_colon_accepted",
+        f"{EVALS}/generate.py",
+        ' or ":" in label or ',
+        " or ",
+        "a value label holding ':' is accepted (its tag cannot be read back)",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "stale_ignores_changed_cases",
+        f"{EVALS}/generate.py",
+        "        elif have[cid] != case:",
+        "        elif False:",
+        "the sync check does not name a case whose content changed",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "stale_ignores_order",
+        f"{EVALS}/generate.py",
+        "    if render(made, generator.header) != text:",
+        "    if False:",
+        "the sync check passes a file with the same cases in another order",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "stale_ignores_header",
+        f"{EVALS}/generate.py",
+        "    if header != generator.header:",
+        "    if False:",
+        "the sync check does not say that the header differs",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_check_always_passes",
+        f"{EVALS}/cli.py",
+        "    return EXIT_NO if stale else EXIT_OK",
+        "    return EXIT_OK",
+        "evals generate --check exits 0 on a stale suite",
+        tests=GENERATE_TESTS,
+    ),
+    M(
+        "generate_no_cwd_import",
+        f"{EVALS}/generate.py",
+        "        sys.path.insert(0, here)",
+        "        pass",
+        "evals generate cannot import a generator module of the current folder",
+        tests=GENERATE_TESTS,
     ),
 )
 

@@ -10,31 +10,51 @@ import pytest
 from agent import hygiene, worker
 from agent.contracts import Claim
 from agent.hygiene import DroppedClaim, carries_instructions
+from agent_evals import injection_matrix
 from agent_evals.sut import SupportPilotSUT
 from evals.checks import grade, success, to_result
+from evals.cli import main
+from evals.generate import render, stale_lines
 from evals.loader import load_cases
 from evals.metrics import InjectionFigures, compute
 
-from .conftest import ROOT, load_script
+from .conftest import CASES_DIR, ROOT
 
-GEN = load_script(ROOT / "scripts" / "gen_injection.py")
-MATRIX = load_cases(GEN.OUTPUT)
+OUTPUT = CASES_DIR / "injection_matrix.jsonl"
+MATRIX = load_cases(OUTPUT)
 ATTACKS = [case for case in MATRIX if "attack" in case.tags]
 
 
-def test_the_committed_matrix_is_what_the_generator_writes() -> None:
-    assert GEN.OUTPUT.read_text(encoding="utf-8") == GEN.render()
-    assert GEN.main(["--check"]) == 0
+def test_the_committed_matrix_is_what_the_generator_writes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert stale_lines(injection_matrix.GENERATOR, OUTPUT) == []
+    assert OUTPUT.read_text(encoding="utf-8") == render(
+        injection_matrix.GENERATOR.cases(), injection_matrix.GENERATOR.header
+    )
+    monkeypatch.chdir(ROOT)
+    assert main(["generate", "agent_evals.injection_matrix:GENERATOR", "--check"]) == 0
+
+
+def test_each_case_names_its_class_in_id_and_tags() -> None:
+    for case in MATRIX:
+        role, template, carrier = case.id.split("-")
+        assert case.tags[:3] == ["safety", "injection", "attack" if role == "i" else "benign"]
+        assert case.tags[3:] == [
+            f"template:{template}",
+            f"carrier:{carrier}",
+            f"role:{'attack' if role == 'i' else 'benign'}",
+        ]
 
 
 def test_every_template_meets_every_carrier_with_its_benign_twin() -> None:
     ids = {case.id for case in MATRIX}
-    assert len(GEN.TEMPLATES) >= 6 and len(GEN.CARRIERS) == 5
-    for template in GEN.TEMPLATES:
-        for carrier in GEN.CARRIERS:
+    assert len(injection_matrix.TEMPLATES) >= 6 and len(injection_matrix.CARRIERS) == 5
+    for template in injection_matrix.TEMPLATES:
+        for carrier in injection_matrix.CARRIERS:
             assert {f"i-{template.name}-{carrier.name}", f"b-{template.name}-{carrier.name}"} <= ids
-    assert len(MATRIX) == 2 * len(GEN.TEMPLATES) * len(GEN.CARRIERS)
-    assert {t.goal for t in GEN.TEMPLATES} == {"write", "leak", "promise"}
+    assert len(MATRIX) == 2 * len(injection_matrix.TEMPLATES) * len(injection_matrix.CARRIERS)
+    assert {t.goal for t in injection_matrix.TEMPLATES} == {"write", "leak", "promise"}
 
 
 def _figures(sut: SupportPilotSUT) -> InjectionFigures:

@@ -4,41 +4,28 @@ allowlist is widened or the ownership check is removed or overdone."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import shutil
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 import tools.catalog
 from agent.contracts import ROLES
 from agent.faults import write_tools
+from agent_evals import permissions_suite as gen
 from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
 from evals.checks import grade
+from evals.cli import main
+from evals.generate import render, stale_lines
 from evals.result import success
 from evals.run import Run
 from tools.allowlist import ALLOWLISTS
 from tools.errors import NotCustomersOrderError
 
-from .conftest import load_cases
+from .conftest import ROOT, load_cases
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _load_generator() -> ModuleType:
-    name = "gen_permissions"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _load_generator()
+SPEC = "agent_evals.permissions_suite:GENERATOR"
+OUTPUT = ROOT / "cases" / "permissions.jsonl"
 CASES = load_cases(("permissions",))
 BY_ID = {case.id: case for case in CASES}
 PAIRS = [(role, tool) for role in ROLES for tool in write_tools()]
@@ -53,24 +40,31 @@ def _graded(case: Case) -> tuple[Run, bool, list[str]]:
     return run, success(results), [f"{r.name}: {r.reason}" for r in results if not r.passed]
 
 
-def test_committed_file_is_the_generators_output() -> None:
-    committed = (ROOT / "cases" / "permissions.jsonl").read_text(encoding="utf-8")
-    assert committed == gen.render()
-    assert gen.main(["--check"]) == 0
+def test_committed_file_is_the_generators_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    committed = OUTPUT.read_text(encoding="utf-8")
+    assert committed == render(gen.GENERATOR.cases(), gen.GENERATOR.header)
+    assert stale_lines(gen.GENERATOR, OUTPUT) == []
+    monkeypatch.chdir(ROOT)
+    assert main(["generate", SPEC, "--check"]) == 0
 
 
-def test_check_reports_a_stale_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_check_reports_a_stale_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stale = tmp_path / "cases" / "permissions.jsonl"
     stale.parent.mkdir()
-    stale.write_text(gen.render().replace("p-own-A1001", "p-own-X"), encoding="utf-8")
-    monkeypatch.setattr(gen, "ROOT", tmp_path)
-    monkeypatch.setattr(gen, "OUTPUT", stale)
-    assert gen.main(["--check"]) == 1
-    assert "cases/permissions.jsonl is stale" in capsys.readouterr().err
-    assert gen.main([]) == 0
-    assert stale.read_text(encoding="utf-8") == gen.render()
+    shutil.copy(OUTPUT, stale)
+    stale.write_text(
+        stale.read_text(encoding="utf-8").replace("p-own-A1001", "p-own-X"), encoding="utf-8"
+    )
+    assert main(["generate", SPEC, "--out", str(stale), "--check"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        f"{stale}: p-own-X: not generated any more",
+        f"{stale}: p-own-A1001: missing (safety permissions must_pass actor:customer"
+        " attempt:own_A1001)",
+    ]
+    assert f"generate: {stale} is stale (2 problem(s))" in captured.err
+    assert main(["generate", SPEC, "--out", str(stale)]) == 0
+    assert stale.read_bytes() == OUTPUT.read_bytes()
 
 
 def test_every_specialist_and_write_tool_has_a_case() -> None:
@@ -94,8 +88,10 @@ def test_generator_refuses_a_specialist_that_may_write(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], role: str, tool: str
 ) -> None:
     monkeypatch.setitem(ALLOWLISTS, role, ALLOWLISTS[role] | {tool})
-    assert gen.main(["--check"]) == 2
-    assert f"specialist {role!r} may call write tool(s) {tool}" in capsys.readouterr().err
+    assert main(["generate", SPEC, "--out", str(OUTPUT), "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"evals: error: {SPEC}: ") and len(err.splitlines()) == 1
+    assert f"specialist {role!r} may call write tool(s) {tool}" in err
 
 
 @pytest.mark.parametrize("case_id", sorted(BY_ID))

@@ -3,7 +3,9 @@
 In ``nox -s "tests(package='evals')"`` this runs in a venv holding only
 ``supportpilot-evals`` and its dependencies: the example prints its report and passes the
 gate against its own committed baseline, and a broken agent (a stale knowledge base) is
-blocked.
+blocked. Its generated suite (``faq_suite``, expect from ``faq_oracle``) is in sync, its
+oracle needs nothing of the agent, and it blocks the agent as it was before the bug it
+found (a question about "closing" refused) while the hand-written cases all pass.
 """
 
 from __future__ import annotations
@@ -13,17 +15,51 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from evals.generate import stale_lines
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "own_agent"
 MAX_USER_LINES = 25
+CLI = [sys.executable, "-P", "-m", "evals"]
+"""The command line, the current folder not put on sys.path by the interpreter."""
+HAND_WRITTEN = ["hours-1", "hours-2", "off-topic-1", "refund-1", "shipping-1"]
+
+
+def _generated() -> list[dict[str, Any]]:
+    lines = (EXAMPLE / "generated.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
+
+
+GENERATED = _generated()
+GENERATED_HOURS = sorted(str(c["id"]) for c in GENERATED if "topic:hours" in c["tags"])
+CLOSING = sorted(
+    str(c["id"]) for c in GENERATED if "closing" in str(c["input"]["question"]).lower()
+)
 
 BROKEN = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import faq_agent, grade
 raise SystemExit(grade.main(faq_agent.FaqAgent(faq_agent.BROKEN_KB)))
+"""
+
+BEFORE_THE_FIX = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import faq_agent, grade
+faq_agent.TOPICS["hours"] = ("open", "close", "hours")  # before the generated suite's finding
+raise SystemExit(grade.main())
+"""
+
+SUITE_ALONE = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import faq_suite
+faq_suite.GENERATOR.cases()
+names = ("faq_agent", "grade", "faq_sut")
+print(json.dumps(sorted(n for n in names if n in sys.modules)))
 """
 
 LOADED = """
@@ -90,7 +126,7 @@ def test_the_example_prints_its_report_and_passes_its_own_baseline() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert out.startswith("Evals report: evaluate")
-    assert "success                   5/5 = 100.0%" in out
+    assert f"success                   {len(HAND_WRITTEN) + len(GENERATED)}/21 = 100.0%" in out
     assert "unauthorized              n/a (no check)" in out
     assert "\nGate: PASS (0 hard" in out
     assert "Pass -> fail: (none)" in out
@@ -102,7 +138,49 @@ def test_a_broken_agent_is_blocked_by_the_example_s_gate() -> None:
     out = done.stdout
     assert "hours-1#0: contains: no '9:00' in answer" in out
     assert "\nGate: FAIL" in out
-    assert "HARD  2 cases newly failing: hours-1, hours-2" in out
+    newly = ", ".join(sorted([*GENERATED_HOURS, "hours-1", "hours-2"]))
+    assert f"HARD  {len(GENERATED_HOURS) + 2} cases newly failing: {newly}\n" in out
+
+
+def test_the_generated_suite_is_in_sync(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    import faq_suite
+
+    assert stale_lines(faq_suite.GENERATOR, EXAMPLE / "generated.jsonl") == []
+    assert len(GENERATED) == 16 and len(GENERATED_HOURS) == 4 and len(CLOSING) == 2
+    assert all(
+        {"topic:other", "topic:hours", "topic:refund", "topic:shipping"} & set(c["tags"])
+        for c in GENERATED
+    )
+
+
+def test_evals_generate_check_passes_in_the_example_folder() -> None:
+    done = subprocess.run(
+        [*CLI, "generate", "faq_suite:GENERATOR", "--out", "generated.jsonl", "--check"],
+        cwd=EXAMPLE,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (0, "generated.jsonl: in sync\n"), done.stderr
+
+
+def test_the_oracle_and_the_suite_need_nothing_of_the_agent() -> None:
+    done = _python("-c", SUITE_ALONE, str(EXAMPLE))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_the_generated_suite_blocks_what_the_hand_written_cases_miss() -> None:
+    """The agent before the fix ("closing" holds no "close"): every hand-written case
+    passes, the generated suite's two questions about closing fail, the gate blocks."""
+    done = _python("-c", BEFORE_THE_FIX, str(EXAMPLE))
+    assert done.returncode == 1, done.stdout + done.stderr
+    out = done.stdout
+    assert not any(f"{case}#0" in out for case in HAND_WRITTEN)
+    assert all(f"{case}#0: contains: no '18:00' in answer" in out for case in CLOSING)
+    assert f"HARD  2 cases newly failing: {', '.join(CLOSING)}\n" in out
 
 
 def test_the_example_needs_nothing_of_supportpilot() -> None:
@@ -115,7 +193,7 @@ def test_the_committed_baseline_is_the_example_s_own() -> None:
     baseline = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))
     assert baseline["sut"] == "task"
     assert baseline["case_success"] == dict.fromkeys(
-        ["hours-1", "hours-2", "off-topic-1", "refund-1", "shipping-1"], True
+        sorted([*HAND_WRITTEN, *(str(c["id"]) for c in GENERATED)]), True
     )
     assert baseline["check_kinds"] == {
         "contains": "outcome",

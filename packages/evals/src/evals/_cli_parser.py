@@ -28,7 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
         prog="evals",
-        description="Evaluate an agent: lint, run, baseline, gate, stability, report, judge.",
+        description="Evaluate an agent: lint, run, baseline, gate, stability, report, compare,"
+        " generate, judge.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -224,6 +225,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when B is worse and the paired test says so at --alpha",
     )
     p.add_argument("--markdown", type=Path, help="also write the comparison to this file")
+    p = commands.add_parser(
+        "generate",
+        help="write a generated suite from its CaseGenerator, or check the committed one",
+        description="Write the suite of each CaseGenerator named (evals.generate), or with"
+        " --check write nothing and print how the committed file differs (exit 1 when it"
+        " does).",
+    )
+    p.add_argument(
+        "generators",
+        nargs="+",
+        metavar="MODULE:ATTR",
+        help="a CaseGenerator by import path (modules of the current folder import too)",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE",
+        help="the suite file (default: <cases_dir>/<suite>.jsonl, the generator's suite;"
+        " with one generator only)",
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; print each stale line and exit 1 when the file is not in sync",
+    )
     commands.add_parser(
         "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
     )

@@ -1,6 +1,8 @@
-"""The ``evals`` command line: lint, run, baseline, gate, stability, report, judge.
+"""The ``evals`` command line: lint, run, baseline, gate, stability, report, compare,
+generate, judge.
 
-Exit codes: 0 ok; 1 the gate or lint says no; 2 bad input or usage (a bad case file
+Exit codes: 0 ok; 1 the gate or lint says no, or ``generate --check`` finds a stale
+suite; 2 bad input or usage (a bad case file
 prints the loader's one-line problems, never a traceback; so does a reports or traces
 folder that cannot be written); 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: the
 partial report is written and printed, marked INCOMPLETE, and finished traces are kept;
@@ -27,6 +29,14 @@ from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.evaluation import Report, execute, gate, make_baseline, validated
 from evals.gate import GateConfig, Verdict, load_gate_config
+from evals.generate import (
+    CaseGenerator,
+    GenerationError,
+    generation_failed,
+    load_generator,
+    stale_lines,
+    write_suite,
+)
 from evals.lint import lint_paths
 from evals.metrics import compute
 from evals.report import (
@@ -246,6 +256,57 @@ def _compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _generate(args: argparse.Namespace) -> int:
+    """Write each generator's suite, or with ``--check`` print its stale lines."""
+    if args.out is not None and len(args.generators) > 1:
+        raise UsageError("--out names one file: give one generator with it")
+    jobs: list[tuple[str, CaseGenerator, Path]] = []
+    for spec in args.generators:  # every one loads before anything is written
+        generator = load_generator(spec)
+        if args.out is not None:
+            path: Path = args.out
+        elif generator.suite:
+            path = _shown(load_config().suite_path(generator.suite))
+        else:
+            raise UsageError(f"{spec}: the generator names no suite: give --out FILE")
+        jobs.append((spec, generator, path))
+    stale = 0
+    for spec, generator, path in jobs:
+        try:
+            if args.check:
+                problems = stale_lines(generator, path)
+            else:
+                count = write_suite(generator, path)
+        except GenerationError as e:
+            raise generation_failed(spec, e) from e
+        except (EvalsError, OSError):
+            raise
+        except Exception as e:  # the project's build, oracle or hook: one line
+            raise generation_failed(spec, e) from e
+        if not args.check:
+            print(f"{path}: {count} cases written")
+        elif problems:
+            stale += 1
+            for line in problems:
+                print(line)
+            print(
+                f"generate: {path} is stale ({len(problems)} problem(s)):"
+                f" run evals generate {spec}" + (f" --out {path}" if args.out else ""),
+                file=sys.stderr,
+            )
+        else:
+            print(f"{path}: in sync")
+    return EXIT_NO if stale else EXIT_OK
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
 def _not_gated_of(meta: RunMeta, config: EvalsConfig) -> list[str]:
     return [] if meta.command == "stability" else _gate_config(config).exclude_tags
 
@@ -279,6 +340,7 @@ _COMMANDS = {
     "stability": _stability,
     "report": _report_command,
     "compare": _compare,
+    "generate": _generate,
 }
 
 

@@ -11,18 +11,24 @@ its dimension values in its tags (``dimension:label``), so a failure names the c
 that broke.
 
 The committed suite is kept in sync by :func:`stale_lines` (a test, as for any generated
-file). Pairs come from allpairspy (deterministic: the same dimensions give the same
-rows; its own ``n=3`` misses triples, so it is used for pairs only); interaction groups
-are enumerated in full on the baseline path, and every required tuple is verified covered
-afterwards (a missing one gets a row of its own), so the guarantee does not rest on the
-library.
+file); ``evals generate MODULE:ATTR [--check]`` writes or checks it from the command line
+(:func:`load_generator`). Pairs come from allpairspy (deterministic: the same dimensions
+give the same rows; its own ``n=3`` misses triples, so it is used for pairs only);
+interaction groups are enumerated in full on the baseline path, and every required tuple
+is verified covered afterwards (a missing one gets a row of its own), so the guarantee
+does not rest on the library. An interaction group holding every dimension makes the
+suite exhaustive: the full product (less what ``allowed`` rules out), in product order.
+The guide: ``docs/generated-suites.md``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import itertools
 import json
+import os
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,14 +36,18 @@ from typing import Any
 
 from allpairspy import AllPairs
 
+from evals._files import write_atomic
+from evals.errors import EvalsError
+
 Labels = dict[str, str]
 """One combination: dimension name -> value label."""
 Values = dict[str, Any]
 """One combination: dimension name -> value."""
 
 
-class GenerationError(ValueError):
-    """The dimensions, the interactions or a generated case are not usable."""
+class GenerationError(EvalsError, ValueError):
+    """The dimensions, the interactions or a generated case are not usable (the command
+    line prints it as one line, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +68,7 @@ class Dimension:
         if not self.values:
             raise GenerationError(f"dimension {self.name!r} has no values")
         for label in self.values:
-            if not label or ":" in label or label != label.strip():
+            if not isinstance(label, str) or not label or ":" in label or label != label.strip():
                 raise GenerationError(f"dimension {self.name!r}: bad value label {label!r}")
 
     @property
@@ -87,15 +97,18 @@ Allowed = Callable[[Mapping[str, str]], bool]
 
 
 def _check_names(dimensions: Sequence[Dimension], interactions: Sequence[Interaction]) -> None:
+    if not dimensions:
+        raise GenerationError("no dimensions to combine")
     names = [d.name for d in dimensions]
     if len(set(names)) != len(names):
         raise GenerationError(f"dimension names repeat: {names}")
     for interaction in interactions:
         unknown = [n for n in interaction.dimensions if n not in names]
-        if unknown or len(interaction.dimensions) < 2:
+        group = interaction.dimensions
+        if unknown or len(group) < 2 or len(set(group)) != len(group):
             raise GenerationError(
-                f"interaction {interaction.dimensions}: needs two or more known dimensions"
-                + (f" (unknown: {unknown})" if unknown else "")
+                f"interaction {interaction.dimensions}: needs two or more known dimensions,"
+                " each once" + (f" (unknown: {unknown})" if unknown else "")
             )
 
 
@@ -129,13 +142,17 @@ def cover(
     """A covering array over ``dimensions``: rows (dimension -> label) such that every
     allowed pair of values of any two dimensions appears in at least one row, and every
     allowed combination of each interaction group appears in a row whose other
-    dimensions are at their baselines (the path where that group decides).
-    Deterministic: the same arguments give the same rows in the same order.
+    dimensions are at their baselines (the path where that group decides; the first
+    allowed values found when the baselines are ruled out). Deterministic: the same arguments
+    give the same rows in the same order. When one interaction group (or the only
+    dimension) spans every dimension, the rows are the full product in product order
+    (the first dimension varying slowest), less the combinations ``allowed`` rules out.
 
     ``allowed`` rules out combinations that cannot occur (it is asked about partial rows
     too, so it must answer ``True`` when the dimensions it constrains are not all there).
     Raises :class:`GenerationError` for unusable dimensions, or when a required tuple
-    cannot be completed into an allowed row with baseline values.
+    cannot be completed into an allowed row (the other dimensions at their baselines
+    when that is allowed, else the first allowed values found).
     """
     _check_names(dimensions, interactions)
     permitted: Allowed = allowed or (lambda _: True)
@@ -146,9 +163,10 @@ def cover(
         if row not in rows and permitted(row):
             rows.append(row)
 
-    if len(dimensions) == 1:
-        for label in dimensions[0].labels:
-            add({names[0]: label})
+    if len(dimensions) == 1 or any(set(i.dimensions) == set(names) for i in interactions):
+        # Exhaustive: the full product, in product order (all pairs are in it).
+        for labels in itertools.product(*(d.labels for d in dimensions)):
+            add(dict(zip(names, labels, strict=True)))
     else:
         pairs = AllPairs(
             [d.labels for d in dimensions],
@@ -168,23 +186,48 @@ def cover(
             if not permitted(combo):
                 continue
             row = {**baseline, **combo}
-            if not permitted(row):
-                raise GenerationError(
-                    f"cannot cover {combo}: with the other dimensions at their baselines the"
-                    " row is not allowed (give those dimensions an allowed baseline)"
-                )
-            add(row)
+            add(row if permitted(row) else _complete(combo, dimensions, permitted))
     for combo in _required(dimensions, interactions, permitted):
         if any(_covers(row, combo) for row in rows):
             continue
         row = {**baseline, **combo}
         if not permitted(row):
-            raise GenerationError(
-                f"cannot cover {combo}: with the other dimensions at their baselines the row "
-                "is not allowed (give those dimensions an allowed baseline)"
-            )
+            row = _complete(combo, dimensions, permitted)
         rows.append(row)
     return rows
+
+
+COMPLETION_BUDGET = 100_000
+"""Partial rows :func:`_complete` may try before it gives up on a tuple."""
+
+
+def _complete(combo: Labels, dimensions: Sequence[Dimension], permitted: Allowed) -> Labels:
+    """An allowed row holding ``combo``, the other dimensions' values tried baseline
+    first (a depth-first search, pruned by asking ``permitted`` about partial rows).
+    Raises :class:`GenerationError` when there is none (or none within the budget)."""
+    tried = 0
+
+    def extend(row: Labels, rest: Sequence[Dimension]) -> Labels | None:
+        nonlocal tried
+        if not rest:
+            return row
+        first, others = rest[0], rest[1:]
+        for label in [combo[first.name]] if first.name in combo else first.labels:
+            tried += 1
+            if tried > COMPLETION_BUDGET:
+                return None
+            candidate = {**row, first.name: label}
+            if permitted(candidate):
+                found = extend(candidate, others)
+                if found is not None:
+                    return found
+        return None
+
+    found = extend({}, dimensions)
+    if found is None:
+        why = "no allowed row holds it" if tried <= COMPLETION_BUDGET else "search budget spent"
+        raise GenerationError(f"cannot cover {combo}: {why} (see allowed)")
+    return found
 
 
 def missing_tuples(
@@ -205,6 +248,28 @@ def tags_of(labels: Mapping[str, str]) -> list[str]:
     return [f"{name}:{label}" for name, label in labels.items()]
 
 
+def labels_in(case: Mapping[str, Any], dimensions: Sequence[Dimension]) -> Labels:
+    """The combination a generated case was made from, read back from its
+    ``<dimension>:<label>`` tags (tags naming no dimension, or no value of it, are left
+    out): what an oracle reads when the expectation is a property of the class itself
+    (which carrier holds a text), rather than of the world and input it can read."""
+    known = {d.name: d for d in dimensions}
+    found: Labels = {}
+    for tag in case.get("tags", ()):
+        name, sep, label = str(tag).partition(":")
+        if sep and name in known and label in known[name].values:
+            found[name] = label
+    return found
+
+
+def values_in(case: Mapping[str, Any], dimensions: Sequence[Dimension]) -> Values:
+    """What the dimension tags of a generated case stand for (see :func:`labels_in`)."""
+    by_name = {d.name: d for d in dimensions}
+    return {
+        name: by_name[name].values[label] for name, label in labels_in(case, dimensions).items()
+    }
+
+
 def case_id(prefix: str, labels: Mapping[str, str]) -> str:
     """A stable case id for a combination: ``<prefix>-`` and 10 hex digits of a hash of
     the labels, so adding a dimension value does not renumber the other cases."""
@@ -217,6 +282,10 @@ Build = Callable[[Mapping[str, Any]], dict[str, Any]]
 ``split``, ``title``, ``input``, ``world`` and ``faults``."""
 Oracle = Callable[[Mapping[str, Any]], dict[str, Any]]
 """A case (as a JSON mapping, ``expect`` not yet there) -> its ``expect``."""
+IdOf = Callable[[Mapping[str, str]], str]
+"""A combination of labels -> its case id (instead of ``<prefix>-<hash>``)."""
+ExtraTags = Callable[[Mapping[str, str]], Sequence[str]]
+"""A combination of labels -> tags it carries besides its dimension tags."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +308,21 @@ class CaseGenerator:
     """Tags every generated case carries besides its dimension values."""
     header: str = field(default="")
     """The first line of the written file (a ``#`` comment saying how to regenerate)."""
+    suite: str = ""
+    """The suite's name: ``evals generate`` writes ``<cases_dir>/<suite>.jsonl`` unless
+    told ``--out`` (empty: ``--out`` is required)."""
+    id_of: IdOf | None = None
+    """A combination -> its case id, for a suite whose ids predate the generator (keeps
+    a committed baseline valid); ``None``: ``<prefix>-<hash of the labels>``."""
+    extra_tags: ExtraTags | None = None
+    """A combination -> tags it carries after ``tags`` and before its dimension tags
+    (e.g. ``attack`` for the attack half of a matrix)."""
+
+    def __post_init__(self) -> None:
+        if not self.prefix and self.id_of is None:
+            raise GenerationError("a generator needs a prefix for its case ids (or id_of)")
+        if any(not line.startswith("#") for line in self.header.splitlines()):
+            raise GenerationError(f"header {self.header!r}: every line must start with '#'")
 
     def combinations(self) -> list[Labels]:
         """The covering array's rows."""
@@ -248,6 +332,15 @@ class CaseGenerator:
         """The values a combination of labels stands for."""
         by_name = {d.name: d for d in self.dimensions}
         return {name: by_name[name].values[label] for name, label in labels.items()}
+
+    def case_id(self, labels: Mapping[str, str]) -> str:
+        """The case id of a combination (``id_of``, else ``<prefix>-<hash>``)."""
+        if self.id_of is None:
+            return case_id(self.prefix, labels)
+        made = self.id_of(dict(labels))
+        if not isinstance(made, str) or not made.strip():
+            raise GenerationError(f"id_of{dict(labels)} returned {made!r}, not an id")
+        return made
 
     def case(
         self, labels: Mapping[str, str], values: Mapping[str, Any] | None = None
@@ -259,9 +352,10 @@ class CaseGenerator:
         for key in ("id", "tags", "expect"):
             if key in built:
                 raise GenerationError(f"build returned {key!r}; the generator sets it")
-        case: dict[str, Any] = {"id": case_id(self.prefix, labels)}
+        case: dict[str, Any] = {"id": self.case_id(labels)}
         case["split"] = built.pop("split", "test")
-        case["tags"] = [*self.tags, *tags_of(labels)]
+        extra = list(self.extra_tags(dict(labels))) if self.extra_tags is not None else []
+        case["tags"] = [*self.tags, *extra, *tags_of(labels)]
         case.update(built)
         case["expect"] = self.oracle(case)
         return case
@@ -270,8 +364,9 @@ class CaseGenerator:
         """Every case of the suite, in covering-array order."""
         made = [self.case(labels) for labels in self.combinations()]
         ids = [c["id"] for c in made]
-        if len(set(ids)) != len(ids):
-            raise GenerationError(f"{self.prefix}: two combinations hash to one case id")
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise GenerationError(f"two combinations make one case id: {repeated[0]!r}")
         return made
 
 
@@ -283,32 +378,117 @@ def render(cases: Sequence[Mapping[str, Any]], header: str = "") -> str:
 
 
 def write_suite(generator: CaseGenerator, path: str | Path) -> int:
-    """Write the generator's suite to ``path``; returns the number of cases."""
+    """Write the generator's suite to ``path`` (in one step; an unchanged file is left
+    alone); returns the number of cases."""
     cases = generator.cases()
-    Path(path).write_text(render(cases, generator.header), encoding="utf-8")
+    target = Path(path)
+    text = render(cases, generator.header)
+    try:
+        unchanged = target.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        unchanged = False
+    if not unchanged:
+        write_atomic(target, text)
     return len(cases)
+
+
+def _committed(target: Path) -> tuple[dict[str, Any], list[str]]:
+    """The cases of a committed suite file by id, and the lines that are no case."""
+    have: dict[str, Any] = {}
+    problems: list[str] = []
+    for number, line in enumerate(target.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError as e:
+            problems.append(f"{target}:{number}: not JSON ({e.msg})")
+            continue
+        if not isinstance(case, dict) or not isinstance(case.get("id"), str):
+            problems.append(f"{target}:{number}: not a case with an id")
+        elif case["id"] in have:
+            problems.append(f"{target}:{number}: {case['id']}: repeated")
+        else:
+            have[case["id"]] = case
+    return have, problems
 
 
 def stale_lines(generator: CaseGenerator, path: str | Path) -> list[str]:
     """How the committed suite at ``path`` differs from what the generator makes now: one
-    line per case added, removed or changed (empty: in sync)."""
-    wanted = {c["id"]: c for c in generator.cases()}
+    line per case added, removed or changed, or per line that is no case (empty: in
+    sync, byte for byte)."""
+    made = generator.cases()
+    wanted = {c["id"]: c for c in made}
     target = Path(path)
     if not target.is_file():
         return [f"{target}: missing ({len(wanted)} cases to generate)"]
-    have: dict[str, Any] = {}
-    for line in target.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            case = json.loads(line)
-            have[str(case.get("id"))] = case
-    problems = [f"{target}: {cid}: not generated any more" for cid in have if cid not in wanted]
+    try:
+        have, problems = _committed(target)
+    except (OSError, UnicodeDecodeError) as e:
+        return [f"{target}: unreadable ({e})"]
+    problems += [f"{target}: {cid}: not generated any more" for cid in have if cid not in wanted]
     for cid, case in wanted.items():
         if cid not in have:
             problems.append(f"{target}: {cid}: missing ({' '.join(case['tags'])})")
         elif have[cid] != case:
-            problems.append(f"{target}: {cid}: differs from what the generator makes")
-    if not problems and render(list(wanted.values()), generator.header) != target.read_text(
-        encoding="utf-8"
-    ):
-        problems.append(f"{target}: same cases, other order or header")
-    return problems
+            keys = sorted(k for k in {*case, *have[cid]} if case.get(k) != have[cid].get(k))
+            problems.append(f"{target}: {cid}: differs in {', '.join(keys)}")
+    if problems:
+        return problems
+    text = target.read_text(encoding="utf-8")
+    first = text.splitlines()[0] if text else ""
+    header = first if first.startswith("#") else ""
+    if header != generator.header:
+        return [f"{target}: the header differs from the generator's"]
+    if render(made, generator.header) != text:
+        return [f"{target}: same cases, in another order or layout"]
+    return []
+
+
+def load_generator(spec: str) -> CaseGenerator:
+    """The :class:`CaseGenerator` named by ``module:attr`` (dotted attributes allowed),
+    the working directory importable too. Raises :class:`GenerationError` with a
+    one-line message when it cannot be imported or is no generator."""
+    module_name, sep, attr_path = spec.partition(":")
+    if not sep or not module_name or not attr_path:
+        raise GenerationError(f"{spec}: expected 'package.module:attr'")
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise GenerationError(f"{spec}: cannot import {module_name!r} ({e})") from e
+    except Exception as e:  # the project's own module failed while importing
+        raise GenerationError(f"{spec}: importing {module_name!r} failed: {_one_line(e)}") from e
+    target: object = module
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError as e:
+            raise GenerationError(f"{spec}: {module_name!r} has no attribute {attr_path!r}") from e
+    if not isinstance(target, CaseGenerator):
+        raise GenerationError(f"{spec}: a {type(target).__name__}, not a CaseGenerator")
+    return target
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception as one line: its type, its message, and where it was raised."""
+    message = " ".join(str(error).split())
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    where = ""
+    if frames:
+        code = frames[-1].tb_frame.f_code
+        where = f" ({Path(code.co_filename).name}:{frames[-1].tb_lineno})"
+    return f"{type(error).__name__}: {message}{where}"
+
+
+def generation_failed(spec: str, error: Exception) -> GenerationError:
+    """A project's ``build``, ``oracle`` or hook that raised, as a one-line error."""
+    if isinstance(error, GenerationError):
+        return GenerationError(f"{spec}: {error}")
+    return GenerationError(f"{spec}: generating the suite failed: {_one_line(error)}")
