@@ -1118,6 +1118,7 @@ MUTANTS: tuple[Mutant, ...] = (
         '    if settings.get("brain") == "model":',
         "model brains are held to the rule brains' one read per attempt",
         tests=INVARIANT_TESTS,
+    ),
     # --- generated suites (evals.generate, evals generate) ----------------------------
     M(
         "generate_unverified",
