@@ -29,6 +29,8 @@ STATUS_PARTS = [
     "商家",
 ]
 """Fragments an order status or a carrier state is made of."""
+PREFIXES = ["", "48-", "48 至 ", "0.", "1."]
+"""What may stand before the number: nothing, a range's start, a decimal's start."""
 UNITS = ["小时", "天", "日", " 小时", "个小时", "h", "天内"]
 """How a policy may write the unit of its period."""
 DIGIT_FORMS: dict[str, Callable[[int], str]] = {
@@ -38,10 +40,17 @@ DIGIT_FORMS: dict[str, Callable[[int], str]] = {
 
 
 def _policy(
-    *, hours_or_days: int, unit: str, digits: str, date: str, superseded: bool, kb: str
+    *,
+    hours_or_days: int,
+    unit: str,
+    digits: str,
+    date: str,
+    superseded: bool,
+    kb: str,
+    prefix: str = "",
 ) -> dict[str, Any]:
     number = DIGIT_FORMS[digits](hours_or_days)
-    body = f"物流信息停滞满 {number}{unit}未更新的，可为客户提交补发申请。"
+    body = f"物流信息停滞满 {prefix}{number}{unit}未更新的，可为客户提交补发申请。"
     added = {
         "title": "补发政策（修订）",
         "body": body,
@@ -81,5 +90,6 @@ def strategies() -> dict[str, st.SearchStrategy[Any]]:
             date=st.sampled_from(["2023-01-01", "2024-07-01", "2025-06-01"]),
             superseded=st.booleans(),
             kb=st.sampled_from(["default", "empty"]),
+            prefix=st.sampled_from(PREFIXES),
         ),
     }

@@ -93,6 +93,22 @@ POLICIES: dict[str, dict[str, Any]] = {
         ],
         "hours": None,
     },
+    "decimal_newer": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满 72.5 小时未更新的，可为客户提交补发申请。", "2025-03-01", "v3")
+        ],
+        "hours": None,
+    },
+    "range_newer": {
+        "kb": "default",
+        "add": [
+            _policy(
+                "物流信息停滞 48 至 72 小时未更新的，可为客户提交补发申请。", "2025-03-01", "v3"
+            )
+        ],
+        "hours": None,
+    },
     "only_added_days": {
         "kb": "empty",
         "add": [_policy("物流信息停滞满 5 天未更新的，可为客户提交补发申请。", "2024-07-01", "v1")],

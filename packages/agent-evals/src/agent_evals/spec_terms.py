@@ -48,16 +48,21 @@ def order_closure(status: str) -> str | None:
 
 
 PERIOD = re.compile(r"(\d+)\s*(小时|天|日)")
-"""A reissue period as a policy states it: a number (ASCII or full-width digits, read
-after NFKC) followed by hours (``小时``) or days (``天``, ``日``: 24 hours each)."""
+"""A reissue period as a policy states it: a whole number (ASCII or full-width digits,
+read after NFKC) followed by hours (``小时``) or days (``天``, ``日``: 24 hours each)."""
 HOURS_PER_UNIT = {"小时": 1, "天": 24, "日": 24}
+NOT_ALONE = tuple("0123456789.-~～至到")
+"""What may not stand right before the number (spaces aside): then it is the end of a
+decimal (``72.5 小时``) or of a range (``48-72 小时``, ``48 至 72 小时``) — no period this
+table reads; a careful business asks a human what such a policy means."""
 
 
 def period_hours(body: str) -> int | None:
     """The first reissue period ``body`` states, in hours; ``None`` when it states none
-    this table can read (numbers in words, no unit)."""
-    match = PERIOD.search(unicodedata.normalize("NFKC", body))
-    if match is None:
+    this table can read (numbers in words, no unit, a decimal, a range)."""
+    text = unicodedata.normalize("NFKC", body)
+    match = PERIOD.search(text)
+    if match is None or text[: match.start()].rstrip().endswith(NOT_ALONE):
         return None
     return int(match.group(1)) * HOURS_PER_UNIT[match.group(2)]
 

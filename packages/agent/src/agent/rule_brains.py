@@ -179,16 +179,22 @@ def _in_force_key(doc: dict[str, object] | None) -> tuple[str, str, int]:
 
 
 PERIOD = re.compile(r"(\d+)\s*(小时|天|日)")
-"""A period as a policy states it: digits (full-width ones too, after NFKC), then hours
-or days."""
+"""A period as a policy states it: a whole number (full-width digits too, after NFKC),
+then hours or days."""
 UNIT_HOURS = {"小时": 1, "天": 24, "日": 24}
+DECIMAL_OR_RANGE = re.compile(r"[\d.\-~～至到]\s*$")
+"""Text ending so just before a period's number: the number ends a decimal (``72.5``)
+or a range (``48-72``, ``48 至 72``), and the period is not read for sure."""
 
 
 def period_hours(text: str) -> int | None:
-    """The first period ``text`` states, in hours; ``None`` when none can be read (a
-    number in words, no unit)."""
-    match = PERIOD.search(unicodedata.normalize("NFKC", text))
-    return None if match is None else int(match.group(1)) * UNIT_HOURS[match.group(2)]
+    """The first period ``text`` states, in hours; ``None`` when none can be read for
+    sure (a number in words, no unit, a decimal, a range)."""
+    folded = unicodedata.normalize("NFKC", text)
+    match = PERIOD.search(folded)
+    if match is None or DECIMAL_OR_RANGE.search(folded[: match.start()]):
+        return None
+    return int(match.group(1)) * UNIT_HOURS[match.group(2)]
 
 
 class ReplyBrain:
