@@ -51,6 +51,13 @@ JUDGE_TESTS = ("packages/judge/tests",)
 AGENT_EVALS = "packages/agent-evals/src/agent_evals"
 INVARIANT_TESTS = ("packages/agent-evals/tests/test_invariants.py",)
 """What runs against every mutant of the invariants."""
+ORACLE_TESTS = (
+    "packages/agent-evals/tests/test_oracle.py",
+    "packages/agent-evals/tests/test_generated_suites.py",
+)
+"""What runs against every mutant of the oracle and the decision table's terms: a wrong
+oracle writes another suite than the committed one, or disagrees with the hand-written
+cases."""
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
@@ -1260,6 +1267,56 @@ MUTANTS: tuple[Mutant, ...] = (
         "        pass",
         "evals generate cannot import a generator module of the current folder",
         tests=GENERATE_TESTS,
+    ),
+    # --- the oracle and the decision table's terms (agent_evals.oracle, spec_terms) ----
+    M(
+        "oracle_closed_ignored",
+        f"{AGENT_EVALS}/oracle.py",
+        '    if "order_closed" in agreed:',
+        "    if False:",
+        "the oracle forgets that a closed order is escalated",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "oracle_threshold_exclusive",
+        f"{AGENT_EVALS}/oracle.py",
+        '    reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])',
+        '    reissue = int(agreed["stale_hours"]) > int(agreed["reissue_threshold_hours"])',
+        "the oracle reads the threshold as exclusive (72 hours under a 72-hour policy: wait)",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "oracle_auto_approval_inclusive",
+        f"{AGENT_EVALS}/oracle.py",
+        "    if view.limit is not None and amount < view.limit:",
+        "    if view.limit is not None and amount <= view.limit:",
+        "the oracle auto-approves an amount equal to the limit",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "spec_terms_ids_case_sensitive",
+        f"{AGENT_EVALS}/spec_terms.py",
+        '    return "".join(ch.upper() if ch.isascii() else ch for ch in text)',
+        "    return text",
+        "an order id typed in lower case names no order",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "spec_terms_policy_by_id",
+        f"{AGENT_EVALS}/spec_terms.py",
+        '        key=lambda d: (str(d.get("effective_date", "")), str(d.get("version", ""))'
+        ', d["id"]),',
+        '        key=lambda d: d["id"],',
+        "the policy in force is the one added last, not the one that took effect last",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "spec_terms_reads_decimal_tails",
+        f"{AGENT_EVALS}/spec_terms.py",
+        "    if match is None or text[: match.start()].rstrip().endswith(NOT_ALONE):",
+        "    if match is None:",
+        "the 5 of a 72.5-hour policy is read as a five-hour period",
+        tests=ORACLE_TESTS,
     ),
 )
 
