@@ -258,6 +258,11 @@ def headline(report: Mapping[str, Any]) -> str:
             f"HELD-OUT sample (seed {s['seed']}, fresh; drawn from the {s['drawn_from']}"
             " candidates no earlier sample held): the figure to report"
         )
+    if s["purpose"] == "holdout":
+        return (
+            f"REUSED sample (seed {s['seed']}): asked for as a holdout but it reuses an earlier"
+            " sample; not a figure to report"
+        )
     if s["purpose"] == "all":
         shared = sum(e["shared"] for e in earlier)
         return (

@@ -181,12 +181,20 @@ class Worker:
         return power_report.Result(mutant, status, code, seconds, work.output or "", diff, work)
 
     def module_names(self) -> list[str]:
-        """The importable names of the scope's paths, by the copy's ``pythonpath``."""
+        """The importable names of the scope's paths, by the copy's ``pythonpath`` (a path
+        that is itself a ``pythonpath`` folder stands for the modules directly in it)."""
         bases = self.pythonpath()
         names: list[str] = []
         for path in self.config.scope.paths:
             target = self.copy / path
-            base = next((b for b in bases if target.is_relative_to(b) and target != b), None)
+            if target in bases:
+                names += sorted(
+                    p.stem if p.is_file() else p.name
+                    for p in target.iterdir()
+                    if (p.suffix == ".py" and p.is_file()) or (p / "__init__.py").is_file()
+                )
+                continue
+            base = next((b for b in bases if target.is_relative_to(b)), None)
             if base is None:
                 raise PowerError(
                     f"{self.config.source}: [tool.evals.power] paths: {path!r} is under none of"
@@ -359,11 +367,11 @@ def main(args: argparse.Namespace) -> int:
         )
     config = power_config(load_config(file=args.config))
     timeout_s: float = args.timeout or config.timeout_s
-    ledger_path: Path = args.ledger or config.ledger
-    equivalents_path: Path = args.equivalents or config.equivalents
+    ledger_path: Path = (args.ledger or config.ledger).resolve()
+    equivalents_path: Path = (args.equivalents or config.equivalents).resolve()
     equivalents = load_equivalents(equivalents_path)
     ledger = load_ledger(ledger_path)
-    out: Path = args.out or config.reports_dir
+    out: Path = (args.out or config.reports_dir).resolve()
     label: str = args.label or config.label
     purpose: Purpose = "all" if args.all else (args.purpose or "tune")
     revision = git_revision(config.root)
