@@ -17,6 +17,7 @@ from evals.power.sampling import (
     choose,
     draw,
     entry_for,
+    fresh_seed,
     load_ledger,
     refuse_reused_holdout,
     relate,
@@ -314,6 +315,12 @@ def test_all_is_every_candidate(tmp_path: Path) -> None:
     drawn = choose(POOL, ledger(tmp_path, entry(1, 5)), purpose="all", size=None, seed=None)
     assert len(drawn.sample) == 80
     assert drawn.reused
+
+
+def test_a_fresh_seed_is_one_no_ledger_entry_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    draws = iter([0, 10, 1, 41])  # seeds 1, 11, 2, 42
+    monkeypatch.setattr("evals.power.sampling.secrets.randbelow", lambda _: next(draws))
+    assert fresh_seed({1, 11}) == 2
 
 
 def test_the_entry_records_the_sample(tmp_path: Path) -> None:
