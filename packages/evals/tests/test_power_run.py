@@ -7,7 +7,6 @@ whose unmutated copy fails."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -113,7 +112,8 @@ def evals(
     if block_cosmic_ray:
         code += "sys.modules['cosmic_ray'] = None\n"
     code += "from evals.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # The caller's PYTHONPATH is kept: under scripts/mutate.py it names the mutated copy,
+    # whose evals is the one under test.
     return subprocess.run(
         [sys.executable, "-c", code, "power", *args],
         cwd=root,
@@ -121,7 +121,6 @@ def evals(
         text=True,
         timeout=600,
         check=False,
-        env=env,
     )
 
 

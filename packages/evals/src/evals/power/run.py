@@ -142,8 +142,11 @@ class Worker:
         return found
 
     def env(self) -> dict[str, str]:
-        """The variables set for the test command."""
-        paths = [str(self.inject_dir), *(str(p) for p in self.pythonpath())]
+        """The variables set for the test command: ``PYTHONPATH`` is the sitecustomize
+        folder, the copy's ``pythonpath`` entries, then whatever it already held (so the
+        test command finds the same tools as this process, after the copy's own code)."""
+        inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        paths = [str(self.inject_dir), *(str(p) for p in self.pythonpath()), *inherited]
         variables = {"PYTHONPATH": os.pathsep.join(paths), "PYTHONDONTWRITEBYTECODE": "1"}
         variables.update({name: str(self.scratch) for name in self.config.scratch_env})
         return variables
