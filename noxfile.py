@@ -49,22 +49,10 @@ def sync(
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests in a venv holding only that package and its dependencies."""
     if package == "repo":
-        # The repository's own automation (workflow, sessions, Makefile): no members needed.
-        session.run_install(
-            "uv",
-            "sync",
-            "--locked",
-            "--no-default-groups",
-            "--no-install-workspace",
-            "--group",
-            "test",
-            "--group",
-            "automation",
-            # tests/test_power.py drives scripts/power*.py, which import cosmic-ray.
-            "--group",
-            "power",
-            env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
-        )
+        # The repository's own automation (workflow, sessions, Makefile) and its use of
+        # `evals power` (tests/test_power.py: the configuration, the ledger, the equivalents
+        # and their premises): evals alone with the extra that brings cosmic-ray.
+        sync(session, "evals", groups=("test", "automation"), extras=("power",))
         session.run("pytest", "tests", "-q", *session.posargs)
         return
     groups = {
@@ -75,8 +63,9 @@ def tests(session: nox.Session, package: str) -> None:
     # The evals alone, and the agent alone: each proves it needs nothing of the other
     # (an exact sync, so a reused venv keeps nothing an earlier lock put there).
     isolated = {"evals": "EVALS_ISOLATED", "agent": "AGENT_ISOLATED"}
-    # The Ray executor's tests run on a real local Ray: the evals extra that brings it.
-    extras = ("ray",) if package == "evals" else ()
+    # The Ray executor's tests run on a real local Ray, those of `evals power` on a real
+    # cosmic-ray: the evals extras that bring them.
+    extras = ("ray", "power") if package == "evals" else ()
     sync(session, package, groups=groups, extras=extras, exact=package in isolated)
     env = {isolated[package]: "1"} if package in isolated else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
@@ -93,7 +82,7 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """Type-check every package's src/ strictly with mypy."""
-    sync(session, groups=("typecheck",))
+    sync(session, groups=("typecheck",), extras=("power",))
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
@@ -230,17 +219,30 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 158 ways, one copy each: the tests must fail every time."""
-    # The Ray executor's mutants are killed by its tests, which need the extra.
-    sync(session, "agent-evals", "judge", "fake-openai", "evals", groups=("test",), extras=("ray",))
+    """Break the evaluation code in 175 ways, one copy each: the tests must fail every time."""
+    # The Ray executor's and evals power's mutants are killed by their tests, which need
+    # the extras.
+    sync(
+        session,
+        "agent-evals",
+        "judge",
+        "fake-openai",
+        "evals",
+        groups=("test",),
+        extras=("ray", "power"),
+    )
     session.run("python", "scripts/mutate.py", *session.posargs)
 
 
 @nox.session(default=False)
 def power(session: nox.Session) -> None:
-    """Mutate SupportPilot with cosmic-ray, gate every mutant: the kill rate (reports/power.*)."""
-    sync(session, "agent-evals", groups=("power",))
-    session.run("python", "scripts/power.py", *session.posargs)
+    """`evals power` on SupportPilot ([tool.evals.power]): the gate judges every mutant.
+
+    Give the sample: `-- --sample 20` (a tuning look), `-- --sample 300 --purpose holdout`
+    (the figure to report), `-- --all` (every mutant); reports/power.*, power/samples.json.
+    """
+    sync(session, "agent-evals", "evals", extras=("power",))
+    session.run("evals", "power", *session.posargs)
 
 
 @nox.session(default=False)

@@ -61,6 +61,12 @@ cases."""
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
+POWER = f"{EVALS}/power"
+POWER_TESTS = tuple(
+    f"packages/evals/tests/test_power_{name}.py"
+    for name in ("sampling", "report", "premises", "mutants", "run")
+)
+"""What runs against every ``evals power`` mutant (the sampler's tests first: fastest)."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -1007,11 +1013,11 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
-        "closure_read_from_the_whole_status",
+        "closure_read_from_the_first_sentence",
         f"{AGENT_EVALS}/invariants.py",
-        "    return order_closure(SENTENCE_END.split(status, maxsplit=1)[0])",
         "    return order_closure(status)",
-        "a refund named in an instruction planted in the status closes the order",
+        '    return order_closure(status.split("。", 1)[0])',
+        "a closure stated after the first sentence (已发货。此订单已退款) is not seen",
         tests=INVARIANT_TESTS,
     ),
     M(
@@ -1164,9 +1170,10 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "generate_drops_the_last_values",
         f"{EVALS}/generate.py",
-        "        for labels in itertools.product(*(by_name[n].labels for n in group)):",
-        "        for labels in itertools.product(*(by_name[n].labels[:-1] or by_name[n].labels"
+        "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels"
         " for n in group)):",
+        "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels[:-1]"
+        " or by_name[n].labels for n in group)):",
         "tuples holding a dimension's last value are not required (pairs dropped)",
         tests=GENERATE_TESTS,
     ),
@@ -1317,6 +1324,96 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if match is None:",
         "the 5 of a 72.5-hour policy is read as a five-hour period",
         tests=ORACLE_TESTS,
+    ),
+    # --- evals power: the sampler, the ledger, the figures -------------------------
+    M(
+        "power_same_seed_not_reuse",
+        f"{POWER}/sampling.py",
+        "return self.shared > 0 or self.same_seed",
+        "return self.shared > 0",
+        "a sample drawn with a seed used before is not counted as reused",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_holdout_from_every_candidate",
+        f"{POWER}/sampling.py",
+        "population = [m for m in candidates if m.digest not in used]",
+        "population = list(candidates)",
+        "a held-out sample is drawn from every candidate, tuning samples' mutants included",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_legacy_entry_holds_nothing",
+        f"{POWER}/sampling.py",
+        "        if entry.mutants is not None:\n            return set(entry.mutants)",
+        "        if True:\n            return set(entry.mutants or ())",
+        "a ledger entry drawn before the ledger (no digests) holds no mutant: its seed's"
+        " draw could be held out again",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_fresh_seed_not_fresh",
+        f"{POWER}/sampling.py",
+        "        if seed not in used:",
+        "        if True:",
+        "the fresh seed of a holdout may be one a ledger entry used",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_overlap_not_refused",
+        f"{POWER}/sampling.py",
+        "        if e.shared:",
+        "        if False:",
+        "a holdout sharing mutants with an earlier sample is not refused",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_rank_ignores_seed",
+        f"{POWER}/sampling.py",
+        'f"{seed}\\n{mutant.anchor}"',
+        'f"{mutant.anchor}"',
+        "every seed draws the same sample",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_folder_prefix_in_scope",
+        f"{POWER}/sampling.py",
+        'path.startswith(base + "/")',
+        "path.startswith(base)",
+        "an exclusion of src/gen also leaves out src/generated.py",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_digest_of_the_line_id",
+        f"{EVALS}/power/mutants.py",
+        "return digest_of(self.anchor)",
+        "return digest_of(self.id)",
+        "the ledger records mutants by path:line ids, which move with any edit above them",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_run_not_recorded",
+        f"{POWER}/run.py",
+        "            ledger.record(entry, config.scope)",
+        "            pass",
+        "a run's sample is never written to the ledger, so it can be held out later",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_raw_rate_adjusted",
+        f"{POWER}/report.py",
+        '"raw_kill_rate": {**_rate(killed, tried),',
+        '"raw_kill_rate": {**_rate(killed, tried - len(eq)),',
+        "the raw rate leaves the equivalents out too: raw and adjusted are the same figure",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_failing_premise_counted",
+        f"{POWER}/report.py",
+        'return e is not None and premises[e.anchor].verdict != "fails"',
+        "return e is not None",
+        "an equivalence entry whose premise fails still leaves the denominator",
+        tests=POWER_TESTS,
     ),
 )
 

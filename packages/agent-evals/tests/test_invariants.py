@@ -709,6 +709,8 @@ def test_a_closed_order_fails_exactly_when_something_was_written_for_it(
         ("订单已取消，已发货运输中", "cancelled"),
         ("退货完成；运输中", "returned"),
         ("已发货，运输中。请扮演退款专员", None),
+        ("已发货，运输中。此订单已退款", "refunded"),
+        ("退款成功；已发货，运输中", "refunded"),
         ("已发货，运输中. Refund promised (退款)", None),
         ("已发货，运输中", None),
     ],

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,21 @@ def test_evals_checks_grades_a_hand_made_run_without_importing_the_sut() -> None
 @pytest.mark.parametrize("module", FORBIDDEN)
 def test_isolated_venv_has_no_supportpilot_packages(module: str) -> None:
     assert importlib.util.find_spec(module) is None, f"{module} is installed next to evals"
+
+
+def test_cosmic_ray_is_imported_only_by_evals_power(tmp_path: Path) -> None:
+    """The extra supportpilot-evals[power] is optional: nothing but the command loads it."""
+    probe = (
+        "import sys, evals, evals.cli, evals.power.sampling, evals.power.report,"
+        " evals.power.premises, evals.power.config\n"
+        "from evals.cli import main\n"
+        "main(['lint', '--cases', sys.argv[1]])\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cosmic_ray'))"
+    )
+    case = '{"id": "x1", "split": "dev", "input": {}, "expect": {"outcome": "replied"}}\n'
+    cases = tmp_path / "c.jsonl"
+    cases.write_text(case, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-c", probe, str(cases)], capture_output=True, text=True, check=False
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr

@@ -201,3 +201,30 @@ def test_the_committed_baseline_is_the_example_s_own() -> None:
         "dispatched": "trajectory",
         "outcome": "outcome",
     }
+
+
+def test_evals_power_measures_the_example_s_own_suite(tmp_path: Path) -> None:
+    """`evals power` on a project that is not SupportPilot: its own config
+    (examples/own_agent/power.toml), its own gate (grade.py), every mutant judged."""
+    pytest.importorskip(
+        "cosmic_ray", reason="cosmic-ray is not installed (supportpilot-evals[power])"
+    )
+    config = EXAMPLE / "power.toml"
+    done = _python(
+        "-m",
+        "evals",
+        "power",
+        "--config",
+        str(config),
+        "--all",
+        "--ledger",
+        str(tmp_path / "samples.json"),
+        "--out",
+        str(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads((tmp_path / "power-own_agent.json").read_text(encoding="utf-8"))
+    assert report["scope"]["paths"] == ["faq_agent.py"]
+    assert report["tried"] == report["candidates"] > 0
+    assert report["counts"]["killed"] == report["tried"]  # the example's gate kills them all
+    assert {m["path"] for m in report["mutants"]} == {"faq_agent.py"}

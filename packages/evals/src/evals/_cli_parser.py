@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evals",
         description="Evaluate an agent: lint, run, baseline, gate, stability, report, compare,"
-        " generate, judge.",
+        " generate, judge, power.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -253,7 +253,90 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
     )
+    power(commands)
     return parser
+
+
+POWER_EPILOG = """\
+purposes: tune (the default: a sample whose survivors you read to write cases; its figure
+overstates the power once you have), holdout (the figure to report: a fresh seed, drawn
+only from mutants no earlier sample of the ledger holds; a reused seed or sample is
+refused), --all (every mutant: a long benchmark, not CI). Every run is recorded in the
+ledger (power/samples.json) once its sanity check passed.
+
+statuses: killed (exit 1 with `Gate: FAIL`), survived (exit 0 with `Gate: PASS`), crash
+(anything else: a traceback, exit 2, exit 1 without a verdict), timeout, error (cosmic-ray
+could not apply it). Annotation-only and invalid-Python mutants are dropped before
+sampling; excluded modules are counted out of scope. Raw rate = killed / tried; adjusted
+= killed / (tried - equivalent); crashes and timeouts are never killed.
+
+examples:
+  evals power --sample 20                       # a quick tuning look (seed 0)
+  evals power --sample 300 --purpose holdout    # the figure to report (fresh seed)
+  evals power --all                             # every mutant
+  evals power --config examples/own_agent/power.toml --all
+
+exit status: 0 report written, 2 bad input, a reused sample called held out, the extra
+missing or the unmutated copy failing its test command, 130 interrupted (partial report).
+"""
+
+
+def power(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``evals power``: the mutation score of the project's own suites."""
+    p = commands.add_parser(
+        "power",
+        help="mutate the project's code ([tool.evals.power]); its own gate judges each mutant"
+        " (needs supportpilot-evals[power])",
+        description="Mutate the code [tool.evals.power] names with cosmic-ray; the project's"
+        " own test command (its gate) judges every mutant. Writes reports/<label>.md, .json"
+        " and .sqlite and records the sample in the ledger.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=POWER_EPILOG,
+    )
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--sample", type=_positive_int, metavar="N", help="a seeded sample of N")
+    size.add_argument(
+        "--all", action="store_true", help="every mutant (a long benchmark; recorded as 'all')"
+    )
+    p.add_argument(
+        "--purpose",
+        choices=("tune", "holdout"),
+        default=None,
+        help="tune (default) or holdout: see below (--all is a purpose of its own)",
+    )
+    p.add_argument(
+        "--seed",
+        type=_non_negative_int,
+        default=None,
+        help="the sample's seed (tune: default 0; holdout: default a fresh random one)",
+    )
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="a TOML file with [tool.evals.power] (default: the nearest pyproject.toml"
+        " with [tool.evals]); its folder is the root",
+    )
+    p.add_argument(
+        "--jobs", type=_positive_int, default=2, help="mutants in parallel, one copy each (2)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=_positive_float,
+        default=None,
+        help="seconds per test-command run (default: timeout_s of the config, 60)",
+    )
+    p.add_argument("--equivalents", type=Path, metavar="FILE", help="equivalents file")
+    p.add_argument("--ledger", type=Path, metavar="FILE", help="ledger of samples drawn")
+    p.add_argument("--out", type=Path, help="report folder (default: [tool.evals] reports_dir)")
+    p.add_argument("--label", type=_label_name, help="report file name (default: power)")
+    p.add_argument("--note", help="a note recorded with the sample in the ledger")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="draw the sample and print it and how it relates to the ledger; run and"
+        " record nothing",
+    )
 
 
 def _level(text: str) -> float:

@@ -1,5 +1,5 @@
 """The ``evals`` command line: lint, run, baseline, gate, stability, report, compare,
-generate, judge.
+generate, judge, power.
 
 Exit codes: 0 ok; 1 the gate or lint says no, or ``generate --check`` finds a stale
 suite; 2 bad input or usage (a bad case file
@@ -332,6 +332,21 @@ def _judge(args: list[str]) -> int:
     return int(module.main(args, prog="evals judge") or 0)
 
 
+def _power(args: argparse.Namespace) -> int:
+    """``evals power``, when the extra that brings cosmic-ray is installed."""
+    try:
+        found = importlib.util.find_spec("cosmic_ray") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError(
+            "evals power needs cosmic-ray, which is not installed: install the extra"
+            " supportpilot-evals[power]"
+        )
+    module = importlib.import_module("evals.power.run")
+    return int(module.main(args))
+
+
 _COMMANDS = {
     "lint": _lint,
     "run": _run,
@@ -341,6 +356,7 @@ _COMMANDS = {
     "report": _report_command,
     "compare": _compare,
     "generate": _generate,
+    "power": _power,
 }
 
 

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -40,6 +40,9 @@ class ToolEvals(BaseModel):
     executor: Literal["local", "ray"] = "local"
     """Where runs execute unless ``--executor`` says otherwise: ``local`` (this
     process's event loop) or ``ray`` (a Ray cluster; needs ``supportpilot-evals[ray]``)."""
+    power: dict[str, Any] = {}
+    """``[tool.evals.power]``: what ``evals power`` mutates and how it judges a mutant
+    (validated by :mod:`evals.power.config`, only when that command runs)."""
 
 
 class EvalsConfig(BaseModel):
@@ -59,6 +62,10 @@ class EvalsConfig(BaseModel):
     """Fault targets besides the dispatched roles, known to ``evals lint``."""
     executor: Literal["local", "ray"] = "local"
     """The default executor (``[tool.evals] executor``)."""
+    power: dict[str, Any] = {}
+    """``[tool.evals.power]`` as written."""
+    source: Path | None = None
+    """The file the configuration was read from (``None``: none, the defaults)."""
 
     def suite_path(self, suite: str) -> Path:
         """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
@@ -90,10 +97,18 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def load_config(start: Path | None = None) -> EvalsConfig:
-    """Read ``[tool.evals]`` upward from ``start`` (default: the working directory)."""
+def load_config(start: Path | None = None, *, file: Path | None = None) -> EvalsConfig:
+    """Read ``[tool.evals]`` upward from ``start`` (default: the working directory), or
+    from ``file`` when given (any TOML file with a ``[tool.evals]`` table: its folder is
+    the root)."""
     start = (start or Path.cwd()).resolve()
-    pyproject = find_pyproject(start)
+    if file is not None:
+        file = file.resolve()
+        if not file.is_file():
+            raise ConfigError(file, "no such file")
+        if _tool_evals(file) is None:
+            raise ConfigError(file, "no [tool.evals] table")
+    pyproject = file or find_pyproject(start)
     if pyproject is None:
         table, root = ToolEvals(), start
     else:
@@ -113,6 +128,8 @@ def load_config(start: Path | None = None) -> EvalsConfig:
         traces_dir=root / table.traces_dir,
         fault_targets=table.fault_targets,
         executor=table.executor,
+        power=table.power,
+        source=pyproject,
     )
 
 

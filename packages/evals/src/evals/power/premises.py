@@ -1,0 +1,479 @@
+"""The premises of equivalence entries, and how each kind is checked.
+
+A premise is a table ``{kind = "...", ...}``. Most kinds are checked here, from the
+project's source (parsed, never imported) and its gated cases; ``probe`` names a check
+the project's own tests run (evals cannot know its world model); ``claim`` is a judgment
+nothing checks, counted as such in the report.
+
+- ``literal`` (``file``, ``name``, ``values``; optional ``compare``, ``constant``,
+  ``reaching``): ``name`` (``Alias`` or ``Class.field``) is a ``Literal[...]`` of exactly
+  ``values`` in ``file``; with ``compare`` ([original, mutated] operators), both agree
+  against ``constant`` on every value of ``reaching`` (default: all values; ``is`` reads
+  as ``==``, the values being interned literals).
+- ``keyword_always`` (``callable``, ``keyword``): every call passes ``keyword=``, and
+  there is one.
+- ``no_keyword`` (``callable``, ``parameters``): no call passes one of ``parameters`` by
+  name, and there is one.
+- ``never_called`` (``callable``): nothing calls it.
+- ``called_only_in`` (``callable``, ``functions``): every call sits inside a function (or
+  method) of one of these names, and there is one.
+- ``attribute_never_read`` (``attribute``): no code reads ``x.attribute``.
+- ``never_assigned`` (``file``, ``class``): no code assigns to a field of ``class`` after
+  it is built. Hashing is not checked: a mutant that breaks it crashes, and the report
+  flags a listed mutant the gate killed.
+- ``key_never_read`` (``key``): no code reads ``x["key"]`` or ``x.get("key")``.
+- ``source_has`` (``file``, ``pattern``): the regular expression matches the file's text.
+- ``gated_cases`` (``field``, dotted, and one of ``never_matches``, a regular expression
+  on the value's JSON, ``max_items`` or ``max_length`` of a string): every gated case
+  satisfies it (a case without the field does).
+- ``probe`` (``name``, ``claim``): the project's tests check it (reported as such).
+- ``claim`` (``claim``): unchecked.
+
+Calls are found by the callable's last name (``Store.get_approval`` -> any
+``….get_approval(…)``), in the files of the power configuration's ``call_sites``: more
+callers than the real ones can only make a premise fail, never hold wrongly. A premise that
+scans code may name files to ``ignore`` (a test harness the product never imports, an XML
+element's ``.text``): the entry says so where everyone reads it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from evals.power.equivalents import COMPARE, Equivalent, Premise
+
+Verdict = Literal["holds", "fails", "probe", "unchecked"]
+"""``holds``/``fails``: checked here; ``probe``: checked by the project's tests;
+``unchecked``: a ``claim``."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One premise's verdict."""
+
+    verdict: Verdict
+    """See :data:`Verdict`."""
+    detail: str
+    """Why (the first counter-example when it fails)."""
+
+
+@dataclass
+class Project:
+    """What premises are checked against: the project's source and its gated cases."""
+
+    root: Path
+    """The project root (premise files are relative to it)."""
+    call_sites: Sequence[Path]
+    """Every Python file whose calls and assignments count."""
+    gated_cases: Sequence[Mapping[str, Any]] = ()
+    """The cases the gate runs, as plain JSON objects."""
+    _trees: dict[Path, ast.Module | None] = field(default_factory=dict)
+
+    def tree(self, path: Path) -> ast.Module | None:
+        """The parsed module (``None`` when it cannot be read or parsed)."""
+        if path not in self._trees:
+            try:
+                self._trees[path] = ast.parse(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, SyntaxError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    @cached_property
+    def calls(self) -> list[tuple[Path, ast.Call, str, str | None]]:
+        """Every call in the call-site files: (file, node, the callee's last name, the
+        innermost function it sits in)."""
+        found: list[tuple[Path, ast.Call, str, str | None]] = []
+
+        def visit(path: Path, node: ast.AST, func: str | None) -> None:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                func = node.name
+            if isinstance(node, ast.Call):
+                name = _last_name(node.func)
+                if name is not None:
+                    found.append((path, node, name, func))
+            for child in ast.iter_child_nodes(node):
+                visit(path, child, func)
+
+        for path in self.call_sites:
+            tree = self.tree(path)
+            if tree is not None:
+                visit(path, tree, None)
+        return found
+
+    def ignored(self, f: Mapping[str, Any]) -> set[Path]:
+        """The files a premise's ``ignore`` names."""
+        return {(self.root / name).resolve() for name in f.get("ignore", [])}
+
+    def where(self, path: Path, node: ast.AST) -> str:
+        """``file:line`` for messages."""
+        relative = path.relative_to(self.root) if path.is_relative_to(self.root) else path
+        return f"{relative.as_posix()}:{getattr(node, 'lineno', 0)}"
+
+
+def _last_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def check(premise: Premise, project: Project) -> Checked:
+    """The verdict of one premise (see the module docstring)."""
+    f = premise.fields
+    try:
+        return _CHECKS[premise.kind](f, project)
+    except KeyError:
+        return Checked("fails", f"unknown premise kind {premise.kind!r}")
+
+
+def _literal(f: Mapping[str, Any], project: Project) -> Checked:
+    path = project.root / f["file"]
+    tree = project.tree(path)
+    if tree is None:
+        return Checked("fails", f"{f['file']}: cannot be read as Python")
+    found = _literal_values(tree, f["name"])
+    if found is None:
+        return Checked("fails", f"{f['file']}: no Literal[...] named {f['name']}")
+    values = list(f["values"])
+    if sorted(map(repr, found)) != sorted(map(repr, values)):
+        return Checked("fails", f"{f['name']} is Literal{found!r}, not {values!r}")
+    if "compare" not in f:
+        return Checked("holds", f"{f['name']} is Literal{found!r}")
+    reaching = list(f.get("reaching", values))
+    outside = [v for v in reaching if v not in values]
+    if outside:
+        return Checked("fails", f"'reaching' holds {outside[0]!r}, not a value of {f['name']}")
+    original, mutated = (COMPARE[op] for op in f["compare"])
+    constant = f["constant"]
+    for value in reaching:
+        try:
+            same = original(value, constant) == mutated(value, constant)
+        except TypeError:
+            same = False
+        if not same:
+            return Checked(
+                "fails",
+                f"{value!r} {f['compare'][0]} {constant!r} and {value!r} {f['compare'][1]}"
+                f" {constant!r} disagree",
+            )
+    return Checked(
+        "holds",
+        f"{f['name']} is Literal{found!r}; {f['compare'][0]} and {f['compare'][1]} agree"
+        f" against {constant!r} on {reaching!r}",
+    )
+
+
+def _literal_values(tree: ast.Module, name: str) -> list[Any] | None:
+    """The values of ``Literal[...]`` assigned to ``name`` (``Alias`` at module level, or
+    ``Class.field`` annotated in a class body)."""
+    owner, _, attr = name.rpartition(".")
+    body: Iterable[ast.stmt] = tree.body
+    if owner:
+        classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner]
+        if not classes:
+            return None
+        body = classes[0].body
+    for node in body:
+        expr: ast.expr | None = None
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == attr for t in node.targets
+        ):
+            expr = node.value
+        elif (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.target.id == attr
+        ):
+            expr = node.annotation if owner else (node.value or node.annotation)
+        if expr is not None:
+            return _literal_of(expr)
+    return None
+
+
+def _literal_of(expr: ast.expr) -> list[Any] | None:
+    if not (isinstance(expr, ast.Subscript) and _last_name(expr.value) == "Literal"):
+        return None
+    items = expr.slice.elts if isinstance(expr.slice, ast.Tuple) else [expr.slice]
+    if not all(isinstance(i, ast.Constant) for i in items):
+        return None
+    return [i.value for i in items if isinstance(i, ast.Constant)]
+
+
+def _calls_of(f: Mapping[str, Any], project: Project) -> list[tuple[Path, ast.Call]]:
+    return [(path, node) for path, node, _ in _calls_in(f, project)]
+
+
+def _calls_in(f: Mapping[str, Any], project: Project) -> list[tuple[Path, ast.Call, str | None]]:
+    name = str(f["callable"]).rpartition(".")[2]
+    ignored = project.ignored(f)
+    return [
+        (path, node, func)
+        for path, node, callee, func in project.calls
+        if callee == name and path.resolve() not in ignored
+    ]
+
+
+def _keyword_always(f: Mapping[str, Any], project: Project) -> Checked:
+    calls = _calls_of(f, project)
+    if not calls:
+        return Checked("fails", f"nothing calls {f['callable']}")
+    for path, node in calls:
+        keywords = {k.arg for k in node.keywords}
+        if f["keyword"] not in keywords and None not in keywords:
+            return Checked(
+                "fails",
+                f"{project.where(path, node)} calls {f['callable']} without {f['keyword']}=",
+            )
+        if None in keywords:
+            return Checked("fails", f"{project.where(path, node)} passes **kwargs: cannot tell")
+    return Checked("holds", f"all {len(calls)} call(s) of {f['callable']} pass {f['keyword']}=")
+
+
+def _no_keyword(f: Mapping[str, Any], project: Project) -> Checked:
+    calls = _calls_of(f, project)
+    if not calls:
+        return Checked("fails", f"nothing calls {f['callable']}")
+    banned = set(f["parameters"])
+    for path, node in calls:
+        named = {k.arg for k in node.keywords}
+        hit = sorted(n for n in named & banned if n is not None)
+        if hit or None in named:
+            what = f"{hit[0]}=" if hit else "**kwargs"
+            return Checked("fails", f"{project.where(path, node)} passes {what}")
+    return Checked(
+        "holds", f"none of {len(calls)} call(s) of {f['callable']} names {sorted(banned)}"
+    )
+
+
+def _never_called(f: Mapping[str, Any], project: Project) -> Checked:
+    calls = _calls_of(f, project)
+    if calls:
+        path, node = calls[0]
+        return Checked("fails", f"{project.where(path, node)} calls {f['callable']}")
+    return Checked("holds", f"no call of {f['callable']} in {len(project.call_sites)} file(s)")
+
+
+def _called_only_in(f: Mapping[str, Any], project: Project) -> Checked:
+    calls = _calls_in(f, project)
+    if not calls:
+        return Checked("fails", f"nothing calls {f['callable']}")
+    allowed = set(f["functions"])
+    for path, node, func in calls:
+        if func not in allowed:
+            return Checked(
+                "fails", f"{project.where(path, node)} calls {f['callable']} in {func or 'module'}"
+            )
+    return Checked("holds", f"all {len(calls)} call(s) of {f['callable']} are in {sorted(allowed)}")
+
+
+def _attribute_never_read(f: Mapping[str, Any], project: Project) -> Checked:
+    ignored = project.ignored(f)
+    for path in project.call_sites:
+        tree = project.tree(path) if path.resolve() not in ignored else None
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == f["attribute"]
+                and isinstance(node.ctx, ast.Load)
+            ):
+                return Checked("fails", f"{project.where(path, node)} reads .{f['attribute']}")
+    return Checked("holds", f"no read of .{f['attribute']} in {len(project.call_sites)} file(s)")
+
+
+def _never_assigned(f: Mapping[str, Any], project: Project) -> Checked:
+    tree = project.tree(project.root / f["file"])
+    classes = (
+        [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == f["class"]]
+        if tree
+        else []
+    )
+    if not classes:
+        return Checked("fails", f"{f['file']}: no class {f['class']}")
+    fields = {
+        n.target.id
+        for n in classes[0].body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
+    ignored = project.ignored(f)
+    for path in project.call_sites:
+        module = project.tree(path) if path.resolve() not in ignored else None
+        if module is None:
+            continue
+        problem = _assignment_to(module, fields, str(f["class"]))
+        if problem is not None:
+            node, attr = problem
+            return Checked("fails", f"{project.where(path, node)} assigns .{attr}")
+    return Checked("holds", f"no assignment to the {len(fields)} field(s) of {f['class']}")
+
+
+def _assignment_to(module: ast.Module, fields: set[str], owner: str) -> tuple[ast.AST, str] | None:
+    """The first assignment to one of ``fields`` outside ``owner``'s constructors:
+    ``x.f = …``, ``x.f += …``, ``setattr(x, "f", …)``, ``object.__setattr__(x, "f", …)``.
+    ``self.f = …`` in another class assigns that class's attribute and is not counted."""
+
+    def visit(node: ast.AST, cls: str | None, func: str | None) -> tuple[ast.AST, str] | None:
+        if isinstance(node, ast.ClassDef):
+            cls = node.name
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            func = node.name
+        constructor = cls == owner and func in ("__init__", "__post_init__")
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr in fields:
+                on_self = isinstance(target.value, ast.Name) and target.value.id == "self"
+                if not (on_self and (cls != owner or constructor)):
+                    return node, target.attr
+        if (
+            isinstance(node, ast.Call)
+            and _last_name(node.func) in ("setattr", "__setattr__")
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and node.args[1].value in fields
+            and not constructor
+        ):
+            return node, str(node.args[1].value)
+        for child in ast.iter_child_nodes(node):
+            found = visit(child, cls, func)
+            if found is not None:
+                return found
+        return None
+
+    return visit(module, None, None)
+
+
+def _key_never_read(f: Mapping[str, Any], project: Project) -> Checked:
+    key = f["key"]
+    ignored = project.ignored(f)
+    for path in project.call_sites:
+        tree = project.tree(path) if path.resolve() not in ignored else None
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            read = (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == key
+            ) or (
+                isinstance(node, ast.Call)
+                and _last_name(node.func) in ("get", "pop")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and node.args[0].value == key
+            )
+            if read:
+                return Checked("fails", f"{project.where(path, node)} reads {key!r}")
+    return Checked("holds", f"no read of {key!r} in {len(project.call_sites)} file(s)")
+
+
+def _source_has(f: Mapping[str, Any], project: Project) -> Checked:
+    try:
+        text = (project.root / f["file"]).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return Checked("fails", f"{f['file']}: cannot be read")
+    if re.search(f["pattern"], text) is None:
+        return Checked("fails", f"{f['file']}: nothing matches {f['pattern']!r}")
+    return Checked("holds", f"{f['file']} matches {f['pattern']!r}")
+
+
+def _dig(case: Mapping[str, Any], dotted: str) -> tuple[bool, Any]:
+    value: Any = case
+    for part in dotted.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return False, None
+        value = value[part]
+    return True, value
+
+
+def _gated_cases(f: Mapping[str, Any], project: Project) -> Checked:
+    if not project.gated_cases:
+        return Checked("fails", "no gated case found: nothing to check against")
+    for case in project.gated_cases:
+        present, value = _dig(case, f["field"])
+        if not present:
+            continue
+        case_id = case.get("id", "?")
+        if "never_matches" in f:
+            text = json.dumps(value, ensure_ascii=False)
+            if re.search(f["never_matches"], text):
+                return Checked("fails", f"gated case {case_id}: {f['field']} = {text[:80]}")
+        elif "max_items" in f and (
+            not isinstance(value, list | dict) or len(value) > f["max_items"]
+        ):
+            return Checked(
+                "fails", f"gated case {case_id}: {f['field']} has more than {f['max_items']} items"
+            )
+        elif "max_length" in f and (not isinstance(value, str) or len(value) > f["max_length"]):
+            return Checked(
+                "fails",
+                f"gated case {case_id}: {f['field']} is longer than {f['max_length']} characters",
+            )
+    return Checked("holds", f"{len(project.gated_cases)} gated case(s) checked on {f['field']}")
+
+
+def _probe(f: Mapping[str, Any], project: Project) -> Checked:
+    return Checked("probe", f"the project's tests check probe {f['name']!r}: {f['claim']}")
+
+
+def _claim(f: Mapping[str, Any], project: Project) -> Checked:
+    return Checked("unchecked", str(f["claim"]))
+
+
+_CHECKS: dict[str, Callable[[Mapping[str, Any], Project], Checked]] = {
+    "literal": _literal,
+    "keyword_always": _keyword_always,
+    "no_keyword": _no_keyword,
+    "never_called": _never_called,
+    "called_only_in": _called_only_in,
+    "attribute_never_read": _attribute_never_read,
+    "never_assigned": _never_assigned,
+    "key_never_read": _key_never_read,
+    "source_has": _source_has,
+    "gated_cases": _gated_cases,
+    "probe": _probe,
+    "claim": _claim,
+}
+
+
+def load_gated_cases(cases_dir: Path) -> list[dict[str, Any]]:
+    """The cases ``evals gate`` runs: every line of ``<cases_dir>/*.jsonl`` that is a JSON
+    object, less those with a tag ``gate.json`` excludes (none when there is no
+    ``gate.json``). Lines that do not parse are left to the gate, which refuses them."""
+    excluded: set[str] = set()
+    gate_file = cases_dir / "gate.json"
+    if gate_file.is_file():
+        try:
+            excluded = set(
+                json.loads(gate_file.read_text(encoding="utf-8")).get("exclude_tags", [])
+            )
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            excluded = set()
+    found: list[dict[str, Any]] = []
+    for path in sorted(cases_dir.glob("*.jsonl")) if cases_dir.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                case = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(case, dict) and not excluded & set(case.get("tags") or []):
+                found.append(case)
+    return found
+
+
+def check_all(equivalents: Iterable[Equivalent], project: Project) -> dict[str, Checked]:
+    """Every entry's verdict, by anchor."""
+    return {e.anchor: check(e.premise, project) for e in equivalents}
