@@ -132,3 +132,22 @@ def provider_failure(case: Case, run: Run) -> CheckOutput:
             f"the run ended as a provider failure ({got}); the agent's own failure is no outage",
         )
     return False, f"expected the provider failure {wanted!r}, got {got!r} (outcome {run.outcome!r})"
+
+
+MODEL_REQUESTS = "model_requests"
+"""The ``expect`` key naming how many requests the model server must get."""
+
+
+@check(kind="cost", name=MODEL_REQUESTS, expect_keys=(MODEL_REQUESTS,))
+def model_requests(case: Case, run: Run) -> CheckOutput:
+    """The model server got exactly the expected number of chat requests (tool rounds,
+    repair rounds, retries and the step limit decide it); not applicable when the case
+    names none or there is no model server's account."""
+    wanted = (case.expect.model_extra or {}).get(MODEL_REQUESTS)
+    ledger = _ledger(run)
+    if wanted is None or ledger is None:
+        return None
+    got = ledger.get("requests")
+    if got == wanted:
+        return True
+    return False, f"the model server got {got} request(s), expected {wanted}"

@@ -359,8 +359,32 @@ def _call(name: str, arguments: dict[str, Any] | str, conversation: Conversation
     return ToolCalls(ToolCall(name, arguments, id=f"call_{number}"))
 
 
-def _answer(claims: list[dict[str, Any]]) -> Reply:
-    return Reply(json.dumps({"claims": claims}, ensure_ascii=False))
+ANSWER_FORMAT = re.compile(r'\{"(\w+)": \[\{(.*?)\}\]\}', re.DOTALL)
+"""The answer object a prompt spells out (``{"claims": [{"topic": …, …}]}``)."""
+
+
+def answer_format(texts: list[str]) -> tuple[str, list[str]] | None:
+    """The answer object the prompt asks for: its list's key and the keys of an item
+    (``("claims", ["topic", "value", "text", "evidence"])``); ``None`` when no message
+    spells one out."""
+    for text in texts:
+        match = ANSWER_FORMAT.search(text)
+        if match:
+            return match.group(1), re.findall(r'"(\w+)":', match.group(2))
+    return None
+
+
+def _answer(claims: list[dict[str, Any]], conversation: Conversation) -> Reply:
+    """The final answer in the format the prompt asks for, or, when it asks for none, what
+    a model says then: the findings in prose."""
+    texts = [str(m.get("content") or "") for m in conversation.messages if m.get("role") != "tool"]
+    wanted = answer_format(texts)
+    if wanted is None:
+        said = "；".join(f"{c['topic']}：{c['value']}" for c in claims)
+        return Reply(f"查询结果如下：{said}。")
+    key, fields = wanted
+    items = [{field: claim.get(field, "") for field in fields} for claim in claims]
+    return Reply(json.dumps({key: items}, ensure_ascii=False))
 
 
 def _unguarded_instruction(conversation: Conversation) -> str | None:
@@ -424,10 +448,12 @@ def competent(conversation: Conversation) -> ResponseSpec:
             return obeyed
     if not offered:  # the reply writer: no tools, one claim
         topic = prompt.topics[0] if prompt.topics else "reply"
-        return _answer([_claim(topic, _draft(prompt), [], "回复草稿")])
+        return _answer([_claim(topic, _draft(prompt), [], "回复草稿")], conversation)
     tool = prompt.tool(offered)
     if tool is None:
-        return _answer([_claim(prompt.gap_topic or "answer", None, [], "没有可用的工具")])
+        return _answer(
+            [_claim(prompt.gap_topic or "answer", None, [], "没有可用的工具")], conversation
+        )
     wanted = json.dumps(prompt.arguments(offered[tool]), ensure_ascii=False)
     results = conversation.results
     if not results:
@@ -437,8 +463,8 @@ def competent(conversation: Conversation) -> ResponseSpec:
         # A call of ours was rejected: make the well-formed one, once.
         if (tool, wanted) not in conversation.calls:
             return _call(tool, prompt.arguments(offered[tool]), conversation)
-        return _answer([_claim(prompt.gap_topic or tool, None, [], "工具报错")])
-    return _answer(read_claims(prompt, last if isinstance(last, dict) else {}))
+        return _answer([_claim(prompt.gap_topic or tool, None, [], "工具报错")], conversation)
+    return _answer(read_claims(prompt, last if isinstance(last, dict) else {}), conversation)
 
 
 # -- faults -------------------------------------------------------------------------
