@@ -1,12 +1,15 @@
 """Mutation check of the evaluation code: break it on purpose, the tests must go red.
 
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
-runner, baseline, report) or in ``judge`` (normaliser, guard, neutraliser, attack
-figures). Each is applied to a fresh temporary copy of the repository (the working tree is
-never touched) and its tests run there (``evals`` mutants: the evals tests and the
-acceptance test; ``judge`` mutants: the judge tests), with ``PYTHONPATH`` set to the
-copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the tests do
-not catch ("survived") means the tests would not notice that bug either.
+runner, baseline, report), in ``judge`` (normaliser, guard, neutraliser, attack figures)
+or in the model path's test bench (the scripted model, the model server's account in the
+run record, the checks reading it). Each is applied to a fresh temporary copy of the
+repository (the working tree is never touched) and its tests run there (``evals``
+mutants: the evals tests and the acceptance test; ``judge`` mutants: the judge tests;
+the model path's: the scripted model's tests and the model-path suite's gate with its
+positive controls), with ``PYTHONPATH`` set to the copy's ``packages/*/src`` so the copy's
+code is what gets imported. A mutant the tests do not catch ("survived") means the tests
+would not notice that bug either.
 
 A mutant names its target as an exact snippet that must occur exactly once in the file;
 when the code moved on and the snippet is gone, the mutant reports "target not found"
@@ -46,6 +49,14 @@ TESTS = ("packages/evals/tests", "packages/agent-evals/tests/test_evals_acceptan
 """What runs against every ``evals`` mutant."""
 JUDGE_TESTS = ("packages/judge/tests",)
 """What runs against every ``judge`` mutant."""
+SCRIPTED = "packages/agent-evals/src/agent_evals/scripted_model.py"
+PLUGIN = "packages/agent-evals/src/agent_evals"
+MODEL_TESTS = (
+    "packages/agent-evals/tests/test_scripted_model.py",
+    "packages/agent-evals/tests/test_model_path.py",
+)
+"""What runs against every mutant of the scripted model and the model path's checks: the
+model's own tests and the model-path suite's gate with its positive controls."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -966,6 +977,146 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return execute(planned, checks=checks, progress=progress)",
         "evals.evaluate(traces=...) keeps no trace",
     ),
+    # --- the scripted model and the model path's checks (agent_evals) ------------------
+    M(
+        "scripted_message_always_data",
+        SCRIPTED,
+        'data_is_data = any("<data>" in s or "message" in s for s in subjects)',
+        "data_is_data = True",
+        "the scripted model treats the customer's message as data whatever the prompt says:"
+        " losing the prompt's guard would not show",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_results_always_data",
+        SCRIPTED,
+        'results_are_data = any("tool result" in s for s in subjects)',
+        "results_are_data = True",
+        "the scripted model never obeys a tool result, marked as data or not",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_never_obeys",
+        SCRIPTED,
+        "if tool is None or any(name == tool for name, _ in conversation.calls):",
+        "if True:",
+        "the scripted model obeys no instruction at all: the injection cases cannot fail",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_data_has_no_end",
+        SCRIPTED,
+        "return 0 <= start < at and (end < 0 or at < end)",
+        "return 0 <= start < at",
+        "text after </data> still reads as data: a customer message breaking out is not seen",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_parcel_rule_not_read",
+        SCRIPTED,
+        "                return str(state)",
+        '                return "in_transit"',
+        "the scripted model's parcel state ignores the prompt's rule",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_format_not_read",
+        SCRIPTED,
+        "    wanted = answer_format(texts)",
+        '    wanted = ("claims", ["topic", "value", "text", "evidence"])',
+        "the scripted model answers in the claim schema whether or not the prompt asks for it",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_topics_not_read",
+        SCRIPTED,
+        "    for topic in prompt.topics:",
+        "    for topic in TOPIC_READERS:",
+        "the scripted model claims the topics it knows, not the ones the prompt names",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_field_fallback_off",
+        SCRIPTED,
+        "            value = field_value(result, topic)",
+        "            value = None",
+        "a topic the prompt adds is never read from the tool result's field of its name",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_reads_superseded_policy",
+        SCRIPTED,
+        'if isinstance(item, dict) and SUPERSEDED not in str(item.get("version", ""))',
+        "if isinstance(item, dict)",
+        "the scripted model reads a superseded policy",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_malformed_call_inert",
+        SCRIPTED,
+        "            return _call(answer.calls[0].name, MALFORMED_ARGUMENTS, conversation)",
+        "            return answer",
+        "the malformed_call fault sends a well-formed call: the case tests nothing",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_fault_hits_every_role",
+        SCRIPTED,
+        "return self.role is None or conversation.prompt.role == self.role",
+        "return True",
+        "a fault aimed at one specialist hits every request",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_slow_is_fast",
+        SCRIPTED,
+        "SLOW_S = 0.8",
+        "SLOW_S = 0.3",
+        "a slow answer is faster than a rule brain's half-second attempt: the attempt timeout"
+        " is not tested",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "ledger_tokens_swapped",
+        SCRIPTED,
+        '"prompt_tokens": tokens.prompt_tokens,',
+        '"prompt_tokens": tokens.completion_tokens,',
+        "the server's account reports completion tokens as prompt tokens",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "no_model_server_account",
+        f"{PLUGIN}/sut.py",
+        'return run.model_copy(update={"detail": {**run.detail, "model_server": server.ledger()}})',
+        "return run",
+        "the run record keeps no model server's account: the checks reading it judge nothing",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "tokens_served_always",
+        f"{PLUGIN}/checks.py",
+        "    if recorded == served:",
+        "    if True:",
+        "tokens recorded are never held against tokens served",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "model_served_ignores_silence",
+        f"{PLUGIN}/checks.py",
+        '    if run.steps and not ledger.get("requests"):',
+        "    if False:",
+        "specialists that worked without the model server hearing from them pass (rule brains"
+        " ran although the record says openai)",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "provider_failure_unchecked",
+        f"{PLUGIN}/checks.py",
+        "    if got == wanted:\n        return True\n    if wanted is None:",
+        "    if True:\n        return True\n    if wanted is None:",
+        "an outage of the wrong kind (a timeout read as a dropped connection) passes",
+        tests=MODEL_TESTS,
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
@@ -1074,7 +1225,7 @@ def sanity(parent: Path, snapshot: Path) -> str | None:
         )
     except bad_pr.DemoError as e:
         return str(e)
-    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS))
+    code, output = run_tests(copy, (*TESTS, *JUDGE_TESTS, *MODEL_TESTS))
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
@@ -1137,7 +1288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
         print(
             "sanity: the unmutated copy imports its own code and passes "
-            + " ".join((*TESTS, *JUDGE_TESTS))
+            + " ".join((*TESTS, *JUDGE_TESTS, *MODEL_TESTS))
         )
         problem = sanity(parent, snapshot)
         if problem is not None:

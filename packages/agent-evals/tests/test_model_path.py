@@ -56,14 +56,16 @@ def gate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], *, everything: bool = False
 ) -> tuple[int, str]:
     """``evals gate --suite model_path`` against the committed baseline (its own), the
-    reports and traces in ``tmp_path``: the exit code and the console output."""
+    reports and traces in ``tmp_path``: the exit code and the console output (stdout,
+    then stderr)."""
     args = ["gate", "--suite", MODEL_PATH, "--label", "control", "--concurrency", "8"]
     args += ["--out", str(tmp_path / "reports"), "--traces", str(tmp_path / "traces")]
     if not everything:
         args += ["--exclude-tag", SLOW_TAG]
     capsys.readouterr()
     code = main(args)
-    return code, capsys.readouterr().out
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err  # the errors last: what went wrong, if anything
 
 
 @pytest.fixture
