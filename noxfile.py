@@ -246,7 +246,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 140 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 145 ways, one copy each: the tests must fail every time."""
     # The Ray executor's mutants are killed by its tests, which need the extra.
     sync(session, "agent-evals", "judge", "fake-openai", "evals", groups=("test",), extras=("ray",))
     session.run("python", "scripts/mutate.py", *session.posargs)

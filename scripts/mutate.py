@@ -822,8 +822,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_any_outcome",
         f"{EVALS}/vocabulary.py",
-        "elif self.outcomes is not None and outcome not in self.outcomes:",
-        "elif False:",
+        "        elif not self.accepts_outcome(outcome):",
+        "        elif False:",
         "an outcome the SUT's case_rules do not declare is taken",
     ),
     M(
@@ -976,6 +976,42 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return execute(planned, checks=checks, traces=traces, progress=progress)",
         "    return execute(planned, checks=checks, progress=progress)",
         "evals.evaluate(traces=...) keeps no trace",
+    ),
+    M(
+        "expected_outage_set_apart",
+        f"{EVALS}/result.py",
+        "errored = self.outcome == PROVIDER_ERROR and not self.expected_error",
+        "errored = self.outcome == PROVIDER_ERROR",
+        "an outage the case injects is set apart as errored: an outage reported as a success"
+        " cannot fail",
+    ),
+    M(
+        "expected_outage_not_an_outcome",
+        f"{EVALS}/vocabulary.py",
+        "return self.outcomes is None or outcome in (*self.outcomes, PROVIDER_ERROR)",
+        "return self.outcomes is None or outcome in self.outcomes",
+        "a case expecting the outage it injects is refused by every vocabulary",
+    ),
+    M(
+        "suites_apart_in_every_suite",
+        f"{EVALS}/_cli_plan.py",
+        "default = config.suites() if every_suite else config.default_suites()",
+        "default = config.suites()",
+        '"every suite" includes the suites apart: they run with options not their own',
+    ),
+    M(
+        "suite_options_not_applied",
+        f"{EVALS}/_cli_plan.py",
+        "    return {**own, **given}",
+        "    return given",
+        "a suite apart runs without its own SUT options",
+    ),
+    M(
+        "sut_description_dropped",
+        f"{EVALS}/_cli_plan.py",
+        "        sut_description=sut_description(sut),\n",
+        "",
+        "the report's header no longer says what the SUT really runs",
     ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
