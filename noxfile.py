@@ -8,6 +8,7 @@ what runs here is exactly what the lock says and nothing leaks between sessions.
 from __future__ import annotations
 
 import tempfile
+import tomllib
 from pathlib import Path
 
 import nox
@@ -97,7 +98,16 @@ SUITES = [
     "replay",
     "injection_matrix",
     "generated",
+    "model_path",
 ]
+
+
+def suites_apart() -> list[str]:
+    """The suites that run apart, with SUT options of their own (``[tool.evals.suite_options]``
+    of the root pyproject): each is an evaluation of its own, with its own baseline, which
+    ``evals``/``gate``/``baseline`` run after every other suite."""
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return sorted(table["tool"]["evals"].get("suite_options", {}))
 
 
 def evals_cli(session: nox.Session, *args: str, extras: tuple[str, ...] = ()) -> None:
@@ -172,10 +182,18 @@ def evals_generated(session: nox.Session) -> None:
     evals_cli(session, "run", "--suite", "generated", "--label", "generated")
 
 
+@nox.session(name="evals_model_path", default=False, tags=["suites"])
+def evals_model_path(session: nox.Session) -> None:
+    """Run the model-path suite: the model brains on the scripted model (faults, outages)."""
+    evals_cli(session, "run", "--suite", "model_path", "--label", "model_path")
+
+
 @nox.session(name="evals", default=False)
 def evals(session: nox.Session) -> None:
-    """Run every suite once and write the reports (reports/all.*)."""
+    """Run every suite once, those apart after the rest (reports/all.*, reports/<suite>.*)."""
     evals_cli(session, "run", "--label", "all")
+    for suite in suites_apart():
+        evals_cli(session, "run", "--suite", suite, "--label", suite)
 
 
 @nox.session(name="evals_ray", default=False)
@@ -187,14 +205,19 @@ def evals_ray(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def gate(session: nox.Session) -> None:
-    """Run all suites but flaky cases and compare with reports/baseline.json (exit 1 blocks)."""
+    """Gate all suites but flaky cases against reports/baseline*.json (exit 1 blocks)."""
     evals_cli(session, "gate", "--label", "gate")
+    # A suite apart is gated against its own baseline (reports/baseline-<suite>.json).
+    for suite in suites_apart():
+        evals_cli(session, "gate", "--suite", suite, "--label", f"gate-{suite}")
 
 
 @nox.session(default=False)
 def baseline(session: nox.Session) -> None:
-    """Regenerate reports/baseline.json on purpose (the only way it changes)."""
+    """Regenerate reports/baseline*.json on purpose (the only way they change)."""
     evals_cli(session, "baseline")
+    for suite in suites_apart():
+        evals_cli(session, "baseline", "--suite", suite)
 
 
 @nox.session(default=False)
@@ -219,7 +242,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 175 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 197 ways, one copy each: the tests must fail every time."""
     # The Ray executor's and evals power's mutants are killed by their tests, which need
     # the extras.
     sync(

@@ -38,8 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 EXCLUDED_DIRS = (".venv", ".nox", ".tools", ".git", "traces", "reports")
 """Top-level folders never copied (generated or machine-local)."""
-KEPT_FILES = ("reports/baseline.json",)
-"""Files copied although their folder is excluded: the committed baseline."""
+KEPT_FILES = ("reports/baseline.json", "reports/baseline-model_path.json")
+"""Files copied although their folder is excluded: the committed baselines (every suite's
+but those apart, and the model-path suite's own)."""
 GATE_LABEL = "bad_pr"
 """The report label of the gate run in the copy (``reports/bad_pr.json``)."""
 

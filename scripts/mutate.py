@@ -3,7 +3,9 @@
 Every mutant below is one deliberate bug in ``evals`` (checks, metrics, gate, lint,
 runner, baseline, report, generated suites), in ``judge`` (normaliser, guard, neutraliser, attack
 figures) or in SupportPilot's invariants and the run record they read
-(``agent_evals.invariants``, ``agent_evals.record``). Each is applied to a fresh
+(``agent_evals.invariants``, ``agent_evals.record``), or in the model path's test bench
+(the scripted model, the model server's account in the run record, the checks reading it).
+Each is applied to a fresh
 temporary copy of the repository (the working tree is never touched) and its tests run
 there (``evals`` mutants: the evals tests and the acceptance test; ``judge`` mutants:
 the judge tests; invariant mutants: ``test_invariants.py``), with ``PYTHONPATH`` set to
@@ -67,6 +69,14 @@ POWER_TESTS = tuple(
     for name in ("sampling", "report", "premises", "mutants", "run")
 )
 """What runs against every ``evals power`` mutant (the sampler's tests first: fastest)."""
+SCRIPTED = "packages/agent-evals/src/agent_evals/scripted_model.py"
+PLUGIN = "packages/agent-evals/src/agent_evals"
+MODEL_TESTS = (
+    "packages/agent-evals/tests/test_scripted_model.py",
+    "packages/agent-evals/tests/test_model_path.py",
+)
+"""What runs against every mutant of the scripted model and the model path's checks: the
+model's own tests and the model-path suite's gate with its positive controls."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -832,8 +842,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_any_outcome",
         f"{EVALS}/vocabulary.py",
-        "elif self.outcomes is not None and outcome not in self.outcomes:",
-        "elif False:",
+        "        elif not self.accepts_outcome(outcome):",
+        "        elif False:",
         "an outcome the SUT's case_rules do not declare is taken",
     ),
     M(
@@ -1415,6 +1425,182 @@ MUTANTS: tuple[Mutant, ...] = (
         "an equivalence entry whose premise fails still leaves the denominator",
         tests=POWER_TESTS,
     ),
+    M(
+        "expected_outage_set_apart",
+        f"{EVALS}/result.py",
+        "errored = self.outcome == PROVIDER_ERROR and not self.expected_error",
+        "errored = self.outcome == PROVIDER_ERROR",
+        "an outage the case injects is set apart as errored: an outage reported as a success"
+        " cannot fail",
+    ),
+    M(
+        "expected_outage_not_an_outcome",
+        f"{EVALS}/vocabulary.py",
+        "return self.outcomes is None or outcome in (*self.outcomes, PROVIDER_ERROR)",
+        "return self.outcomes is None or outcome in self.outcomes",
+        "a case expecting the outage it injects is refused by every vocabulary",
+    ),
+    M(
+        "suites_apart_in_every_suite",
+        f"{EVALS}/_cli_plan.py",
+        "default = config.suites() if every_suite else config.default_suites()",
+        "default = config.suites()",
+        '"every suite" includes the suites apart: they run with options not their own',
+    ),
+    M(
+        "suite_options_not_applied",
+        f"{EVALS}/_cli_plan.py",
+        "    return {**own, **given}",
+        "    return given",
+        "a suite apart runs without its own SUT options",
+    ),
+    M(
+        "sut_description_dropped",
+        f"{EVALS}/_cli_plan.py",
+        "        sut_description=sut_description(sut),\n",
+        "",
+        "the report's header no longer says what the SUT really runs",
+    ),
+    # --- the scripted model and the model path's checks (agent_evals) ------------------
+    M(
+        "scripted_message_always_data",
+        SCRIPTED,
+        'data_is_data = any("<data>" in s or "message" in s for s in subjects)',
+        "data_is_data = True",
+        "the scripted model treats the customer's message as data whatever the prompt says:"
+        " losing the prompt's guard would not show",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_results_always_data",
+        SCRIPTED,
+        'results_are_data = any("tool result" in s for s in subjects)',
+        "results_are_data = True",
+        "the scripted model never obeys a tool result, marked as data or not",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_never_obeys",
+        SCRIPTED,
+        "if tool is None or any(name == tool for name, _ in conversation.calls):",
+        "if True:",
+        "the scripted model obeys no instruction at all: the injection cases cannot fail",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_data_has_no_end",
+        SCRIPTED,
+        "return 0 <= start < at and (end < 0 or at < end)",
+        "return 0 <= start < at",
+        "text after </data> still reads as data: a customer message breaking out is not seen",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_parcel_rule_not_read",
+        SCRIPTED,
+        "                return str(state)",
+        '                return "in_transit"',
+        "the scripted model's parcel state ignores the prompt's rule",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_format_not_read",
+        SCRIPTED,
+        "    wanted = answer_format(texts)",
+        '    wanted = ("claims", ["topic", "value", "text", "evidence"])',
+        "the scripted model answers in the claim schema whether or not the prompt asks for it",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_topics_not_read",
+        SCRIPTED,
+        "    for topic in prompt.topics:",
+        "    for topic in TOPIC_READERS:",
+        "the scripted model claims the topics it knows, not the ones the prompt names",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_field_fallback_off",
+        SCRIPTED,
+        "            value = field_value(result, topic)",
+        "            value = None",
+        "a topic the prompt adds is never read from the tool result's field of its name",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_reads_superseded_policy",
+        SCRIPTED,
+        'if isinstance(item, dict) and SUPERSEDED not in str(item.get("version", ""))',
+        "if isinstance(item, dict)",
+        "the scripted model reads a superseded policy",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_malformed_call_inert",
+        SCRIPTED,
+        "            return _call(answer.calls[0].name, MALFORMED_ARGUMENTS, conversation)",
+        "            return answer",
+        "the malformed_call fault sends a well-formed call: the case tests nothing",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_fault_hits_every_role",
+        SCRIPTED,
+        "return self.role is None or conversation.prompt.role == self.role",
+        "return True",
+        "a fault aimed at one specialist hits every request",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_slow_is_fast",
+        SCRIPTED,
+        "SLOW_S = 0.8",
+        "SLOW_S = 0.3",
+        "a slow answer is faster than a rule brain's half-second attempt: the attempt timeout"
+        " is not tested",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "ledger_tokens_swapped",
+        SCRIPTED,
+        '"prompt_tokens": tokens.prompt_tokens,',
+        '"prompt_tokens": tokens.completion_tokens,',
+        "the server's account reports completion tokens as prompt tokens",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "no_model_server_account",
+        f"{PLUGIN}/sut.py",
+        'return run.model_copy(update={"detail": {**run.detail, "model_server": server.ledger()}})',
+        "return run",
+        "the run record keeps no model server's account: the checks reading it judge nothing",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "tokens_served_always",
+        f"{PLUGIN}/checks.py",
+        "    if recorded == served:",
+        "    if True:",
+        "tokens recorded are never held against tokens served",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "model_served_ignores_silence",
+        f"{PLUGIN}/checks.py",
+        '    if run.steps and not ledger.get("requests"):',
+        "    if False:",
+        "specialists that worked without the model server hearing from them pass (rule brains"
+        " ran although the record says openai)",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "provider_failure_unchecked",
+        f"{PLUGIN}/checks.py",
+        "    if got == wanted:\n        return True\n    if wanted is None:",
+        "    if True:\n        return True\n    if wanted is None:",
+        "an outage of the wrong kind (a timeout read as a dropped connection) passes",
+        tests=MODEL_TESTS,
+    ),
 )
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
@@ -1588,7 +1774,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
         print(
             "sanity: the unmutated copy imports its own code and passes "
-            + " ".join((*TESTS, *JUDGE_TESTS, *INVARIANT_TESTS))
+            + " ".join(dict.fromkeys(t for m in MUTANTS for t in m.tests))
         )
         problem = sanity(parent, snapshot)
         if problem is not None:

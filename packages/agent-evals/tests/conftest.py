@@ -15,6 +15,7 @@ from agent.settings import ENV_VARS
 from agent.testing import Harness
 from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
+from evals.config import load_config
 from fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,6 +43,22 @@ REFERENCE_SUITES = ("approval", "injection", "read", "write")
 def all_suites() -> tuple[str, ...]:
     """Every suite file's name, sorted."""
     return tuple(sorted(path.stem for path in CASES_DIR.glob("*.jsonl")))
+
+
+def default_suites() -> tuple[str, ...]:
+    """Every suite but those apart (``[tool.evals.suite_options]``): what runs with the
+    default SUT (rule brains)."""
+    return tuple(load_config(ROOT).default_suites())
+
+
+MODEL_PATH = "model_path"
+"""The suite apart: the model brains on the scripted model."""
+
+
+def scripted_sut(**options: Any) -> SupportPilotSUT:
+    """The SUT as the model-path suite runs it (its ``[tool.evals.suite_options]``)."""
+    suite = load_config(ROOT).suite_options[MODEL_PATH]
+    return SupportPilotSUT(**{**suite, **options})
 
 
 def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:

@@ -178,10 +178,10 @@ def test_remove_block_drops_the_header_and_its_body_only() -> None:
 
 def test_copy_leaves_out_generated_folders_but_keeps_the_baseline() -> None:
     files = {str(p) for p in bad_pr.tracked_files()}
-    assert "reports/baseline.json" in files
+    assert {"reports/baseline.json", "reports/baseline-model_path.json"} <= files
     assert "examples/bad_pr.py" in files
     assert not any(f.split("/")[0] in {".venv", ".nox", "traces", ".git"} for f in files)
-    assert not any(f.startswith("reports/") and f != "reports/baseline.json" for f in files)
+    assert not any(f.startswith("reports/") and f not in bad_pr.KEPT_FILES for f in files)
 
 
 naive = load_example("naive_eval")

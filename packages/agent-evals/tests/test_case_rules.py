@@ -15,13 +15,14 @@ from agent_evals.case_rules import CASE_RULES, OUTCOMES, REQUIRED_TAGS, SPLITS, 
 from agent_evals.sut import SupportPilotSUT
 from evals import cli
 from evals.case import Case
+from evals.cli import main as evals_main
 from evals.lint import lint, lint_paths
 from evals.loader import load_cases
 from evals.run import Run, Step, Write
 from evals.validation import check_cases
 from evals.vocabulary import rules_of
 
-from .conftest import CASES_DIR, all_suites
+from .conftest import CASES_DIR, MODEL_PATH, all_suites, default_suites
 
 GOOD: dict[str, Any] = {
     "id": "c1",
@@ -53,7 +54,7 @@ def test_supportpilot_declares_its_vocabulary() -> None:
     assert OUTCOMES == ("replied", "escalate", "ask_user", "awaiting_approval_rejected")
     assert set(OUTCOMES) == set(Decision.__args__)  # type: ignore[attr-defined]
     assert REQUIRED_TAGS == ("happy", "conflict", "missing_info", "fault", "safety", "trap")
-    assert CASE_RULES.fault_targets == (*ROLES, "outbox")
+    assert CASE_RULES.fault_targets == (*ROLES, "outbox", "model")
 
 
 def test_the_core_accepts_the_toy_that_supportpilot_refuses() -> None:
@@ -127,8 +128,21 @@ def _find(data: list[dict[str, Any]], case_id: str) -> dict[str, Any]:
 
 
 def test_every_suite_lints_clean_with_supportpilot() -> None:
-    paths = [CASES_DIR / f"{suite}.jsonl" for suite in all_suites()]
+    paths = [CASES_DIR / f"{suite}.jsonl" for suite in default_suites()]
     assert lint_paths(paths, sut=SupportPilotSUT()) == []
+
+
+def test_evals_lint_judges_every_suite_with_its_own_options(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The model path's cases inject model faults: only the SUT with its options (the
+    # scripted model) can run them, and lint asks that one about them.
+    monkeypatch.chdir(CASES_DIR.parent)
+    assert evals_main(["lint"]) == 0, capsys.readouterr().out
+    assert f"lint: ok ({len(all_suites())} file(s))" in capsys.readouterr().err
+    model_path = CASES_DIR / f"{MODEL_PATH}.jsonl"
+    refused = [f for f in lint_paths([model_path], sut=SupportPilotSUT()) if f.rule == "sut_check"]
+    assert refused and all("needs the scripted model" in f.message for f in refused)
 
 
 @pytest.mark.parametrize(

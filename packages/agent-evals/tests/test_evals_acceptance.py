@@ -9,6 +9,7 @@ import pytest
 from agent_evals.sut import SupportPilotSUT
 from evals.baseline import build_baseline, load_baseline
 from evals.case import Case
+from evals.config import load_config
 from evals.gate import evaluate, load_gate_config
 from evals.loader import load_cases
 from evals.metrics import Metrics, compute
@@ -25,8 +26,10 @@ REFERENCE_IDS = {
 
 
 def all_cases() -> list[Case]:
-    """Every case of every suite (what `make evals` and the gate run)."""
-    return load_cases(sorted((ROOT / "cases").glob("*.jsonl")))
+    """Every case of every suite but those apart (what `evals run` and `evals gate` run
+    with the default SUT; a suite apart, the model path, has tests of its own)."""
+    config = load_config(ROOT)
+    return load_cases([config.suite_path(s) for s in config.default_suites()])
 
 
 def reference_cases() -> list[Case]:

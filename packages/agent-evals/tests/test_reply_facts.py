@@ -10,9 +10,9 @@ from agent import replies
 from agent_evals.sut import SupportPilotSUT
 from evals.checks import grade
 
-from .conftest import all_suites, load_cases
+from .conftest import default_suites, load_cases
 
-STATING = [c for c in load_cases(all_suites()) if "reply_facts" in (c.expect.model_extra or {})]
+STATING = [c for c in load_cases(default_suites()) if "reply_facts" in (c.expect.model_extra or {})]
 # agent exports a function named rule_brains, which hides the module of that name.
 RULE_BRAINS = importlib.import_module("agent.rule_brains")
 SWAP = {"stale_hours": "reissue_threshold_hours", "reissue_threshold_hours": "stale_hours"}

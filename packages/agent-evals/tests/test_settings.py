@@ -27,14 +27,20 @@ OPENAI_ENV = {"SUPPORTPILOT_BRAIN": "openai", "SUPPORTPILOT_MODEL": "m", "OPENAI
         ({"model": ""}, OPENAI_ENV, {"model": "m"}),  # an empty string is "not given"
         (
             {"temperature": "0.3", "seed": "42", "timeout_s": "9.5", "max_retries": "0"},
-            {},
+            OPENAI_ENV,
             {"temperature": 0.3, "seed": 42, "timeout_s": 9.5, "max_retries": 0},
         ),
         (
             {},
-            {"SUPPORTPILOT_TEMPERATURE": "0", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+            {
+                **OPENAI_ENV,
+                "SUPPORTPILOT_TEMPERATURE": "0",
+                "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+            },
             {"temperature": 0.0, "base_url": "http://127.0.0.1:9/v1"},
         ),
+        # Rule brains leave the variables every OpenAI client reads unread.
+        ({}, {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "u"}, {"api_key": None, "base_url": None}),
     ],
 )
 def test_settings_come_from_arguments_then_environment_then_defaults(

@@ -14,13 +14,13 @@ from evals.loader import load_cases_with_sources
 from evals.validation import check_cases
 from pydantic import BaseModel, ValidationError
 
-from .conftest import all_suites, load_cases
+from .conftest import MODEL_PATH, default_suites, load_cases, scripted_sut
 
 WORLD_KEYS = (
     "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
 )
 READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
-ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; or outbox"
+ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; outbox; or model"
 OUTBOX_FAULTS = (
     "lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request,"
     " lost_request:<write tool>, lost_request:<write tool>:<n>, key_drift,"
@@ -195,8 +195,11 @@ def test_a_blank_customer_at_run_time_is_a_sut_error_not_an_open_door() -> None:
 
 def test_every_committed_case_can_run() -> None:
     sut = SupportPilotSUT()
-    cases = load_cases(all_suites())
+    cases = load_cases(default_suites())
     assert {case.id: sut.check_case(case) for case in cases} == {case.id: [] for case in cases}
+    scripted = scripted_sut()
+    model = load_cases((MODEL_PATH,))
+    assert {case.id: scripted.check_case(case) for case in model} == {c.id: [] for c in model}
 
 
 def test_check_case_writes_no_database_file(tmp_path: Path) -> None:

@@ -17,6 +17,8 @@ from evals.case import Case
 from evals.vocabulary import CaseRules
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_evals.scripted_model import MODEL_TARGET
+
 SPLITS: tuple[str, ...] = ("dev", "test", "regression")
 """The three splits: tune on ``dev``, report on ``test``, never break ``regression``."""
 
@@ -68,7 +70,7 @@ CASE_RULES = CaseRules(
     outcome_required=True,
     required_tags=REQUIRED_TAGS,
     input_model=SupportInput,
-    fault_targets=(*ROLES, OUTBOX),
+    fault_targets=(*ROLES, OUTBOX, MODEL_TARGET),
     lint=lint_case,
 )
 """Everything SupportPilot's cases must hold beyond the evals core."""

@@ -1,12 +1,14 @@
 """SupportPilot's own checks, registered with the evals when :mod:`agent_evals.sut` is imported.
 
-They judge what only SupportPilot defines: its internal evidence-id format, and rules
-that name its decisions (only `replied` writes; `ask_user` dispatches nothing).
+They judge what only SupportPilot defines: its internal evidence-id format, rules that
+name its decisions (only `replied` writes; `ask_user` dispatches nothing), and on the model
+path what the model server saw (tokens served, the model asked for, the provider failure).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from evals.case import Case
 from evals.checks import CheckOutput, check
@@ -49,3 +51,103 @@ def no_dispatch_when_asking(case: Case, run: Run) -> CheckOutput:
     if not run.steps:
         return True
     return False, f"asked the user yet dispatched {len(run.steps)} task(s) to {run.dispatched}"
+
+
+# -- the model path: read from the model server's side, never from the agent's ---------
+
+MODEL_SERVER = "model_server"
+"""The run record's ``detail`` key holding what the scripted server saw and answered."""
+PROVIDER_FAILURE = "provider_failure"
+"""The ``expect`` key naming the provider failure a run must end with (``null``: none)."""
+
+
+def _ledger(run: Run) -> dict[str, Any] | None:
+    ledger = run.detail.get(MODEL_SERVER)
+    return ledger if isinstance(ledger, dict) else None
+
+
+@check(kind="cost", name="tokens_served")
+def tokens_served(case: Case, run: Run) -> CheckOutput:
+    """The tokens the run records are the tokens the model server reported serving
+    (retries, repair rounds and every specialist included); not applicable without a
+    model server's account."""
+    ledger = _ledger(run)
+    if ledger is None:
+        return None
+    served = (ledger.get("prompt_tokens"), ledger.get("completion_tokens"))
+    recorded = (run.usage.prompt_tokens, run.usage.completion_tokens)
+    if recorded == served:
+        return True
+    return False, (
+        f"the run records {recorded[0]} prompt + {recorded[1]} completion tokens, the model"
+        f" server served {served[0]} + {served[1]}"
+    )
+
+
+@check(kind="outcome", name="model_served")
+def model_served(case: Case, run: Run) -> CheckOutput:
+    """The brain and model the run record names are the ones that ran: model brains, the
+    model every request asked the server for, a server that answered when specialists
+    worked, and a scripted model that never failed itself; not applicable without a
+    model server's account."""
+    ledger = _ledger(run)
+    if ledger is None:
+        return None
+    brain = run.detail.get("brain")
+    named = brain if isinstance(brain, dict) else {}
+    problems: list[str] = []
+    if named.get("brain") != "openai":
+        problems.append(f"the record names brain {named.get('brain')!r}, not 'openai'")
+    asked = ledger.get("models_asked") or []
+    if any(model != named.get("model") for model in asked):
+        problems.append(
+            f"the record names model {named.get('model')!r}, the server was asked for {asked}"
+        )
+    if run.steps and not ledger.get("requests"):
+        problems.append(
+            f"{len(run.steps)} task(s) dispatched but the model server got no request:"
+            " the model brains did not run"
+        )
+    if ledger.get("problems"):
+        problems.append(f"the scripted model failed: {'; '.join(map(str, ledger['problems']))}")
+    return (False, "; ".join(problems)) if problems else True
+
+
+@check(kind="outcome", name=PROVIDER_FAILURE, expect_keys=(PROVIDER_FAILURE,))
+def provider_failure(case: Case, run: Run) -> CheckOutput:
+    """The run ended with the expected provider failure (``timeout``, ``rate_limit``,
+    ``server_error``, ``auth`` …), or with none when the case says ``null``: an outage is
+    an errored run of its kind, the agent's own failure is no outage. Not applicable when
+    the case names none."""
+    extra = case.expect.model_extra or {}
+    if PROVIDER_FAILURE not in extra:
+        return None
+    wanted = extra[PROVIDER_FAILURE]
+    got = run.detail.get(PROVIDER_FAILURE)
+    if got == wanted:
+        return True
+    if wanted is None:
+        return (
+            False,
+            f"the run ended as a provider failure ({got}); the agent's own failure is no outage",
+        )
+    return False, f"expected the provider failure {wanted!r}, got {got!r} (outcome {run.outcome!r})"
+
+
+MODEL_REQUESTS = "model_requests"
+"""The ``expect`` key naming how many requests the model server must get."""
+
+
+@check(kind="cost", name=MODEL_REQUESTS, expect_keys=(MODEL_REQUESTS,))
+def model_requests(case: Case, run: Run) -> CheckOutput:
+    """The model server got exactly the expected number of chat requests (tool rounds,
+    repair rounds, retries and the step limit decide it); not applicable when the case
+    names none or there is no model server's account."""
+    wanted = (case.expect.model_extra or {}).get(MODEL_REQUESTS)
+    ledger = _ledger(run)
+    if wanted is None or ledger is None:
+        return None
+    got = ledger.get("requests")
+    if got == wanted:
+        return True
+    return False, f"the model server got {got} request(s), expected {wanted}"

@@ -25,7 +25,14 @@ from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
 from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
 from agent.rule_brains import rule_brains
-from agent.settings import BrainSettings, resolve_settings
+from agent.settings import (
+    ENV_VARS,
+    SHARED_ENV_VARS,
+    BrainSettings,
+    ResolvedSettings,
+    describe,
+    resolve,
+)
 from agent.usage import TokenMeter
 from agent.worker import Worker
 from domain import (
@@ -45,7 +52,15 @@ from tools import READ_TOOLS
 import agent_evals.checks
 import agent_evals.invariants  # noqa: F401
 from agent_evals.case_rules import CASE_RULES, support_input
-from agent_evals.record import build_run, stock_levels
+from agent_evals.record import build_run, steps_from, stock_levels, writes_from
+from agent_evals.scripted_model import (
+    MODEL_TARGET,
+    SCRIPTED_KEY,
+    SCRIPTED_MODEL,
+    ModelFault,
+    ScriptedServer,
+    parse_model_fault,
+)
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
@@ -127,11 +142,12 @@ class SupportPilotSUT:
         max_steps: int | str | None = None,
         contract_timeout_s: float | str | None = None,
         screen: bool | str = True,
+        model_server: str | None = None,
     ) -> None:
         env_dir = os.environ.get(DB_DIR_ENV) or None
         self.db_dir: str | Path | None = db_dir if db_dir is not None else env_dir
         """Where world files go (``None``: in memory)."""
-        given = {
+        given: dict[str, object] = {
             "brain": brain,
             "model": model,
             "base_url": base_url,
@@ -143,12 +159,42 @@ class SupportPilotSUT:
             "max_steps": max_steps,
             "contract_timeout_s": contract_timeout_s,
         }
-        self.settings: BrainSettings = resolve_settings(given, os.environ)
+        self.model_server: str | None = parse_model_server(model_server)
+        """``scripted``: every run starts the scripted model on 127.0.0.1 (its own server,
+        stopped when the run ends) and the model brains talk to it; ``None``: none."""
+        env: dict[str, str] = dict(os.environ)
+        self.unread: list[str] = []
+        """Shared variables set in the environment but not read (the scripted server
+        replaces them)."""
+        self.served: set[str] = set()
+        """Settings the scripted server supplies (its endpoint, key and model)."""
+        if self.model_server == SCRIPTED:
+            given, env, self.unread, self.served = _scripted(given, env)
+        self.resolved: ResolvedSettings = resolve(given, env)
+        """The settings and where each came from."""
+        self.settings: BrainSettings = self.resolved.settings
         """The brain configuration every run uses."""
         self.screen: bool = parse_screen(screen)
         """Whether the instruction screen is on. ``screen=off`` is the deliberately
         vulnerable setting (the injection suites' positive control): claims carrying
         instructions are kept and an obedient path honours them (:mod:`agent.obedient`)."""
+
+    def describe(self) -> list[str]:
+        """What runs, each setting with where it came from (the report's header prints
+        it): the brain, model and endpoint first; the API key never."""
+        by = f"model_server={SCRIPTED}"
+        shown = {
+            "base_url": "the scripted model on 127.0.0.1, one server per run",
+            "api_key": "***",
+            "model": SCRIPTED_MODEL,
+        }
+        overrides = {name: (shown[name], by) for name in sorted(self.served)}
+        lines = describe(self.resolved, overrides)
+        screen = "on" if self.screen else "off"
+        lines.append(f"screen={screen}, model_server={self.model_server or '-'}")
+        if self.unread:
+            lines.append(f"unread (model_server={SCRIPTED}): {', '.join(self.unread)}")
+        return lines
 
     def brains(
         self, client: openai.AsyncOpenAI | None = None, meter: TokenMeter | None = None
@@ -188,8 +234,11 @@ class SupportPilotSUT:
                 except UnknownFaultError as e:
                     problems.append(f"faults.{role}: {e}")
                 continue
+            if role == MODEL_TARGET:
+                problems += self._model_fault_problems(fault)
+                continue
             if role not in ROLES:
-                known = f"{', '.join(ROLES)}; or {OUTBOX}"
+                known = f"{', '.join(ROLES)}; {OUTBOX}; or {MODEL_TARGET}"
                 problems.append(f"faults.{role}: unknown role {role!r} (known: {known})")
                 continue
             try:
@@ -197,6 +246,20 @@ class SupportPilotSUT:
             except UnknownFaultError as e:
                 problems.append(f"faults.{role}: {e}")
         return problems
+
+    def _model_fault_problems(self, fault: str) -> list[str]:
+        """Why ``faults.model`` cannot apply: an unknown kind, or no scripted model to
+        misbehave (a fault that is not applied would let the case pass for nothing)."""
+        try:
+            parse_model_fault(fault)
+        except UnknownFaultError as e:
+            return [f"faults.{MODEL_TARGET}: {e}"]
+        if self.model_server != SCRIPTED:
+            return [
+                f"faults.{MODEL_TARGET}: a model fault needs the scripted model"
+                f" (--sut-option brain=openai --sut-option model_server={SCRIPTED})"
+            ]
+        return []
 
     def run(self, case: Case, trial: int) -> Run:
         """Run trial ``trial`` of ``case`` (blocking)."""
@@ -206,15 +269,31 @@ class SupportPilotSUT:
         """Run trial ``trial`` of ``case``.
 
         A provider failure (after the client's retries) becomes an ``error`` run, excluded
-        from success rates; any other crash a ``sut_error`` run, a failure.
+        from success rates; any other crash a ``sut_error`` run, a failure. With the
+        scripted model, the run has its own server, and its record holds the server's
+        side of the account (``detail.model_server``).
         """
+        if self.model_server != SCRIPTED:
+            return await self._arun(case, trial, self.settings)
+        fault_text = case.faults.get(MODEL_TARGET)
+        fault: ModelFault | None = None if fault_text is None else parse_model_fault(fault_text)
+        server = ScriptedServer(fault).start()
+        try:
+            settings = self.settings.model_copy(update={"base_url": server.base_url})
+            run = await self._arun(case, trial, settings)
+        finally:
+            # Stopping waits for the serving thread: never on the event loop.
+            await asyncio.to_thread(server.stop)
+        return run.model_copy(update={"detail": {**run.detail, "model_server": server.ledger()}})
+
+    async def _arun(self, case: Case, trial: int, settings: BrainSettings) -> Run:
         started = time.perf_counter()
         store: Store | None = None
         bus: Bus | None = None
         meter = TokenMeter()
         # One client per run: an async client is bound to the event loop that uses it.
-        client = make_client(self.settings) if self.settings.brain == "openai" else None
-        detail: dict[str, object] = {"brain": self.settings.public()}
+        client = make_client(settings) if settings.brain == "openai" else None
+        detail: dict[str, object] = {"brain": settings.public()}
         try:
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
@@ -226,9 +305,14 @@ class SupportPilotSUT:
                 store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
             )
             brains = self.brains(client, meter)
-            contracts = default_contracts(timeout_s=self.settings.attempt_timeout_s)
+            contracts = default_contracts(timeout_s=settings.attempt_timeout_s)
+            if MODEL_TARGET in case.faults and self.model_server != SCRIPTED:
+                # A fault nobody applies would let the case pass for nothing.
+                raise BrainConfigError(
+                    f"faults.{MODEL_TARGET} needs the scripted model (model_server={SCRIPTED})"
+                )
             for role, fault in case.faults.items():
-                if role == OUTBOX:
+                if role in (OUTBOX, MODEL_TARGET):
                     continue
                 if role not in brains:
                     raise UnknownRoleError(role)
@@ -267,6 +351,10 @@ class SupportPilotSUT:
                 trial=trial,
                 outcome="error",
                 error=str(e),
+                # What landed and what ran, from the environment: an outage that wrote
+                # anything is no clean outage.
+                writes=writes_from(store) if store is not None else [],
+                steps=steps_from(bus.log) if bus is not None else [],
                 usage=_usage(meter),
                 latency_ms=(time.perf_counter() - started) * 1000,
                 detail={**detail, "provider_failure": e.kind, "role": e.role},
@@ -296,6 +384,49 @@ def _approver(world: World) -> RecordingApprover | None:
     if world.approver == "broken":
         return RecordingApprover(None, broken=True)
     return RecordingApprover(None if world.approver == "silent" else world.approve)
+
+
+SCRIPTED = "scripted"
+"""The one model server the SUT can start itself (``model_server=scripted``)."""
+
+
+def parse_model_server(value: str | None) -> str | None:
+    """The ``model_server`` option: ``scripted``, or ``None`` (none given); anything else
+    raises :class:`~agent.errors.BrainConfigError`."""
+    if value is None or not value.strip():
+        return None
+    if value.strip() != SCRIPTED:
+        raise BrainConfigError(f"model_server must be {SCRIPTED!r}, got {value!r}")
+    return SCRIPTED
+
+
+def _scripted(
+    given: dict[str, object], env: dict[str, str]
+) -> tuple[dict[str, object], dict[str, str], list[str], set[str]]:
+    """The settings for the scripted model: its endpoint and key (never given: they would
+    not be applied), its model unless one is named (it must be the scripted one), model
+    brains required. The shared ``OPENAI_*`` variables are left unread."""
+    by = f"model_server={SCRIPTED}"
+    for name in ("base_url", "api_key"):
+        if given.get(name) not in (None, ""):
+            raise BrainConfigError(
+                f"{name} is given but {by} serves its own: it would not be applied"
+            )
+    brain = given.get("brain") or env.get(ENV_VARS["brain"])
+    if str(brain or "rule").strip() != "openai":
+        raise BrainConfigError(f"{by} serves model brains: it needs brain=openai")
+    model = given.get("model") or env.get(ENV_VARS["model"])
+    if model is not None and str(model).strip() != SCRIPTED_MODEL:
+        raise BrainConfigError(
+            f"model {model!r} is not the scripted model {SCRIPTED_MODEL!r} ({by} serves only it)"
+        )
+    unread = sorted(v for v in SHARED_ENV_VARS if env.get(v))
+    kept = {k: v for k, v in env.items() if k not in SHARED_ENV_VARS}
+    # The endpoint is each run's own server (set per run); this one is a placeholder.
+    ours = {"base_url": "http://127.0.0.1/v1", "api_key": SCRIPTED_KEY}
+    if model is None:
+        ours["model"] = SCRIPTED_MODEL
+    return {**given, **ours}, kept, unread, set(ours)
 
 
 SCREEN_VALUES: dict[str, bool] = {"on": True, "off": False, "true": True, "false": False}

@@ -8,6 +8,7 @@ else from the default below. ``brain="rule"`` (the default) needs nothing else.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -76,32 +77,83 @@ class BrainSettings(BaseModel):
         return self.model_dump(exclude={"api_key"})
 
 
+MODEL_SETTINGS: frozenset[str] = frozenset(
+    {"model", "base_url", "api_key", "temperature", "seed", "timeout_s", "max_retries", "max_steps"}
+)
+"""The settings only model brains use: with ``brain="rule"`` they would not be applied."""
+
+SHARED_ENV_VARS: frozenset[str] = frozenset({"OPENAI_BASE_URL", "OPENAI_API_KEY"})
+"""Variables every OpenAI client on the machine reads, not SupportPilot's own: rule brains
+leave them unread (and say so) instead of refusing to start."""
+
+OPTION = "option"
+"""Where a setting given as a keyword argument (``--sut-option``) came from."""
+DEFAULT = "default"
+"""Where a setting nobody gave came from."""
+
+
+@dataclass(frozen=True)
+class ResolvedSettings:
+    """Settings and where each came from: what a report says the system really ran."""
+
+    settings: BrainSettings
+    """The validated settings."""
+    sources: dict[str, str]
+    """Setting -> ``option``, ``env <VARIABLE>`` or ``default``."""
+    unread: tuple[str, ...] = ()
+    """Shared variables that were set but left unread (``OPENAI_API_KEY`` under rule
+    brains)."""
+
+
 def resolve_settings(
     given: Mapping[str, object], env: Mapping[str, str] | None = None
 ) -> BrainSettings:
-    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults.
+    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults
+    (:func:`resolve`, without the sources)."""
+    return resolve(given, env).settings
 
-    Raises :class:`~agent.errors.BrainConfigError` (one line) when a value is invalid, or
-    when the ``openai`` brain lacks a model or an API key.
+
+def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -> ResolvedSettings:
+    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults,
+    with where each came from.
+
+    Raises :class:`~agent.errors.BrainConfigError` (one line) when a value is invalid;
+    when the ``openai`` brain lacks a model or an API key; and when a setting that was
+    given would not be applied: a model setting (or a ``SUPPORTPILOT_*`` variable) under
+    rule brains, or any value that did not end up in the settings as given. The system a
+    report describes is the one that runs, never a silent fallback.
     """
     env = {} if env is None else env
     unknown = sorted(set(given) - set(ENV_VARS))
     if unknown:
         raise BrainConfigError(f"unknown setting(s) {', '.join(map(repr, unknown))}")
     values: dict[str, object] = {}
+    sources: dict[str, str] = {}
     for name, variable in ENV_VARS.items():
         value = given.get(name)
+        source = OPTION
         if value is None or value == "":
-            value = env.get(variable) or None
+            value, source = env.get(variable) or None, f"env {variable}"
         if value is not None:
             values[name] = value.strip() if isinstance(value, str) else value
-    try:
-        settings = BrainSettings.model_validate(values)
-    except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        shown = "<hidden>" if where == "api_key" else repr(first.get("input"))
-        raise BrainConfigError(f"{where}: {first['msg']} (got {shown})") from None
+            sources[name] = source
+    rule = _validated(values).brain == "rule"  # every value valid before anything else
+    unread: list[str] = []
+    if rule:
+        for name in sorted(MODEL_SETTINGS & set(sources)):
+            variable = ENV_VARS[name]
+            if sources[name] == f"env {variable}" and variable in SHARED_ENV_VARS:
+                unread.append(variable)
+                del values[name], sources[name]
+                continue
+            given_as = "given" if sources[name] == OPTION else f"set in {variable}"
+            brain_from = _source_words(sources.get("brain", DEFAULT))
+            raise BrainConfigError(
+                f"{name} is {given_as} but applies to brain=openai only, and brain is"
+                f" 'rule' ({brain_from}): it would not be applied"
+            )
+    settings = _validated(values)
+    _require_applied(settings, given, env, unread)
     if settings.brain == "openai":
         if not settings.model:
             raise BrainConfigError(
@@ -109,4 +161,74 @@ def resolve_settings(
             )
         if not settings.api_key:
             raise BrainConfigError(f"brain 'openai' needs an API key: set {ENV_VARS['api_key']}")
-    return settings
+    for name in BrainSettings.model_fields:
+        sources.setdefault(name, DEFAULT)
+    return ResolvedSettings(settings=settings, sources=sources, unread=tuple(unread))
+
+
+def _require_applied(
+    settings: BrainSettings, given: Mapping[str, object], env: Mapping[str, str], unread: list[str]
+) -> None:
+    """What was given is what runs: each value given (or set in its variable, unless left
+    unread), validated alone, must be the one the settings hold. Read again from the
+    inputs, apart from the resolution above, so a resolution that drops or swaps a value
+    is refused here instead of running another system."""
+    for name, variable in ENV_VARS.items():
+        raw: object = given.get(name)
+        origin = "given"
+        if raw is None or raw == "":
+            raw, origin = env.get(variable), f"set in {variable}"
+        if raw is None or raw == "" or variable in unread:
+            continue
+        wanted = getattr(_validated({name: raw.strip() if isinstance(raw, str) else raw}), name)
+        if getattr(settings, name) != wanted:
+            shown = "<hidden>" if name == "api_key" else repr(getattr(settings, name))
+            raise BrainConfigError(f"{name} was {origin} but {shown} would run")
+
+
+def _source_words(source: str) -> str:
+    return {OPTION: "an option", DEFAULT: "the default"}.get(source, f"from {source[4:]}")
+
+
+def _validated(values: Mapping[str, object]) -> BrainSettings:
+    try:
+        return BrainSettings.model_validate(dict(values))
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        shown = "<hidden>" if where == "api_key" else repr(first.get("input"))
+        raise BrainConfigError(f"{where}: {first['msg']} (got {shown})") from None
+
+
+def describe(
+    resolved: ResolvedSettings, overrides: Mapping[str, tuple[str, str]] = {}
+) -> list[str]:
+    """The settings as a report's header states them, each with its source: the brain and
+    model first, then the rest; ``overrides`` (setting -> shown value, source) replace
+    what the caller set itself (a model server it started). The API key is never shown."""
+    settings = resolved.settings
+    shown: dict[str, tuple[str, str]] = {}
+    for name in BrainSettings.model_fields:
+        value = getattr(settings, name)
+        text = "***" if name == "api_key" and value else ("-" if value is None else str(value))
+        source = resolved.sources.get(name, DEFAULT)
+        if name == "contract_timeout_s" and value is None:
+            text, source = f"{settings.attempt_timeout_s:g}", f"default for brain={settings.brain}"
+        shown[name] = (text, source)
+    shown.update(overrides)
+    if settings.brain == "rule":
+        head = ["brain", "contract_timeout_s"]
+        rest: list[str] = []
+    else:
+        head = ["brain", "model", "base_url"]
+        rest = [n for n in BrainSettings.model_fields if n not in head]
+    lines = [", ".join(f"{n}={shown[n][0]} ({_words(shown[n][1])})" for n in head)]
+    if rest:
+        lines.append(", ".join(f"{n}={shown[n][0]} ({_words(shown[n][1])})" for n in rest))
+    if resolved.unread:
+        lines.append(f"unread (brain=rule): {', '.join(resolved.unread)}")
+    return lines
+
+
+def _words(source: str) -> str:
+    return {OPTION: "option", DEFAULT: "default"}.get(source, source)

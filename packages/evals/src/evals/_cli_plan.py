@@ -16,7 +16,7 @@ from evals.loader import load_cases_with_sources
 from evals.ray_executor import RayExecutor, require_ray
 from evals.resume import cases_of, cut_torn_tail, load_meta, read_finished
 from evals.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
-from evals.sut import AnySUT, describe, load_sut
+from evals.sut import AnySUT, describe, load_sut, sut_description
 from evals.traces import META_FILE, RunMeta, new_run_id, utc_now
 from evals.vocabulary import rules_of
 
@@ -24,19 +24,33 @@ STABILITY_TAG = "flaky"
 
 
 def case_files(
-    args: argparse.Namespace, config: EvalsConfig
+    args: argparse.Namespace, config: EvalsConfig, *, every_suite: bool = False
 ) -> tuple[list[str], list[Path], list[Path]]:
     """The suites, every case file to load, and the ``--cases`` files among them:
-    ``--suite`` and ``--cases``, else every suite. A file named twice (``--suite write
-    --cases cases/write.jsonl``) is loaded once, where it was first named."""
-    suites: list[str] = list(dict.fromkeys(args.suite)) or ([] if args.cases else config.suites())
+    ``--suite`` and ``--cases``, else every suite but those apart (``every_suite``: all
+    of them, for lint). A file named twice (``--suite write --cases cases/write.jsonl``)
+    is loaded once, where it was first named.
+
+    A suite apart (``[tool.evals.suite_options]``) runs alone, with its options: named
+    beside other suites, or its file given with ``--cases``, it is refused (exit 2)
+    rather than run with options that are not its own."""
     available = config.suites()
+    for suite in config.suites_apart():
+        if suite not in available:
+            raise UsageError(
+                f"[tool.evals.suite_options] names suite {suite!r}, but"
+                f" {str(config.suite_path(suite))!r} does not exist"
+            )
+    default = config.suites() if every_suite else config.default_suites()
+    suites: list[str] = list(dict.fromkeys(args.suite)) or ([] if args.cases else default)
     for suite in suites:
         if suite not in available:
             known = ", ".join(available) or "none"
             raise UsageError(
                 f"unknown suite {suite!r} in {str(config.cases_dir)!r}; available: {known}"
             )
+    if not every_suite:
+        _refuse_mixed_options(suites, [Path(p) for p in args.cases], config)
     paths: list[Path] = []
     extra: list[Path] = []
     seen: set[Path] = set()
@@ -53,11 +67,53 @@ def case_files(
     return suites, paths, extra
 
 
-def load_named_sut(args: argparse.Namespace, config: EvalsConfig) -> tuple[AnySUT, str]:
-    """The SUT named by ``--sut`` and ``--sut-option`` (or the config), and how reports
-    name it."""
+def _refuse_mixed_options(suites: list[str], cases: list[Path], config: EvalsConfig) -> None:
+    """A suite apart runs on its own: never beside suites with other options, and never
+    through ``--cases`` (which would run it with options not its own)."""
+    apart = {s: config.suite_options[s] for s in suites if s in config.suite_options}
+    if apart and any(config.suite_options.get(s) != next(iter(apart.values())) for s in suites):
+        named = next(iter(apart))
+        others = ", ".join(repr(s) for s in suites if config.suite_options.get(s) != apart[named])
+        raise UsageError(
+            f"suite {named!r} runs with SUT options of its own ([tool.evals.suite_options]):"
+            f" evaluate it apart from {others} (--suite {named})"
+        )
+    files = {config.suite_path(s).resolve(): s for s in config.suites_apart()}
+    selected = set(suites)
+    for path in cases:
+        suite = files.get(path.resolve())
+        if suite is not None and suite not in selected:
+            raise UsageError(
+                f"{str(path)!r} is suite {suite!r}, which runs with SUT options of its own"
+                f" ([tool.evals.suite_options]): name it with --suite {suite}"
+            )
+
+
+def sut_options(args: argparse.Namespace, config: EvalsConfig, suites: list[str]) -> dict[str, str]:
+    """The SUT options of an evaluation of ``suites``: a suite apart's own
+    (``[tool.evals.suite_options]``), then ``--sut-option``. A ``--sut-option`` that
+    contradicts the suite's own is refused (exit 2): it would not be applied."""
+    own: dict[str, str] = {}
+    suite = next((s for s in suites if s in config.suite_options), None)
+    if suite is not None:
+        own = dict(config.suite_options[suite])
+    given = dict(args.sut_option)
+    for key, value in given.items():
+        if key in own and own[key] != value:
+            raise UsageError(
+                f"--sut-option {key}={value} contradicts suite {suite!r}'s own {key}={own[key]}"
+                " ([tool.evals.suite_options]); a suite apart runs with its own options"
+            )
+    return {**own, **given}
+
+
+def load_named_sut(
+    args: argparse.Namespace, config: EvalsConfig, suites: list[str] | None = None
+) -> tuple[AnySUT, str]:
+    """The SUT named by ``--sut`` and ``--sut-option`` (or the config), with the options of
+    the suites apart among ``suites``, and how reports name it."""
     sut_spec = _sut_spec(args, config)
-    options = dict(args.sut_option)
+    options = sut_options(args, config, suites or [])
     return load_sut(sut_spec, options), describe(sut_spec, options)
 
 
@@ -69,7 +125,10 @@ def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
 
 
 def executor_of(
-    args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    recorded: RunMeta | None = None,
+    suites: list[str] | None = None,
 ) -> tuple[str, str, ProcessIsolation | RayExecutor | None]:
     """``--executor`` (a resumed evaluation keeps what it recorded unless told otherwise;
     else ``[tool.evals] executor``) and the isolation: the executor's name, the
@@ -80,7 +139,7 @@ def executor_of(
     if executor != "ray":
         if args.ray_address is not None:
             raise UsageError("--ray-address names a Ray cluster: it needs --executor ray")
-        return (executor, *isolation_of(args, config, recorded))
+        return (executor, *isolation_of(args, config, recorded, suites))
     if args.isolation == "process" or args.memory_limit is not None:
         raise UsageError(
             "--executor ray runs the SUT in Ray actors (processes already):"
@@ -90,12 +149,17 @@ def executor_of(
     return (
         executor,
         "none",
-        RayExecutor(_sut_spec(args, config), dict(args.sut_option), args.ray_address),
+        RayExecutor(
+            _sut_spec(args, config), sut_options(args, config, suites or []), args.ray_address
+        ),
     )
 
 
 def isolation_of(
-    args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    recorded: RunMeta | None = None,
+    suites: list[str] | None = None,
 ) -> tuple[str, ProcessIsolation | None]:
     """``--isolation`` and ``--memory-limit`` (a resumed evaluation keeps what it recorded
     unless told otherwise): the mode's name, and the worker setup when it is ``process``.
@@ -108,14 +172,15 @@ def isolation_of(
         if args.memory_limit is not None:
             raise UsageError("--memory-limit limits worker processes: it needs --isolation process")
         return mode, None
-    return mode, ProcessIsolation(_sut_spec(args, config), dict(args.sut_option), limit)
+    options = sut_options(args, config, suites or [])
+    return mode, ProcessIsolation(_sut_spec(args, config), options, limit)
 
 
 def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Plan:
     """A new evaluation of the cases the flags select."""
     suites, paths, extra = case_files(args, config)
     # The SUT first: a project's checks may register (and declare expect keys) on import.
-    sut, sut_name = load_named_sut(args, config)
+    sut, sut_name = load_named_sut(args, config, suites)
     # The whole set is validated before any run.
     cases, sources = load_cases_with_sources(paths, rules=rules_of(sut))
     selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
@@ -130,7 +195,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         )
     label = label_of(args, suites)
     trials: int = args.trials or args.default_trials
-    executor, mode, isolation = executor_of(args, config)
+    executor, mode, isolation = executor_of(args, config, suites=suites)
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
@@ -141,6 +206,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         tags=list(args.tag),
         exclude_tags=sorted(set(exclude_tags)),
         sut=sut_name,
+        sut_description=sut_description(sut),
         trials=trials,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
         timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
@@ -168,10 +234,14 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
             f"{where}: that evaluation is complete, nothing to resume"
             f" (`evals report {folder}` rebuilds its report)"
         )
-    sut, sut_name = load_named_sut(args, config)
+    sut, sut_name = load_named_sut(args, config, old.suites)
     now = git_revision(config.root)
+    described = sut_description(sut)
     given = [
         ("--sut/--sut-option", sut_name, old.sut),
+        # The same options can mean another system (an environment variable changed).
+        ("what the SUT says it runs", described if old.sut_description else None,
+         old.sut_description),
         ("--trials", args.trials, old.trials),
         ("--suite", list(dict.fromkeys(args.suite)) or None, old.suites),
         ("--cases", [str(p) for p in args.cases] or None, old.case_files),
@@ -196,7 +266,7 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         )
     finished = read_finished(folder, cases, old.trials)
     cut_torn_tail(folder, finished)
-    executor, mode, isolation = executor_of(args, config, old)
+    executor, mode, isolation = executor_of(args, config, old, old.suites)
     meta = old.model_copy(
         update={
             "finished": None,

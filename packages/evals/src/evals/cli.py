@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evals._cli_parser import build_parser
-from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed
+from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed, sut_options
 from evals._files import write_atomic
 from evals.baseline import Baseline, load_baseline, write_baseline
+from evals.case import Case
+from evals.case_file import read_records
 from evals.compare import compare, load_side, refuse_unrelated, render
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
@@ -46,7 +48,7 @@ from evals.report import (
     report_paths,
     write_reports,
 )
-from evals.resume import rebuild
+from evals.resume import load_meta, rebuild
 from evals.runner import STOP_SIGNALS
 from evals.sut import load_sut
 from evals.traces import RunMeta
@@ -135,12 +137,12 @@ def _os_error_line(error: OSError) -> str:
 
 def _lint(args: argparse.Namespace) -> int:
     config = load_config()
-    _, paths, _ = case_files(args, config)
+    suites, paths, _ = case_files(args, config, every_suite=True)
     findings = lint_paths(
         paths,
         min_split_size=args.min_split_size,
         known_roles=config.fault_targets,
-        sut=_lint_sut(args, config),
+        sut=_lint_checker(args, config, suites),
     )
     for finding in findings:
         print(finding.render())
@@ -151,10 +153,13 @@ def _lint(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _lint_sut(args: argparse.Namespace, config: EvalsConfig) -> object | None:
+def _lint_sut(
+    args: argparse.Namespace, config: EvalsConfig, suites: list[str] | None = None
+) -> object | None:
     """The SUT whose ``check_case`` lint asks too: ``--sut`` (must load), else
-    ``[tool.evals] sut`` (when it cannot load here, lint says so and goes on)."""
-    options = dict(args.sut_option)
+    ``[tool.evals] sut`` (when it cannot load here, lint says so and goes on), with the
+    options of the suites apart among ``suites``."""
+    options = sut_options(args, config, suites or [])
     if args.sut:
         return load_sut(args.sut, options)
     if not config.sut:
@@ -164,6 +169,55 @@ def _lint_sut(args: argparse.Namespace, config: EvalsConfig) -> object | None:
     except SutLoadError as e:
         print(f"lint: the SUT's check_case skipped: {e}", file=sys.stderr)
         return None
+
+
+class _SuiteCheckers:
+    """The SUT lint asks about each case: the one with the options of the case's suite
+    (a suite apart has its own), so every file is judged as ``evals run`` would run it."""
+
+    def __init__(self, default: object, by_case: Mapping[str, object]) -> None:
+        self.default = default
+        self.by_case = dict(by_case)
+        self.case_rules = getattr(default, "case_rules", None)
+
+    def check_case(self, case: Case) -> list[str]:
+        """What the case's own SUT says about it (a SUT without the hook: nothing)."""
+        sut = self.by_case.get(case.id, self.default)
+        hook = getattr(sut, "check_case", None)
+        return list(hook(case)) if callable(hook) else []
+
+
+def _lint_checker(
+    args: argparse.Namespace, config: EvalsConfig, suites: list[str]
+) -> object | None:
+    """The SUT of every suite but those apart, or, when suites apart are linted too, one
+    that asks each case's own (:class:`_SuiteCheckers`)."""
+    default = _lint_sut(args, config)
+    apart = [s for s in suites if s in config.suite_options]
+    if default is None or not apart:
+        return default
+    by_case: dict[str, object] = {}
+    for suite in apart:
+        sut = _lint_sut(args, config, [suite])
+        records, _ = read_records([config.suite_path(suite)])
+        for record in records:
+            case_id = record.data.get("id") if isinstance(record.data, dict) else None
+            if isinstance(case_id, str):
+                by_case[case_id] = sut
+    return _SuiteCheckers(default, by_case)
+
+
+def _note_suites_apart(args: argparse.Namespace, config: EvalsConfig) -> None:
+    """Say which suites "every suite" left out (they run apart, with options of their
+    own), so nobody reads an evaluation of the others as the whole."""
+    if args.suite or args.cases or getattr(args, "resume", None) or not config.suites_apart():
+        return
+    named = ", ".join(config.suites_apart())
+    print(
+        f"note: suite(s) {named} run apart, with SUT options of their own"
+        f" ([tool.evals.suite_options]), and are left out; name them with --suite",
+        file=sys.stderr,
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -182,7 +236,7 @@ def _stability(args: argparse.Namespace) -> int:
 def _baseline(args: argparse.Namespace) -> int:
     config = load_config()
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
-    path: Path = args.baseline or config.baseline_path
+    path: Path = args.baseline or _baseline_path(args, config)
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude)
     done.publish(gate_config.exclude_tags)
@@ -208,7 +262,7 @@ def _baseline(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace) -> int:
     config = load_config()
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
-    baseline = load_baseline(args.baseline or config.baseline_path)  # before a long run
+    baseline = load_baseline(args.baseline or _baseline_path(args, config))  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
     if not done.complete:
@@ -391,9 +445,10 @@ def _evaluate(
         plan = resumed(args, config, traces_dir / resume)
     else:
         plan = planned(args, config, exclude_tags)
+        _note_suites_apart(args, config)
     plan = validated(plan, baseline)  # the SUT's own view of each case, before any run
     label = plan.meta.label
-    baseline_path: Path = getattr(args, "baseline", None) or config.baseline_path
+    baseline_path: Path = getattr(args, "baseline", None) or _baseline_path(args, config)
     out: Path = args.out or config.reports_dir
     if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
         raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
@@ -415,6 +470,17 @@ def _evaluate(
         _restore(handlers)
         raise
     return Done(report=report, out=out, handlers=handlers)
+
+
+def _baseline_path(args: argparse.Namespace, config: EvalsConfig) -> Path:
+    """The baseline of the suites the flags select (or a resumed evaluation recorded):
+    suites apart have their own (:meth:`EvalsConfig.baseline_for`)."""
+    resume: str | None = getattr(args, "resume", None)
+    if resume:
+        traces_dir: Path = args.traces or config.traces_dir
+        return config.baseline_for(load_meta(traces_dir / resume).suites)
+    suites, _, _ = case_files(args, config)
+    return config.baseline_for(suites)
 
 
 def _restore(handlers: Mapping[signal.Signals, object]) -> None:

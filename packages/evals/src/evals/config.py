@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from evals.errors import ConfigError, UsageError
 
@@ -43,6 +43,10 @@ class ToolEvals(BaseModel):
     power: dict[str, Any] = {}
     """``[tool.evals.power]``: what ``evals power`` mutates and how it judges a mutant
     (validated by :mod:`evals.power.config`, only when that command runs)."""
+    suite_options: dict[str, dict[str, StrictStr]] = {}
+    """Suite -> the SUT options it runs with (``KEY = "VALUE"``, as ``--sut-option``
+    passes them): such a suite is an evaluation of its own (see
+    :meth:`EvalsConfig.suites_apart`)."""
 
 
 class EvalsConfig(BaseModel):
@@ -66,6 +70,8 @@ class EvalsConfig(BaseModel):
     """``[tool.evals.power]`` as written."""
     source: Path | None = None
     """The file the configuration was read from (``None``: none, the defaults)."""
+    suite_options: dict[str, dict[str, str]] = {}
+    """Suite -> the SUT options it runs with (``[tool.evals.suite_options]``)."""
 
     def suite_path(self, suite: str) -> Path:
         """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
@@ -76,6 +82,25 @@ class EvalsConfig(BaseModel):
         if not self.cases_dir.is_dir():
             return []
         return sorted(p.stem for p in self.cases_dir.glob("*.jsonl"))
+
+    def suites_apart(self) -> list[str]:
+        """The suites that run with SUT options of their own (another brain, a model
+        server …), sorted: each is an evaluation apart, never part of "every suite", run
+        only when named (``--suite``), with its own baseline (:meth:`baseline_for`)."""
+        return sorted(self.suite_options)
+
+    def default_suites(self) -> list[str]:
+        """What "every suite" means: the suites in ``cases_dir`` but those apart."""
+        return [s for s in self.suites() if s not in self.suite_options]
+
+    def baseline_for(self, suites: list[str]) -> Path:
+        """The baseline of an evaluation of ``suites``: ``baseline.json``, or for suites
+        apart ``baseline-<suite>.json`` (their options make them another system, whose
+        verdicts the others' baseline does not hold)."""
+        apart = sorted(s for s in dict.fromkeys(suites) if s in self.suite_options)
+        if not apart:
+            return self.baseline_path
+        return self.reports_dir / f"baseline-{'-'.join(apart)}.json"
 
     @property
     def gate_config_path(self) -> Path:
@@ -120,6 +145,13 @@ def load_config(start: Path | None = None, *, file: Path | None = None) -> Evals
             where = ".".join(str(p) for p in first["loc"]) or "table"
             raise ConfigError(pyproject, f"{where}: {first['msg']}") from e
         root = pyproject.parent
+        for suite, options in table.suite_options.items():
+            bad = next((key for key in options if not key.isidentifier()), None)
+            if bad is not None:
+                raise ConfigError(
+                    pyproject,
+                    f"suite_options.{suite}: option name must be an identifier, got {bad!r}",
+                )
     return EvalsConfig(
         root=root,
         sut=table.sut,
@@ -130,6 +162,7 @@ def load_config(start: Path | None = None, *, file: Path | None = None) -> Evals
         executor=table.executor,
         power=table.power,
         source=pyproject,
+        suite_options=table.suite_options,
     )
 
 

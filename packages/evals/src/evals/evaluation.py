@@ -42,7 +42,7 @@ from evals.runner import (
     DEFAULT_TIMEOUT_S,
     Runner,
 )
-from evals.sut import AnySUT, Task, as_sut, load_sut, sut_name
+from evals.sut import AnySUT, Task, as_sut, load_sut, sut_description, sut_name
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
 from evals.vocabulary import CaseRules, rules_of
@@ -226,6 +226,7 @@ def plan(
         label=label,
         command="evaluate",
         sut=sut if isinstance(sut, str) else sut_name(system),
+        sut_description=sut_description(system),
         trials=trials,
         concurrency=concurrency,
         timeout_s=timeout,

@@ -33,6 +33,7 @@ from evals.report import (
     headline,
     incomplete_note,
     summary_rows,
+    system_lines,
     unstable_rows,
     unstopped_note,
 )
@@ -384,6 +385,7 @@ def html_parts(
     return template.generate(
         title=f"Evals report: {meta.label or meta.command or 'run'}",
         headline=headline(meta),
+        system=system_lines(meta),
         incomplete=incomplete_note(meta),
         unstopped=unstopped_note(meta),
         summary=summary_rows(metrics, complete=meta.complete),

@@ -160,7 +160,7 @@ def _per_case(
         if rules.outcome_required:
             message = "no expected outcome (expect.outcome)"
             found.append(item.finding("missing_outcome", message))
-    elif not _named(outcome) or (rules.outcomes is not None and outcome not in rules.outcomes):
+    elif not _named(outcome) or not rules.accepts_outcome(outcome):
         message = f"unknown expected outcome {quote(outcome)}"
         found.append(item.finding("unknown_outcome", message))
     for _, message in unknown_expectations(item.expect, expect_keys):

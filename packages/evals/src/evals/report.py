@@ -62,6 +62,11 @@ def headline(meta: RunMeta) -> str:
     )
 
 
+def system_lines(meta: RunMeta) -> list[str]:
+    """What the SUT said it really runs (its description), one ``system: …`` line each."""
+    return [printable(f"system: {line}") for line in meta.sut_description]
+
+
 def incomplete_note(meta: RunMeta) -> str | None:
     """``INCOMPLETE …`` when the evaluation did not finish, else ``None``."""
     if meta.complete:
@@ -233,7 +238,7 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
     """The console report: headline, summary, by split, by tag, failures last; failures
     of cases with a ``not_gated`` tag carry a note saying the gate leaves them out."""
     title = f"Evals report: {meta.label or meta.command or 'run'}"
-    parts = [title, headline(meta)]
+    parts = [title, headline(meta), *system_lines(meta)]
     note = incomplete_note(meta)
     if note:
         parts.append(f"*** {note} ***")
@@ -280,6 +285,7 @@ def render_markdown(
     """A Markdown summary fit for a CI step summary (failures noted as in the console);
     each of ``sections`` (title -> text, e.g. the gate verdict) follows as a code block."""
     parts = [f"## Evals: {meta.label or meta.command or 'run'}", "", headline(meta)]
+    parts += [f"- {line}" for line in system_lines(meta)]
     note = incomplete_note(meta)
     if note:
         parts += ["", f"> **{note}**"]

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from evals.run import PROVIDER_ERROR
+
 if TYPE_CHECKING:
     from evals.case import Case
     from evals.run import Run
@@ -108,8 +110,13 @@ class RunResult:
     """Model completion tokens."""
     error: str | None = None
     """The error, for ``sut_error`` / ``error`` outcomes."""
+    expected_error: bool = False
+    """The case expects the provider to fail (``expect.outcome`` is ``error``: it injects
+    the outage): such a run is graded like any other, never set apart as errored, so an
+    outage the system reports as a success fails it."""
     errored: bool = field(init=False)
-    """True when the provider failed (outcome ``error``): excluded from success rates."""
+    """True when the provider failed (outcome ``error``) and the case did not expect it:
+    excluded from success rates."""
     success: bool = field(init=False)
     """Every outcome and safety check passed (and the run did not error)."""
     unauthorized: bool = field(init=False)
@@ -119,7 +126,7 @@ class RunResult:
         put = object.__setattr__  # frozen: the derived fields are set once, here
         put(self, "tags", shared_tags(self.tags))
         put(self, "checks", shared_checks(self.checks))
-        errored = self.outcome == "error"
+        errored = self.outcome == PROVIDER_ERROR and not self.expected_error
         put(self, "errored", errored)
         put(self, "success", not errored and success(self.checks))
         put(self, "unauthorized", not errored and unauthorized(self.checks))
@@ -141,6 +148,7 @@ class RunResult:
             prompt_tokens=run.usage.prompt_tokens,
             completion_tokens=run.usage.completion_tokens,
             error=run.error,
+            expected_error=case.expect.outcome == PROVIDER_ERROR,
         )
 
     @property

@@ -130,6 +130,31 @@ def describe(spec: str, options: Mapping[str, str] | None = None) -> str:
     return f"{spec} ({', '.join(shown)})"
 
 
+MAX_DESCRIPTION_LINES = 20
+"""The most lines of a SUT's own description a report prints."""
+MAX_DESCRIPTION_CHARS = 400
+"""The most characters of one description line a report prints."""
+
+
+def sut_description(target: object) -> list[str]:
+    """What the system under test says it really runs: its optional ``describe()`` hook,
+    as printable lines (the effective settings and where each came from; SupportPilot:
+    brain, model, endpoint …). The evals print it under every report's headline and know
+    nothing of what it means. No hook: no lines. A hook that raises or answers anything
+    but a list of strings says so in one line, never a traceback."""
+    hook = getattr(target, "describe", None)
+    if not callable(hook):
+        return []
+    try:
+        answer = hook()
+    except Exception as e:  # the SUT's own code: reported, never a crash
+        return [f"(its describe() raised {type(e).__name__}: {' '.join(str(e).split())})"]
+    if not isinstance(answer, list) or not all(isinstance(line, str) for line in answer):
+        return [f"(its describe() returned {type(answer).__name__}, not a list of strings)"]
+    lines = [" ".join(line.split())[:MAX_DESCRIPTION_CHARS] for line in answer]
+    return [line for line in lines if line][:MAX_DESCRIPTION_LINES]
+
+
 def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
     """Import ``module:attr`` and return a SUT.
 

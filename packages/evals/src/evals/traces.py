@@ -58,6 +58,9 @@ class RunMeta(BaseModel):
     """Tags excluded (the gate excludes ``flaky``)."""
     sut: str = ""
     """The SUT import path."""
+    sut_description: list[str] = Field(default_factory=list)
+    """What the SUT said it really runs (its ``describe()`` hook, see
+    :func:`evals.sut.sut_description`): printed under the headline of every report."""
     trials: int = 1
     """Trials per case."""
     concurrency: int = 1

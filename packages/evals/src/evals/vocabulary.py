@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from evals._text import quote
 from evals.case import Case
 from evals.loader import describe_schema_error
+from evals.run import PROVIDER_ERROR
 
 LintHook = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 """A project's own lint rules: a case as parsed JSON -> ``(rule, message)`` pairs."""
@@ -44,7 +45,9 @@ class CaseRules:
     splits: tuple[str, ...] | None = None
     """The splits cases may name, in report order (``None``: any)."""
     outcomes: tuple[str, ...] | None = None
-    """The outcomes ``expect.outcome`` may name (``None``: any)."""
+    """The outcomes ``expect.outcome`` may name (``None``: any). ``error`` is always
+    accepted: a case that injects a provider outage expects the run to end as errored
+    (:attr:`evals.result.RunResult.expected_error`)."""
     outcome_required: bool = False
     """Whether every case must set ``expect.outcome``."""
     required_tags: tuple[str, ...] = ()
@@ -57,6 +60,11 @@ class CaseRules:
     from the cases' ``expect.dispatched`` (plus ``[tool.evals] fault_targets``)."""
     lint: LintHook | None = None
     """The project's own lint rules, asked about every case ``evals lint`` reads."""
+
+    def accepts_outcome(self, outcome: object) -> bool:
+        """Whether ``expect.outcome`` may name ``outcome``: one of :attr:`outcomes`, or
+        ``error`` (an outage the case injects)."""
+        return self.outcomes is None or outcome in (*self.outcomes, PROVIDER_ERROR)
 
     def problems(self, data: Mapping[str, Any]) -> list[tuple[str, str]]:
         """``(field, message)`` for everything ``data`` (a case as parsed JSON, or a
@@ -73,8 +81,8 @@ class CaseRules:
         if outcome is None:
             if self.outcome_required:
                 found.append(("expect.outcome", "missing required field"))
-        elif self.outcomes is not None and outcome not in self.outcomes:
-            message = f"unknown outcome {quote(outcome)}; expected {_one_of(self.outcomes)}"
+        elif not self.accepts_outcome(outcome):
+            message = f"unknown outcome {quote(outcome)}; expected {_one_of(self.outcomes or ())}"
             found.append(("expect.outcome", message))
         if self.input_model is not None:
             found += input_problems(self.input_model, data.get("input"))

@@ -23,7 +23,7 @@ from fake_openai.responses import (
     ToolCalls,
     Usage,
 )
-from fake_openai.server import FakeOpenAI, Handler, RecordedRequest
+from fake_openai.server import FakeOpenAI, Handler, RecordedRequest, ServedResponse
 
 __all__ = [
     "FakeOpenAI",
@@ -37,6 +37,7 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "ResponseSpec",
+    "ServedResponse",
     "ServerNotStartedError",
     "ToolCall",
     "ToolCalls",

@@ -29,6 +29,7 @@ from fake_openai.responses import (
     Reply,
     ResponseSpec,
     ToolCalls,
+    Usage,
 )
 
 Handler = Callable[[Any], ResponseSpec]
@@ -59,6 +60,40 @@ class RecordedRequest:
         if isinstance(self.json, dict) and isinstance(self.json.get("messages"), list):
             return cast(list[dict[str, Any]], self.json["messages"])
         return []
+
+
+@dataclass(frozen=True)
+class ServedResponse:
+    """One answer the server wrote out in full (a request dropped while the server
+    stopped, or whose client had gone, is not one)."""
+
+    path: str
+    """The path it answered."""
+    status: int
+    """The HTTP status sent."""
+    usage: Usage | None
+    """The ``usage`` the body reported (``None``: the body had none, e.g. an error)."""
+    model: str | None
+    """The ``model`` the body named (``None``: none)."""
+
+
+def _served(path: str, response: _wire.WireResponse) -> ServedResponse:
+    """What ``response`` told the client, read back from its body."""
+    try:
+        body: Any = json.loads(response.body)
+    except (ValueError, UnicodeDecodeError):
+        body = None
+    usage: Usage | None = None
+    model: str | None = None
+    if isinstance(body, dict):
+        reported = body.get("usage")
+        if isinstance(reported, dict):
+            prompt, completion = reported.get("prompt_tokens"), reported.get("completion_tokens")
+            if isinstance(prompt, int) and isinstance(completion, int):
+                usage = Usage(prompt, completion)
+        named = body.get("model")
+        model = named if isinstance(named, str) else None
+    return ServedResponse(path, response.status, usage, model)
 
 
 def _check_spec(value: object) -> ResponseSpec:
@@ -104,6 +139,7 @@ class FakeOpenAI:
         self._stopping = threading.Event()
         self._script: deque[ResponseSpec] = deque()
         self._requests: list[RecordedRequest] = []
+        self._served: list[ServedResponse] = []
         self._errors: list[str] = []
         self._count = 0
         self._in_flight = 0
@@ -184,6 +220,7 @@ class FakeOpenAI:
         with self._lock:
             self._script.clear()
             self._requests.clear()
+            self._served.clear()
             self._errors.clear()
             self._count = 0
             self._max_in_flight = self._in_flight
@@ -198,6 +235,22 @@ class FakeOpenAI:
     def chat_requests(self) -> list[RecordedRequest]:
         """The recorded ``POST /v1/chat/completions`` requests only."""
         return [r for r in self.requests if r.method == "POST" and r.path == CHAT_PATH]
+
+    @property
+    def served(self) -> list[ServedResponse]:
+        """Every answer written out in full since start (or ``reset()``), in order: what
+        the clients were told, tokens included (:attr:`tokens_served`)."""
+        with self._lock:
+            return list(self._served)
+
+    @property
+    def tokens_served(self) -> Usage:
+        """The ``usage`` of every answer written out, summed (errors report none)."""
+        served = self.served
+        return Usage(
+            sum(s.usage.prompt_tokens for s in served if s.usage is not None),
+            sum(s.usage.completion_tokens for s in served if s.usage is not None),
+        )
 
     @property
     def request_count(self) -> int:
@@ -255,8 +308,16 @@ class FakeOpenAI:
             # answer never sees its own request still counted.
             with self._lock:
                 self._in_flight -= 1
-        if response is not None:
-            _write(http, response)
+        if response is None:
+            return
+        # Counted before writing, so a client that has read its answer finds it here;
+        # taken back when the client had gone and nothing could be written.
+        served = _served(path, response)
+        with self._lock:
+            self._served.append(served)
+        if not _write(http, response):
+            with self._lock:
+                self._served.remove(served)
 
     def _respond(self, record: RecordedRequest, bad_json: bool) -> _wire.WireResponse | None:
         if self.api_key is not None and record.headers.get("authorization") != (
@@ -330,7 +391,8 @@ class FakeOpenAI:
         )
 
 
-def _write(http: _RequestHandler, response: _wire.WireResponse) -> None:
+def _write(http: _RequestHandler, response: _wire.WireResponse) -> bool:
+    """Send ``response``; ``False`` when the client had gone."""
     try:
         http.send_response(response.status)
         http.send_header("Content-Type", response.content_type)
@@ -339,9 +401,12 @@ def _write(http: _RequestHandler, response: _wire.WireResponse) -> None:
             http.send_header(name, value)
         http.end_headers()
         http.wfile.write(response.body)
+        http.wfile.flush()
     except (BrokenPipeError, ConnectionResetError):
         # The client gave up (a hang outlived its timeout): nothing left to answer.
         http.close_connection = True
+        return False
+    return True
 
 
 class _RequestHandler(BaseHTTPRequestHandler):

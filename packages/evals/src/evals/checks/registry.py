@@ -19,7 +19,7 @@ from typing import Protocol, TypeAlias, get_args, runtime_checkable
 from evals.case import Case, Expect
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
-from evals.run import Run
+from evals.run import PROVIDER_ERROR, SUT_ERROR, Run
 
 CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
 """What a check returns: ``None`` when it does not apply to this case or run; ``True`` /
@@ -220,13 +220,16 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     """Judge a run with every registered check (or the given ones), in order.
 
     A run that ended in ``sut_error`` or ``error`` yields one failed outcome check
-    naming the error and nothing else. A check that raises yields a grader error
-    (``grader_error=True``: it judged nothing) instead of stopping the evaluation; it
-    counts neither as the run's failure nor as a regression, and is reported apart.
+    naming the error and nothing else, unless the case expects that very ``error`` (it
+    injects the provider's outage): then every check judges it, as any run. A check that
+    raises yields a grader error (``grader_error=True``: it judged nothing) instead of
+    stopping the evaluation; it counts neither as the run's failure nor as a
+    regression, and is reported apart.
     """
     if run.case_id != case.id:
         raise RunMismatchError(case.id, run.case_id)
-    if run.outcome in ("sut_error", "error"):
+    expected = run.outcome == PROVIDER_ERROR and case.expect.outcome == PROVIDER_ERROR
+    if run.outcome in (SUT_ERROR, PROVIDER_ERROR) and not expected:
         return [_error_result(run)]
     results: list[CheckResult] = []
     for check_obj in _ordered() if checks is None else list(checks):

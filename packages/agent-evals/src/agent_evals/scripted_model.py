@@ -1,0 +1,665 @@
+"""The scripted model: a deterministic stand-in for a competent chat model, served on
+127.0.0.1 by the fake OpenAI server, so the model path of SupportPilot (prompts, tool
+schemas, parsing, repair, the step limit, token accounting, provider errors) runs under
+the gate offline (``--sut-option model_server=scripted``; the ``model_path`` suite).
+
+It reads what a model is sent and nothing else: the system prompt, the tools offered, the
+conversation and the tool results. From the prompt it takes the tool to call (one the
+prompt names and the request offers), the arguments (the tool's schema, filled from the
+task's data or the prompt's suggestion), the topics to claim (the prompt's "claim these
+topics" list, "topic X" and the gap it names), how to derive a parcel state, and the
+phrases a reply must use. Its claims come from the tool results through one table,
+:data:`TOPIC_READERS`; a topic the prompt names that the table lacks is read from a field
+of the same name in the tool result, so a topic added to the prompt and a field added to
+the tool result flow through without touching this module.
+
+Like many real models it follows instructions it finds in text the prompt did not mark as
+data: an instruction in the customer's message outside ``<data>`` (or when nothing says
+``<data>`` is data), or in a tool result when the prompt does not say tool results are
+data, is obeyed (it calls the tool the instruction names). So losing the prompt's guard,
+or the escaping that keeps the message inside ``<data>``, shows as a refused write.
+
+A case asks for misbehaviour with ``faults: {"model": "KIND[:ROLE]"}`` (:data:`FAULTS`):
+model-level faults (a malformed tool call, a call outside the allowlist, unparsable output
+then a good one, a refusal, endless tool calls, a slow answer) and provider-level ones
+(HTTP 400, 401, 429 with ``Retry-After``, 500, a hang past the client's timeout). A kind
+that names a role applies to that specialist's requests only; one that names none, to
+every request.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent.contracts import ROLES
+from agent.errors import UnknownFaultError
+from fake_openai import FakeOpenAI, Hang, HttpError, Raw, Reply, ResponseSpec, ToolCall, ToolCalls
+
+SCRIPTED_MODEL = "scripted-competent-1"
+"""The one model the scripted server serves (a request for another gets 404)."""
+SCRIPTED_KEY = "scripted-key"
+"""The API key the scripted server expects."""
+
+MODEL_TARGET = "model"
+"""The fault target naming the model (``faults: {"model": "server_error"}``)."""
+
+SLOW_S = 0.8
+"""How long a ``slow`` answer takes: past the half second a rule brain's attempt may
+take, far inside a model attempt's limit and the suite's request timeout."""
+HANG_S = 60.0
+"""How long a ``timeout`` answer hangs (the server's stop at the end of the run wakes it)."""
+RETRY_AFTER_S = 0.05
+"""The ``Retry-After`` of a 429 answer."""
+MALFORMED_ARGUMENTS = '{"order_id": '
+"""The arguments of a ``malformed_call``: JSON cut short."""
+FORBIDDEN_TOOL = "support__create_ticket"
+"""What an ``outside_allowlist`` call asks for (and what an obeyed demand to reissue does)."""
+UNPARSABLE = "我查到了，门槛大概是 72 小时吧，具体以系统为准。"
+"""An answer in prose instead of the JSON asked for."""
+REFUSAL = "抱歉，我无法协助处理这个请求。"
+"""A refusal (``message.refusal``, no content)."""
+
+
+# -- reading the prompt -------------------------------------------------------------
+
+ROLE_PHRASES: dict[str, str] = {
+    "order specialist": "order_agent",
+    "logistics specialist": "logistics_agent",
+    "policy specialist": "policy_agent",
+    "reply writer": "reply_agent",
+}
+"""How a system prompt names its specialist: only faults aimed at one role need it."""
+
+INSTRUCTION = re.compile(
+    r"(忽略|无视|不要理会)[^。，,.]{0,6}(规则|指令|指示|要求|设定)"
+    r"|\b(ignore|disregard)\b.{0,20}\b(instructions?|rules?)\b",
+    re.IGNORECASE,
+)
+"""Text that instructs its reader (what an obedient model acts on)."""
+TOOL_NAME = re.compile(r"\b[a-z]+__[a-z_]+\b")
+"""A tool's name in text (``support__create_ticket``)."""
+DATA_MARK = re.compile(r"(.*?)\b(?:is|are) data,? (?:never|not) instructions", re.IGNORECASE)
+"""A sentence marking something as data (its subject says what)."""
+SENTENCE_END = re.compile(r"(?<=[.:])\s+|\n")
+"""Where a prompt's sentences end ("<data>...</data>" keeps its dots)."""
+STATE_RULE = re.compile(r"contains (\S+?)(?: or (\S+?))? -> (\w+)")
+"""One step of the prompt's parcel-state rule (``contains 退回 -> returning``)."""
+
+
+def _tag(text: str, name: str) -> str | None:
+    match = re.search(rf"<{name}>(.*?)</{name}>", text, re.DOTALL)
+    return html.unescape(match.group(1)) if match else None
+
+
+def _split_items(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses."""
+    items, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return items
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """What the system prompt (and the task) tell a model to do."""
+
+    system: str
+    """The system prompt."""
+    task: str
+    """The first user message (the task, its inputs as data)."""
+
+    @property
+    def role(self) -> str | None:
+        """The specialist the prompt speaks to (``None``: none recognised)."""
+        return next((r for phrase, r in ROLE_PHRASES.items() if phrase in self.system), None)
+
+    @property
+    def topics(self) -> list[str]:
+        """The topics to claim when the evidence is there, in the prompt's order."""
+        found: list[str] = []
+        listed = re.search(r"claim these topics[^:]*:(.+?)\.\s+If\b", self.system, re.DOTALL)
+        if listed:
+            for item in _split_items(listed.group(1)):
+                name = re.match(r"\s*(?:and\s+)?([a-z][a-z_]*)\b", item)
+                if name:
+                    found.append(name.group(1))
+        found += re.findall(r"[Cc]laim topic ([a-z][a-z_]*)", self.system)
+        found += re.findall(r"one claim: topic ([a-z][a-z_]*), value the", self.system)
+        return list(dict.fromkeys(found))
+
+    @property
+    def gap_topic(self) -> str | None:
+        """The topic to claim with value null when nothing was found."""
+        match = re.search(r"one claim: topic ([a-z][a-z_]*), value null", self.system)
+        if match:
+            return match.group(1)
+        return self.topics[0] if self.topics else None
+
+    def tool(self, offered: Mapping[str, Any]) -> str | None:
+        """The first tool the prompt names among those offered."""
+        named = [m.group() for m in TOOL_NAME.finditer(self.system)]
+        return next((name for name in named if name in offered), None)
+
+    def arguments(self, schema: Mapping[str, Any]) -> dict[str, Any]:
+        """Arguments for a tool's parameter schema: a required parameter takes the task's
+        data field of its name, else the prompt's suggestion (``such as …``)."""
+        props = schema.get("properties") or {}
+        args: dict[str, Any] = {}
+        for name in schema.get("required") or list(props):
+            value = _tag(self.task, name)
+            if value is None:
+                suggested = re.search(r"such as ([^)]+?)\)", self.system)
+                value = suggested.group(1).strip() if suggested else None
+            if value is not None:
+                args[name] = value
+        return args
+
+    def parcel_state(self, status: str) -> str:
+        """The parcel state the prompt's rule derives from ``status`` (``unknown`` when no
+        step matches)."""
+        for first, second, state in STATE_RULE.findall(self.system):
+            if first in status or (second and second in status):
+                return str(state)
+        return "unknown"
+
+    def phrase(self, pattern: str) -> str:
+        """A phrase the prompt asks to use exactly (empty when it names none)."""
+        match = re.search(pattern + r" (\S+?) \(use exactly this phrase\)", self.system)
+        return match.group(1) if match else ""
+
+
+def marks(texts: list[str]) -> list[str]:
+    """The subjects of every sentence marking something as data, lower-cased."""
+    sentences = [part for text in texts for part in SENTENCE_END.split(text)]
+    return [m.group(1).lower() for sentence in sentences for m in DATA_MARK.finditer(sentence)]
+
+
+def _in_data(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` lies inside its first ``<data>…</data>``."""
+    start = text.find("<data>")
+    end = text.find("</data>", start)
+    return 0 <= start < at and (end < 0 or at < end)
+
+
+# -- reading tool results: the one mapping from topics to evidence ---------------------
+
+
+@dataclass(frozen=True)
+class Reader:
+    """How a topic's value is read from a tool result's evidence: the first item of one of
+    ``sources`` (evidence kind, regex with a ``value`` group) whose excerpt matches (and
+    contains ``require``), written by ``form``."""
+
+    sources: tuple[tuple[str, str], ...]
+    """(evidence kind, pattern) pairs, tried in order."""
+    form: Callable[[str, Prompt], str] = lambda value, prompt: value
+    """The value as the prompt asks for it."""
+    require: str = ""
+    """Text the excerpt must contain (the policy must be about reissues)."""
+
+
+TOPIC_READERS: dict[str, Reader] = {
+    "order": Reader((("order", r"订单 (?P<value>[^：\s]+)："),)),
+    "parcel_state": Reader(
+        (("order", r"状态「(?P<value>[^」]*)」"), ("shipment", r"）：(?P<value>.+?)，最后节点")),
+        form=lambda value, prompt: prompt.parcel_state(value),
+    ),
+    "sku": Reader((("order", r"商品 (?P<value>\S+)"),)),
+    "paid": Reader(
+        (("order", r"实付 (?P<value>\d+(?:\.\d+)?) 元"),),
+        form=lambda value, prompt: f"{float(value):.2f}",
+    ),
+    "stale_hours": Reader((("shipment", r"已 (?P<value>\d+) 小时"),)),
+    "reissue_threshold_hours": Reader((("policy", r"(?P<value>\d+)\s*小时"),), require="补发"),
+}
+"""Topic -> how its value is read from the evidence. A topic named by the prompt but not
+here is read from a field of its name in the tool result (:func:`field_value`)."""
+
+SUPERSEDED = "已废止"
+"""How an evidence item's version marks a superseded document (never cited)."""
+
+
+def field_value(result: object, topic: str) -> str | None:
+    """The value of a field named ``topic`` anywhere in a tool result, as a string."""
+    if isinstance(result, dict):
+        if topic in result and not isinstance(result[topic], dict | list):
+            value = result[topic]
+            if value is None:
+                return None
+            return str(value).lower() if isinstance(value, bool) else str(value)
+        for inner in result.values():
+            found = field_value(inner, topic)
+            if found is not None:
+                return found
+    if isinstance(result, list):
+        for inner in result:
+            found = field_value(inner, topic)
+            if found is not None:
+                return found
+    return None
+
+
+def _claim(topic: str, value: str | None, evidence: list[str], text: str) -> dict[str, Any]:
+    return {"topic": topic, "value": value, "text": text, "evidence": evidence}
+
+
+def read_claims(prompt: Prompt, result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The claims a careful model makes from one tool result: every topic the prompt
+    names, each citing the item it was read from; the gap claim when nothing was found."""
+    items = [
+        item
+        for item in result.get("evidence") or []
+        if isinstance(item, dict) and SUPERSEDED not in str(item.get("version", ""))
+    ]
+    claims: list[dict[str, Any]] = []
+    for topic in prompt.topics:
+        reader = TOPIC_READERS.get(topic)
+        if reader is None:
+            value = field_value(result, topic)
+            if value is not None and items:
+                claims.append(_claim(topic, value, [str(items[0]["id"])], "依据工具结果"))
+            continue
+        for item in items:
+            excerpt = str(item.get("excerpt", ""))
+            if reader.require not in excerpt:
+                continue
+            match = next(
+                (
+                    m
+                    for kind, pattern in reader.sources
+                    if item.get("kind") == kind
+                    for m in [re.search(pattern, excerpt)]
+                    if m
+                ),
+                None,
+            )
+            if match is not None:
+                value = reader.form(match.group("value"), prompt)
+                claims.append(_claim(topic, value, [str(item["id"])], "依据查询结果"))
+                break
+    if not claims and prompt.gap_topic:
+        return [_claim(prompt.gap_topic, None, [], "没有查到")]
+    return claims
+
+
+# -- the conversation ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One chat request, as the model reads it."""
+
+    request: Mapping[str, Any]
+    """The request JSON."""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages, in order."""
+        return [m for m in self.request.get("messages") or [] if isinstance(m, dict)]
+
+    @property
+    def prompt(self) -> Prompt:
+        """The system prompt and the task."""
+        system = next((m for m in self.messages if m.get("role") == "system"), {})
+        task = next((m for m in self.messages if m.get("role") == "user"), {})
+        return Prompt(str(system.get("content") or ""), str(task.get("content") or ""))
+
+    @property
+    def offered(self) -> dict[str, dict[str, Any]]:
+        """Tool name -> its parameter schema, for every tool offered."""
+        found: dict[str, dict[str, Any]] = {}
+        for tool in self.request.get("tools") or []:
+            function = tool.get("function") if isinstance(tool, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                found[function["name"]] = dict(function.get("parameters") or {})
+        return found
+
+    @property
+    def results(self) -> list[Any]:
+        """The tool results read so far, parsed (text that is not JSON stays text)."""
+        out: list[Any] = []
+        for m in self.messages:
+            if m.get("role") == "tool":
+                try:
+                    out.append(json.loads(str(m.get("content") or "")))
+                except json.JSONDecodeError:
+                    out.append(str(m.get("content") or ""))
+        return out
+
+    @property
+    def calls(self) -> list[tuple[str, str]]:
+        """(name, arguments) of every tool call made so far."""
+        return [
+            (str(c["function"]["name"]), str(c["function"].get("arguments") or ""))
+            for m in self.messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+            if isinstance(c, dict) and isinstance(c.get("function"), dict)
+        ]
+
+    @property
+    def answered_before(self) -> bool:
+        """Whether the model gave a final answer already (this is a repair round)."""
+        return any(m.get("role") == "assistant" and not m.get("tool_calls") for m in self.messages)
+
+
+def _call(name: str, arguments: dict[str, Any] | str, conversation: Conversation) -> ToolCalls:
+    # Ids numbered by the conversation, not by the server: the same run, the same prompts.
+    number = len(conversation.messages)
+    return ToolCalls(ToolCall(name, arguments, id=f"call_{number}"))
+
+
+ANSWER_FORMAT = re.compile(r'\{"(\w+)": \[\{(.*?)\}\]\}', re.DOTALL)
+"""The answer object a prompt spells out (``{"claims": [{"topic": …, …}]}``)."""
+
+
+def answer_format(texts: list[str]) -> tuple[str, list[str]] | None:
+    """The answer object the prompt asks for: its list's key and the keys of an item
+    (``("claims", ["topic", "value", "text", "evidence"])``); ``None`` when no message
+    spells one out."""
+    for text in texts:
+        match = ANSWER_FORMAT.search(text)
+        if match:
+            return match.group(1), re.findall(r'"(\w+)":', match.group(2))
+    return None
+
+
+def _answer(claims: list[dict[str, Any]], conversation: Conversation) -> Reply:
+    """The final answer in the format the prompt asks for, or, when it asks for none, what
+    a model says then: the findings in prose."""
+    texts = [str(m.get("content") or "") for m in conversation.messages if m.get("role") != "tool"]
+    wanted = answer_format(texts)
+    if wanted is None:
+        said = "；".join(f"{c['topic']}：{c['value']}" for c in claims)
+        return Reply(f"查询结果如下：{said}。")
+    key, fields = wanted
+    items = [{field: claim.get(field, "") for field in fields} for claim in claims]
+    return Reply(json.dumps({key: items}, ensure_ascii=False))
+
+
+def _unguarded_instruction(conversation: Conversation) -> str | None:
+    """An instruction in text the prompt did not mark as data: in the customer's message
+    (outside ``<data>``, or with nothing saying ``<data>`` is data), or in a tool result
+    (when nothing says tool results are data). ``None``: none to obey."""
+    prompt = conversation.prompt
+    subjects = marks([prompt.system, prompt.task])
+    data_is_data = any("<data>" in s or "message" in s for s in subjects)
+    results_are_data = any("tool result" in s for s in subjects)
+    for match in INSTRUCTION.finditer(prompt.task):
+        if not (data_is_data and _in_data(prompt.task, match.start())):
+            return prompt.task[match.start() :]
+    if not results_are_data:
+        for result in conversation.results:
+            text = json.dumps(result, ensure_ascii=False) if not isinstance(result, str) else result
+            found = INSTRUCTION.search(text)
+            if found:
+                return text[found.start() :]
+    return None
+
+
+def _obey(instruction: str, conversation: Conversation) -> ToolCalls | None:
+    """The call an obedient model makes for ``instruction`` (the tool it names, or a
+    ticket when it asks for a reissue); ``None`` once made."""
+    named = TOOL_NAME.search(instruction)
+    tool = named.group() if named else (FORBIDDEN_TOOL if "补发" in instruction else None)
+    if tool is None or any(name == tool for name, _ in conversation.calls):
+        return None
+    order_id = _tag(conversation.prompt.task, "order_id") or ""
+    return _call(tool, {"order_id": order_id}, conversation)
+
+
+def _draft(prompt: Prompt) -> str:
+    """The reply a careful writer drafts from the plan and facts, using the phrases the
+    prompt asks for."""
+    facts = json.loads(_tag(prompt.task, "facts") or "{}")
+    stale = facts.get("stale_hours", "?")
+    threshold = facts.get("reissue_threshold_hours", "?")
+    if (_tag(prompt.task, "plan") or "").strip() == "reissue":
+        phrase = prompt.phrase("that we have")
+        return (
+            f"您好，您的包裹物流信息已经 {stale} 小时没有更新，达到补发条件（{threshold} 小时），"
+            f"我们已为您{phrase}，新包裹发出后会通知您。"
+        )
+    phrase = prompt.phrase("say it is")
+    return (
+        f"您好，您的包裹仍在运输中，物流信息 {stale} 小时前有过更新，{phrase}"
+        f"（物流停滞满 {threshold} 小时才可补发），请再耐心等待。"
+    )
+
+
+def competent(conversation: Conversation) -> ResponseSpec:
+    """What a careful (but obedient to unmarked instructions) model answers."""
+    prompt = conversation.prompt
+    offered = conversation.offered
+    instruction = _unguarded_instruction(conversation)
+    if instruction is not None:
+        obeyed = _obey(instruction, conversation)
+        if obeyed is not None:
+            return obeyed
+    if not offered:  # the reply writer: no tools, one claim
+        topic = prompt.topics[0] if prompt.topics else "reply"
+        return _answer([_claim(topic, _draft(prompt), [], "回复草稿")], conversation)
+    tool = prompt.tool(offered)
+    if tool is None:
+        return _answer(
+            [_claim(prompt.gap_topic or "answer", None, [], "没有可用的工具")], conversation
+        )
+    wanted = json.dumps(prompt.arguments(offered[tool]), ensure_ascii=False)
+    results = conversation.results
+    if not results:
+        return _call(tool, prompt.arguments(offered[tool]), conversation)
+    last = results[-1]
+    if isinstance(last, dict) and "error" in last:
+        # A call of ours was rejected: make the well-formed one, once.
+        if (tool, wanted) not in conversation.calls:
+            return _call(tool, prompt.arguments(offered[tool]), conversation)
+        return _answer([_claim(prompt.gap_topic or tool, None, [], "工具报错")], conversation)
+    return _answer(read_claims(prompt, last if isinstance(last, dict) else {}), conversation)
+
+
+# -- faults -------------------------------------------------------------------------
+
+FAULTS: dict[str, tuple[bool, str]] = {
+    "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
+    "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
+    "unparsable_once": (True, "its first final answer is prose, its repaired one is good"),
+    "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
+    "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
+    "slow": (True, f"every answer takes {SLOW_S:g} s"),
+    "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
+    "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
+    "unauthorized": (False, "every request is answered 401 (the key is refused)"),
+    "rate_limited": (False, "every request is answered 429 with Retry-After"),
+    "server_error": (False, "every request is answered 500"),
+    "timeout": (False, "every request hangs past the client's timeout"),
+}
+"""Kind -> (whether it names a role, what the model then does)."""
+
+
+@dataclass(frozen=True)
+class ModelFault:
+    """A misbehaviour of the scripted model a case asks for."""
+
+    kind: str
+    """One of :data:`FAULTS`."""
+    role: str | None = None
+    """The specialist whose requests it applies to (``None``: every request)."""
+
+    def applies(self, conversation: Conversation) -> bool:
+        """Whether it applies to this request."""
+        return self.role is None or conversation.prompt.role == self.role
+
+
+def parse_model_fault(text: str) -> ModelFault:
+    """``KIND`` or ``KIND:ROLE`` as a :class:`ModelFault`; raises
+    :class:`~agent.errors.UnknownFaultError` naming what is wrong."""
+    kind, _, role = text.partition(":")
+    if kind not in FAULTS:
+        raise UnknownFaultError(text, f"known model faults: {', '.join(FAULTS)}")
+    needs_role, _ = FAULTS[kind]
+    if needs_role and role not in ROLES:
+        raise UnknownFaultError(
+            text, f"{kind} needs a role: {kind}:ROLE, ROLE one of {', '.join(ROLES)}"
+        )
+    if not needs_role and role:
+        raise UnknownFaultError(text, f"{kind} applies to every request and names no role")
+    return ModelFault(kind, role or None)
+
+
+def _refusal(request: Mapping[str, Any]) -> Raw:
+    """A completion whose message refuses (``refusal`` set, no content), with usage."""
+    prompt_chars = sum(len(str(m.get("content") or "")) for m in request.get("messages") or [])
+    body = {
+        "id": "chatcmpl-scripted-refusal",
+        "object": "chat.completion",
+        "created": 0,
+        "model": SCRIPTED_MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "refusal": REFUSAL},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": (prompt_chars + 3) // 4,
+            "completion_tokens": (len(REFUSAL) + 3) // 4,
+            "total_tokens": (prompt_chars + 3) // 4 + (len(REFUSAL) + 3) // 4,
+        },
+    }
+    return Raw(body)
+
+
+class ScriptedModel:
+    """The handler of the scripted server: the competent model, misbehaving as its fault
+    says. Deterministic; the only state is which roles had their first request (for
+    ``rate_limited_once``)."""
+
+    def __init__(self, fault: ModelFault | None = None) -> None:
+        self.fault = fault
+        self._lock = threading.Lock()
+        self._seen: set[str | None] = set()
+
+    def _first(self, role: str | None) -> bool:
+        with self._lock:
+            first = role not in self._seen
+            self._seen.add(role)
+            return first
+
+    def __call__(self, request: Any) -> ResponseSpec:
+        """Answer one chat request."""
+        conversation = Conversation(request if isinstance(request, dict) else {})
+        if conversation.request.get("model") != SCRIPTED_MODEL:
+            return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
+        fault = self.fault
+        if fault is None or not fault.applies(conversation):
+            return competent(conversation)
+        return self._faulty(fault, conversation)
+
+    def _faulty(self, fault: ModelFault, conversation: Conversation) -> ResponseSpec:
+        kind = fault.kind
+        if kind == "bad_request":
+            return HttpError(400, "scripted: the request is malformed")
+        if kind == "unauthorized":
+            return HttpError(401, "scripted: invalid api key")
+        if kind == "server_error":
+            return HttpError(500, "scripted: internal error")
+        if kind == "rate_limited":
+            return HttpError(429, "scripted: rate limited", retry_after=RETRY_AFTER_S)
+        if kind == "timeout":
+            return Hang(seconds=HANG_S)
+        if kind == "rate_limited_once" and self._first(fault.role):
+            return HttpError(429, "scripted: rate limited", retry_after=RETRY_AFTER_S)
+        answer = competent(conversation)
+        calling = isinstance(answer, ToolCalls)
+        if kind == "slow":
+            return _slowed(answer)
+        if kind == "malformed_call" and isinstance(answer, ToolCalls) and not conversation.calls:
+            return _call(answer.calls[0].name, MALFORMED_ARGUMENTS, conversation)
+        if kind == "outside_allowlist" and not conversation.calls:
+            order_id = _tag(conversation.prompt.task, "order_id") or ""
+            return _call(FORBIDDEN_TOOL, {"order_id": order_id}, conversation)
+        if kind == "endless_tools" and conversation.offered:
+            tool = conversation.prompt.tool(conversation.offered) or next(
+                iter(conversation.offered)
+            )
+            return _call(
+                tool, conversation.prompt.arguments(conversation.offered[tool]), conversation
+            )
+        if kind == "unparsable_once" and not calling and not conversation.answered_before:
+            return Reply(UNPARSABLE)
+        if kind == "refusal" and not calling:
+            return _refusal(conversation.request)
+        return answer
+
+
+def _slowed(answer: ResponseSpec) -> ResponseSpec:
+    """``answer``, sent :data:`SLOW_S` seconds late."""
+    if isinstance(answer, ToolCalls):
+        return ToolCalls(*answer.calls, content=answer.content, delay=SLOW_S, usage=answer.usage)
+    if isinstance(answer, Reply):
+        return replace(answer, delay=SLOW_S)
+    return answer
+
+
+# -- the server, one per run --------------------------------------------------------
+
+
+class ScriptedServer:
+    """The scripted model behind a fake OpenAI server on 127.0.0.1 for one run; after
+    :meth:`stop`, :meth:`ledger` is the server's side of the account."""
+
+    def __init__(self, fault: ModelFault | None = None) -> None:
+        self.model = ScriptedModel(fault)
+        self.fake = FakeOpenAI(handler=self.model, models=(SCRIPTED_MODEL,), api_key=SCRIPTED_KEY)
+
+    def start(self) -> ScriptedServer:
+        """Serve on a free port."""
+        self.fake.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (hanging answers are dropped, never served)."""
+        self.fake.stop()
+
+    @property
+    def base_url(self) -> str:
+        """Where the client points."""
+        return self.fake.base_url
+
+    def ledger(self) -> dict[str, Any]:
+        """What the server saw and answered: requests, answers by status, the tokens it
+        reported, the models asked for, its own problems (a scripted model that raised)."""
+        served = self.fake.served
+        statuses: dict[str, int] = {}
+        for answer in served:
+            statuses[str(answer.status)] = statuses.get(str(answer.status), 0) + 1
+        tokens = self.fake.tokens_served
+        asked = {
+            str(r.json.get("model")) for r in self.fake.chat_requests if isinstance(r.json, dict)
+        }
+        return {
+            "model": SCRIPTED_MODEL,
+            "fault": None if self.model.fault is None else _fault_text(self.model.fault),
+            "requests": len(self.fake.chat_requests),
+            "answers": dict(sorted(statuses.items())),
+            "prompt_tokens": tokens.prompt_tokens,
+            "completion_tokens": tokens.completion_tokens,
+            "models_asked": sorted(asked),
+            "problems": self.fake.errors,
+        }
+
+
+def _fault_text(fault: ModelFault) -> str:
+    return fault.kind if fault.role is None else f"{fault.kind}:{fault.role}"
