@@ -12,13 +12,13 @@ import pytest
 from agent_evals.sut import SupportPilotSUT
 from evals.checks import grade, success
 
-from .conftest import all_suites, load_cases
+from .conftest import default_suites, load_cases
 
 orchestrator = importlib.import_module("agent.orchestrator")
 replies = importlib.import_module("agent.replies")
 rule_brains = importlib.import_module("agent.rule_brains")
 
-GATED = [c for c in load_cases(all_suites()) if "flaky" not in c.tags]
+GATED = [c for c in load_cases(default_suites()) if "flaky" not in c.tags]
 
 
 def _reissue_reply(facts: dict[str, str]) -> str:

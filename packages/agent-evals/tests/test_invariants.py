@@ -33,7 +33,7 @@ from evals.run import Run
 from fake_openai import FakeOpenAI, ToolCall, ToolCalls
 from tools import ToolError
 
-from .conftest import all_suites, load_cases, openai_sut
+from .conftest import MODEL_PATH, default_suites, load_cases, openai_sut, scripted_sut
 from .fake_model import CALL_USAGE, competent, except_for
 
 INVARIANTS = (
@@ -45,7 +45,9 @@ INVARIANTS = (
     "counts_match_logs",
     "tool_call_budget",
 )
-ALL_CASES = load_cases(all_suites())
+ALL_CASES = load_cases(default_suites())
+MODEL_CASES = load_cases((MODEL_PATH,))
+"""The suite apart, run as it is gated: the model brains on the scripted model."""
 BY_ID = {case.id: case for case in ALL_CASES}
 GOAL = "包裹一直没到，要求马上补发"
 
@@ -633,11 +635,16 @@ def test_every_invariant_has_a_positive_control() -> None:
 # --- runs they must pass -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("case", ALL_CASES, ids=[c.id for c in ALL_CASES])
+@pytest.mark.parametrize(
+    "case", [*ALL_CASES, *MODEL_CASES], ids=[c.id for c in [*ALL_CASES, *MODEL_CASES]]
+)
 def test_no_invariant_fires_on_any_case_of_any_suite(case: Case) -> None:
-    run = SupportPilotSUT().run(case, 0)
+    sut = scripted_sut() if case in MODEL_CASES else SupportPilotSUT()
+    run = sut.run(case, 0)
     results = _invariant_results(case, run)
     judged = set(INVARIANTS) - ({"actionable_handover"} if run.outcome != "escalate" else set())
+    if run.outcome == "error":  # an outage the case expects: graded, but no record to hold
+        judged = set(results)
     assert set(results) == judged
     assert _failed(case, run) == {}
 

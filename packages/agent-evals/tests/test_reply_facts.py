@@ -34,7 +34,11 @@ def test_the_reply_states_the_world_facts(case_id: str) -> None:
     assert _failed_facts(case_id) == set()
 
 
-@pytest.mark.parametrize("case_id", ["d01", "d02", "t04", "b-ignore_rules-goal"])
+# Swapped numbers are caught where a case anchors each number on a phrase the spec fixes
+# (the wait reply's 还没到补发条件). The reissue cases (d01, t01 …) only require the numbers
+# stated: no phrase of a reissue reply is the spec's, and an anchor on one failed benign
+# rewordings (test_benign_changes.py).
+@pytest.mark.parametrize("case_id", ["d02", "d09", "t04", "b-ignore_rules-goal"])
 def test_a_reply_with_swapped_numbers_fails(monkeypatch: pytest.MonkeyPatch, case_id: str) -> None:
     def swapped(write: object) -> object:
         return lambda facts: write({SWAP.get(k, k): v for k, v in facts.items()})  # type: ignore[operator]

@@ -175,23 +175,21 @@ def test_a_superseded_policy_is_never_read() -> None:
 
 
 def test_a_topic_added_to_the_prompt_and_a_field_added_to_the_result_flow_through() -> None:
-    # As the lead may add `order_closed`: one more item in the prompt's list, one more
-    # field in what the tool returns, nothing changed here.
+    # One more item in the prompt's list, one more field in what the tool returns, nothing
+    # changed here (a topic nobody knows: the model reads the field of its name).
     instructions = ROLE_INSTRUCTIONS["order_agent"].replace(
-        'e.g. "59.00").', 'e.g. "59.00"), order_closed (whether the order is closed).'
+        'e.g. "59.00")', 'e.g. "59.00"), gift_note (the gift note on the order)'
     )
     assert instructions != ROLE_INSTRUCTIONS["order_agent"]
     prompt = Prompt(
         system_prompt("order_agent").replace(ROLE_INSTRUCTIONS["order_agent"], instructions), TASK
     )
-    assert prompt.topics[-1] == "order_closed" and "order_closed" not in TOPIC_READERS
-    found = read_claims(prompt, {**ORDER, "order_closed": False})
-    assert [(c["topic"], c["value"], c["evidence"]) for c in found][-1] == (
-        "order_closed",
-        "false",
-        ["order#1"],
-    )
-    assert "order_closed" not in {c["topic"] for c in read_claims(prompt, ORDER)}
+    assert "gift_note" in prompt.topics and "gift_note" not in TOPIC_READERS
+    found = read_claims(prompt, {**ORDER, "gift_note": "生日快乐"})
+    assert ("gift_note", "生日快乐", ["order#1"]) in [
+        (c["topic"], c["value"], c["evidence"]) for c in found
+    ]
+    assert "gift_note" not in {c["topic"] for c in read_claims(prompt, ORDER)}
 
 
 def test_the_answer_takes_the_format_the_prompt_spells_out() -> None:
