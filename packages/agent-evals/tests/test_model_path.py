@@ -7,6 +7,7 @@ cases that broke."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import re
@@ -87,13 +88,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   21/21 = 100.0%" in out
+    assert "success                   23/23 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 21
+    assert len(recorded) == 23
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -146,6 +147,15 @@ def _tokens_swapped(m: pytest.MonkeyPatch) -> None:
         "self.prompt_tokens += usage.prompt_tokens",
         "self.prompt_tokens += usage.completion_tokens",
     )
+
+
+def _fence_kept(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain, "parse_output", "body = fenced.group(1)", "body = fenced.group(0)")
+
+
+def _every_faulted_role_short(m: pytest.MonkeyPatch) -> None:
+    faults = importlib.import_module("agent.faults")
+    mutate(m, faults, "fault_contract", 'if fault == "timeout" else', 'if fault != "timeout" else')
 
 
 def _counted_twice(m: pytest.MonkeyPatch) -> None:
@@ -277,6 +287,12 @@ CONTROLS: list[Control] = [
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
+    _c("an answer in a code fence read with its fence", _fence_kept, "m22"),
+    _c(
+        "every faulted role gets the timeout fault's short contract",
+        _every_faulted_role_short,
+        "m23",
+    ),
 ]
 
 

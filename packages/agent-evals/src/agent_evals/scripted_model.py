@@ -476,6 +476,7 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
+    "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -601,6 +602,8 @@ class ScriptedModel:
             return Reply(UNPARSABLE)
         if kind == "refusal" and not calling:
             return _refusal(conversation.request)
+        if kind == "fenced" and isinstance(answer, Reply):
+            return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer
 
 
