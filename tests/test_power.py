@@ -56,8 +56,12 @@ def test_what_is_left_out_says_why() -> None:
     assert not CONFIG.scope.covers("packages/agent-evals/src/agent_evals/sut.py")
 
 
-def test_the_test_command_is_the_gate() -> None:
-    assert CONFIG.test_command[1:4] == ("-m", "evals", "gate")
+def test_the_test_command_is_the_gate_of_every_suite_and_of_each_suite_apart() -> None:
+    shell, flag, script = CONFIG.test_command
+    assert (shell, flag) == ("sh", "-c")
+    gates = script.split(" && ")
+    assert [g.split()[1:4] for g in gates] == [["-m", "evals", "gate"]] * 2
+    assert "--suite model_path" in gates[1]
     assert CONFIG.scratch_env == ("SUPPORTPILOT_DB_DIR",)
 
 
