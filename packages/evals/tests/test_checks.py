@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,6 +24,7 @@ from evals.checks import (
 )
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.run import BlockedAttempt, Step, Usage, Write
+from helpers import run_doc_shell
 
 
 def failed_names(results: list[CheckResult]) -> set[str]:
@@ -400,18 +398,8 @@ def test_every_snippet_of_the_guide_in_docs_checks_md_runs() -> None:
     finally:
         unregister("greets_customer")
         unregister("answer_contains")
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     for script in shells:
-        done = subprocess.run(
-            ["bash", "-e", "-c", script],
-            cwd=root,
-            env={**os.environ, "PATH": path},
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+        run_doc_shell(script, root)
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,7 @@ from evals.generate import (
     values_in,
     write_suite,
 )
+from helpers import run_doc_shell
 
 Row = Mapping[str, str]
 Forbidden = set[tuple[tuple[str, str], tuple[str, str]]]
@@ -773,16 +774,6 @@ def test_every_snippet_of_the_guide_runs() -> None:
     namespace: dict[str, object] = {}
     for code in blocks:
         exec(compile(code, "docs/generated-suites.md", "exec"), namespace)
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     for script in shells:
-        done = subprocess.run(
-            ["bash", "-e", "-c", script],
-            cwd=root,
-            env={**os.environ, "PATH": path},
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, f"{script}\n{done.stdout}\n{done.stderr}"
+        done = run_doc_shell(script, root)
         assert "in sync" in done.stdout
