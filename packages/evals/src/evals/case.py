@@ -80,6 +80,16 @@ class Expect(BaseModel):
     """Budget: characters returned by workers at most."""
     max_tokens: int | None = Field(default=None, ge=0)
     """Budget: model tokens at most (``None``: not checked)."""
+    refused: list[str] | None = None
+    """A configuration case (:mod:`evals.configuration`): the SUT must refuse the case,
+    giving exactly these problem lines (in any order): the one line of the error its
+    construction with the case's ``sut_options`` raised, else what its ``check_case``
+    hook answers. The SUT is never run; ``None``: not a refusal case."""
+    described: list[str] | None = None
+    """A configuration case (:mod:`evals.configuration`): the SUT built with the case's
+    ``sut_options`` (and ``sut_env``) must describe itself with exactly these lines, in
+    order (its ``describe()``, the report header). The SUT is never run; ``None``: not
+    checked."""
 
 
 class Case(BaseModel):
@@ -105,3 +115,11 @@ class Case(BaseModel):
     """Role -> fault kind to inject (see ``FAULT_PATTERN``)."""
     expect: Expect
     """What a correct run does: keys owned by the checks that read them, none required."""
+    sut_options: dict[str, str] = Field(default_factory=dict)
+    """Only for a configuration case (``expect.refused`` or ``expect.described``): the
+    options (as ``--sut-option KEY=VALUE`` gives them) the case's SUT is built with, over
+    the evaluation's own."""
+    sut_env: dict[str, str] = Field(default_factory=dict)
+    """Only for a configuration case: the environment variables the SUT reads for its
+    configuration (those it declares in ``config_env``) while it is built, instead of the
+    machine's."""
