@@ -216,3 +216,23 @@ def test_a_fingerprint_hashes_the_whole_case() -> None:
     assert case_fingerprint(_case("d01")) != case_fingerprint(_case("d02"))
     assert case_fingerprint(_case("d01")) == case_fingerprint(_case("d01"))
     assert len(case_fingerprint(_case("d01"))) == 16
+
+
+@pytest.mark.parametrize(
+    ("changes", "same"),
+    [
+        ({}, True),
+        ({"sut_options": {}}, True),
+        ({"sut_env": {}}, True),
+        ({"sut_options": {"brain": "rule"}}, False),
+        ({"sut_env": {"X": "1"}}, False),
+        ({"expect": {"outcome": "completed", "refused": []}}, False),
+        ({"expect": {"outcome": "completed", "described": ["a"]}}, False),
+    ],
+)
+def test_a_later_field_changes_a_fingerprint_only_when_a_case_uses_it(
+    changes: dict, same: bool
+) -> None:
+    base = _case("d01").model_dump(mode="json")
+    case = Case.model_validate({**base, **changes})
+    assert (case_fingerprint(case) == case_fingerprint(_case("d01"))) is same
