@@ -1463,6 +1463,23 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
+        "scripted_http_status_ignored",
+        SCRIPTED,
+        "                fault.status, f\"scripted: status {fault.status}\", retry_after=retry_after",
+        "                500, f\"scripted: status {fault.status}\", retry_after=retry_after",
+        "every http:CODE fault answers 500: the status classes the agent must tell apart are"
+        " never put to it",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "scripted_http_status_range_open",
+        SCRIPTED,
+        "or int(code) not in HTTP_CODES:",
+        "or int(code) < 0:",
+        "an http fault with a status outside 400-599 is accepted",
+        tests=MODEL_TESTS,
+    ),
+    M(
         "scripted_message_always_data",
         SCRIPTED,
         'data_is_data = any("<data>" in s or "message" in s for s in subjects)',

@@ -88,13 +88,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   23/23 = 100.0%" in out
+    assert "success                   33/33 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 23
+    assert len(recorded) == 33
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -107,9 +107,18 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     outages = {
         c: r["detail"]["provider_failure"] for c, r in recorded.items() if r["outcome"] == "error"
     }
-    assert outages == {"m13": "auth", "m15": "rate_limit", "m16": "server_error", "m17": "timeout"}
+    assert outages == {
+        "m13": "auth",
+        "m15": "rate_limit",
+        "m16": "server_error",
+        "m17": "timeout",
+        "m24": "auth",
+        "m25": "not_found",
+        **{case: "server_error" for case in ("m26", "m27", "m28", "m29", "m30")},
+    }
     assert all(not r["writes"] for r in recorded.values() if r["outcome"] == "error")
-    assert recorded["m12"]["outcome"] == "escalate"  # the agent's own 400: no outage
+    for case_id in ("m12", "m31", "m32", "m33"):  # the agent's own 4xx: no outage
+        assert recorded[case_id]["outcome"] == "escalate", case_id
 
 
 Break = Callable[[pytest.MonkeyPatch], None]
@@ -175,6 +184,28 @@ def _bad_request_is_an_outage(m: pytest.MonkeyPatch) -> None:
 
 def _auth_is_the_agents(m: pytest.MonkeyPatch) -> None:
     m.setattr(provider, "SETUP_STATUSES", {403: "auth", 404: "not_found"})
+
+
+def _only_500_is_the_providers(m: pytest.MonkeyPatch) -> None:
+    mutate(m, provider, "provider_failure", "if status >= 500 or status in RETRIED_STATUSES:",
+           "if status == 500 or status in RETRIED_STATUSES:")  # fmt: skip
+
+
+def _high_4xx_is_an_outage(m: pytest.MonkeyPatch) -> None:
+    mutate(m, provider, "provider_failure", "if status >= 500 or status in RETRIED_STATUSES:",
+           "if status >= 420 or status in RETRIED_STATUSES:")  # fmt: skip
+
+
+def _forbidden_is_the_agents(m: pytest.MonkeyPatch) -> None:
+    m.setattr(provider, "SETUP_STATUSES", {401: "auth", 404: "not_found"})
+
+
+def _missing_model_is_the_agents(m: pytest.MonkeyPatch) -> None:
+    m.setattr(provider, "SETUP_STATUSES", {401: "auth", 403: "auth"})
+
+
+def _retried_4xx_are_the_agents(m: pytest.MonkeyPatch) -> None:
+    m.setattr(provider, "RETRIED_STATUSES", frozenset({429}))
 
 
 def _rate_limit_unnamed(m: pytest.MonkeyPatch) -> None:
@@ -270,9 +301,20 @@ CONTROLS: list[Control] = [
     _c(
         "the agent's own 400 hidden as an outage",
         _bad_request_is_an_outage,
-        phrase="In the baseline, not run: m12",
+        phrase="not run: m12, m17, m31, m32, m33",
     ),
     _c("401 graded as the agent's failure", _auth_is_the_agents, "m13"),
+    _c("only 500 an outage, not 502-599", _only_500_is_the_providers, "m28", "m29", "m30"),
+    _c(
+        "the agent's own 422 and 499 hidden as outages",
+        _high_4xx_is_an_outage,
+        phrase="m31, m32",
+    ),
+    _c("403 graded as the agent's failure", _forbidden_is_the_agents, "m24"),
+    _c("404 (no such model) graded as the agent's failure", _missing_model_is_the_agents, "m25"),
+    _c(
+        "408 and 409 after retries graded as the agent's", _retried_4xx_are_the_agents, "m26", "m27"
+    ),
     _c("429 not named a rate limit", _rate_limit_unnamed, "m15"),
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
     _c("the client's retries not applied", _no_retries, phrase="In the baseline, not run: m14"),
@@ -315,12 +357,12 @@ def test_the_suite_fails_when_the_model_path_is_broken(
 
 
 def test_every_model_fault_of_the_suite_has_a_positive_control() -> None:
-    from agent_evals.scripted_model import FAULTS, parse_model_fault
+    from agent_evals.scripted_model import FAULTS, HTTP, parse_model_fault
 
     lines = (CASES_DIR / f"{MODEL_PATH}.jsonl").read_text("utf-8").splitlines()
     cases = [json.loads(line) for line in lines]
     faulty = {c["id"]: c["faults"]["model"] for c in cases if "model" in c.get("faults", {})}
-    assert {parse_model_fault(kind).kind for kind in faulty.values()} == set(FAULTS)
+    assert {parse_model_fault(kind).kind for kind in faulty.values()} == {*FAULTS, HTTP}
     # Every case with a model fault, and every injection, is what some control breaks.
     named = {case for control in CONTROLS for case in control.failing}
     named |= {case for c in CONTROLS for case in re.findall(r"\bm\d\d\b", c.phrase)}

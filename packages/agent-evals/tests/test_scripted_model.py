@@ -376,3 +376,41 @@ def test_every_fault_parses() -> None:
     for kind, (needs_role, _) in FAULTS.items():
         text = f"{kind}:policy_agent" if needs_role else kind
         assert parse_model_fault(text) == ModelFault(kind, "policy_agent" if needs_role else None)
+
+
+@pytest.mark.parametrize(
+    ("text", "status", "role"),
+    [
+        ("http:400", 400, None),
+        ("http:599", 599, None),
+        ("http:503:order_agent", 503, "order_agent"),
+    ],
+)
+def test_an_http_fault_names_its_status_and_maybe_a_role(
+    text: str, status: int, role: str | None
+) -> None:
+    from agent_evals.scripted_model import parse_model_fault
+
+    fault = parse_model_fault(text)
+    assert (fault.kind, fault.status, fault.role) == ("http", status, role)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("http:399", "from 400 to 599"),
+        ("http:600", "from 400 to 599"),
+        ("http:5000", "from 400 to 599"),
+        ("http:", "got ''"),
+        ("http:abc", "got 'abc'"),
+        ("http:\u0665\u0660\u0660", "from 400 to 599"),
+        ("http:503:nobody", "no role 'nobody'"),
+    ],
+)
+def test_an_http_fault_outside_the_error_statuses_is_refused(text: str, fragment: str) -> None:
+    from agent.errors import UnknownFaultError
+    from agent_evals.scripted_model import parse_model_fault
+
+    with pytest.raises(UnknownFaultError) as info:
+        parse_model_fault(text)
+    assert fragment in str(info.value)

@@ -22,7 +22,8 @@ or the escaping that keeps the message inside ``<data>``, shows as a refused wri
 A case asks for misbehaviour with ``faults: {"model": "KIND[:ROLE]"}`` (:data:`FAULTS`):
 model-level faults (a malformed tool call, a call outside the allowlist, unparsable output
 then a good one, a refusal, endless tool calls, a slow answer) and provider-level ones
-(HTTP 400, 401, 429 with ``Retry-After``, 500, a hang past the client's timeout). A kind
+(HTTP 400, 401, 429 with ``Retry-After``, 500, a hang past the client's timeout; any
+status from 400 to 599 with ``http:CODE[:ROLE]``). A kind
 that names a role applies to that specialist's requests only; one that names none, to
 every request.
 """
@@ -486,6 +487,13 @@ FAULTS: dict[str, tuple[bool, str]] = {
 }
 """Kind -> (whether it names a role, what the model then does)."""
 
+HTTP = "http"
+"""``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
+request is answered with HTTP status CODE, 400 to 599, so every status class of the
+provider's can be put to the agent (:data:`FAULTS` names the common ones)."""
+HTTP_CODES = range(400, 600)
+"""The statuses an ``http`` fault may answer with: the client's and the server's errors."""
+
 
 @dataclass(frozen=True)
 class ModelFault:
@@ -495,6 +503,8 @@ class ModelFault:
     """One of :data:`FAULTS`."""
     role: str | None = None
     """The specialist whose requests it applies to (``None``: every request)."""
+    status: int | None = None
+    """The HTTP status of an ``http`` fault (``None`` for every other kind)."""
 
     def applies(self, conversation: Conversation) -> bool:
         """Whether it applies to this request."""
@@ -505,6 +515,8 @@ def parse_model_fault(text: str) -> ModelFault:
     """``KIND`` or ``KIND:ROLE`` as a :class:`ModelFault`; raises
     :class:`~agent.errors.UnknownFaultError` naming what is wrong."""
     kind, _, role = text.partition(":")
+    if kind == HTTP:
+        return _http_fault(text, role)
     if kind not in FAULTS:
         raise UnknownFaultError(text, f"known model faults: {', '.join(FAULTS)}")
     needs_role, _ = FAULTS[kind]
@@ -515,6 +527,20 @@ def parse_model_fault(text: str) -> ModelFault:
     if not needs_role and role:
         raise UnknownFaultError(text, f"{kind} applies to every request and names no role")
     return ModelFault(kind, role or None)
+
+
+def _http_fault(text: str, argument: str) -> ModelFault:
+    """``http:CODE`` or ``http:CODE:ROLE`` (``argument`` is what follows ``http:``)."""
+    code, _, role = argument.partition(":")
+    if not (len(code) == 3 and code.isascii() and code.isdigit()) or int(code) not in HTTP_CODES:
+        raise UnknownFaultError(
+            text,
+            f"{HTTP} takes a status from {HTTP_CODES.start} to {HTTP_CODES.stop - 1}:"
+            f" {HTTP}:CODE or {HTTP}:CODE:ROLE, got {code!r}",
+        )
+    if role and role not in ROLES:
+        raise UnknownFaultError(text, f"no role {role!r} (roles: {', '.join(ROLES)})")
+    return ModelFault(HTTP, role or None, int(code))
 
 
 def _refusal(request: Mapping[str, Any]) -> Raw:
@@ -570,6 +596,11 @@ class ScriptedModel:
 
     def _faulty(self, fault: ModelFault, conversation: Conversation) -> ResponseSpec:
         kind = fault.kind
+        if kind == HTTP and fault.status is not None:
+            retry_after = RETRY_AFTER_S if fault.status == 429 else None
+            return HttpError(
+                fault.status, f"scripted: status {fault.status}", retry_after=retry_after
+            )
         if kind == "bad_request":
             return HttpError(400, "scripted: the request is malformed")
         if kind == "unauthorized":
