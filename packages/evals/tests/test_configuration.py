@@ -20,9 +20,19 @@ from evals.checks import check, grade, unregister
 from evals.cli import main
 from evals.configuration import configuration_env
 from evals.errors import CaseFileError
+from evals.lint import lint
 from evals.run import Run
+from evals.vocabulary import CaseRules
+from pydantic import BaseModel
 
 SPEC = f"{__name__}:TinySUT"
+
+
+class Goal(BaseModel):
+    """A run case's input, as a strict project wants it."""
+
+    goal: str
+
 
 BUILT: list[dict[str, str | None]] = []
 """Every TinySUT built, with its options and the variables it read."""
@@ -432,3 +442,49 @@ def test_end_to_end_through_the_command_line(tmp_path: Path) -> None:
     assert not {"c1#0", "c2#0", "c4#0"} & set(done.stdout.split())
     report = json.loads((tmp_path / "reports" / "run.json").read_text(encoding="utf-8"))
     assert (report["runs"], report["successes"]) == (4, 3)
+
+
+# --- lint and a project's vocabulary ---------------------------------------------------
+
+GOAL = {"goal": "?"}
+MISSING = ["expect.outcome: missing required field", "input.goal: missing required field"]
+STRICT = CaseRules(
+    splits=("dev",),
+    outcome_required=True,
+    required_tags=("happy",),
+    input_model=Goal,
+)
+
+
+LINTED = [
+    # (cases, the findings (rule) expected)
+    ([_case(1, {"refused": ["x"]})], []),
+    ([_case(1, {"described": ["x"]}, sut_options=FANCY_ON)], []),
+    ([_case(1, {"refused": ["x"], "outcome": "done"})], ["unchecked_expectation"]),
+    ([_case(1, {"described": ["x"], "tickets": 0, "max_tasks": 5})], ["unchecked_expectation"]),
+    ([_case(1, {"refused": [], "reply_contains": ["您好"]})], ["unchecked_expectation"]),
+    ([_case(1, {})], ["missing_outcome", "missing_tag"]),  # the positive control
+    ([_case(1, {"refused": []}), {**_case(2, {"outcome": "ok"}), "input": GOAL}], ["missing_tag"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("cases", "rules"), LINTED)
+def test_lint_of_configuration_cases(cases: list[dict[str, Any]], rules: list[str]) -> None:
+    found = lint([{**c, "tags": ["t"]} for c in cases], rules=STRICT, min_split_size=1)
+    assert [f.rule for f in found] == rules
+    if "unchecked_expectation" in rules:
+        assert "would never be checked" in found[0].message
+
+
+@pytest.mark.parametrize(
+    ("case", "problems"),
+    [
+        (_case(1, {"refused": []}), []),
+        (_case(1, {"described": []}), []),
+        (_case(1, {}), MISSING),
+    ],
+)  # fmt: skip
+def test_the_vocabulary_asks_no_outcome_nor_input_of_a_configuration_case(
+    case: dict[str, Any], problems: list[str]
+) -> None:
+    assert [f"{f}: {m}" for f, m in STRICT.problems(case)] == problems
