@@ -20,7 +20,7 @@ from evals.checks import check, grade, unregister
 from evals.cli import main
 from evals.configuration import configuration_env
 from evals.errors import CaseFileError
-from evals.lint import lint
+from evals.lint import lint, lint_paths
 from evals.run import Run
 from evals.vocabulary import CaseRules
 from pydantic import BaseModel
@@ -488,3 +488,33 @@ def test_the_vocabulary_asks_no_outcome_nor_input_of_a_configuration_case(
     case: dict[str, Any], problems: list[str]
 ) -> None:
     assert [f"{f}: {m}" for f, m in STRICT.problems(case)] == problems
+
+
+# --- the reports ---------------------------------------------------------------------
+
+
+def test_the_reports_show_what_the_sut_said(tmp_path: Path) -> None:
+    cases = _write(
+        tmp_path / "c.jsonl",
+        _case(1, {"refused": ["nope"]}, sut_options={"mode": "odd"}),
+        _case(2, {"described": FANCY}, sut_options={"mode": "fancy", "limit": "7"}),
+    )
+    report = evaluate(cases, SPEC, traces=tmp_path / "traces", label="conf")
+    written = {p.suffix: p.read_text(encoding="utf-8") for p in report.write(tmp_path / "out")}
+    html = written[".html"]
+    # Each run's own lines, where a run's trace would be; no trajectory of a run.
+    assert ODD.replace("'", "&#39;") in html and "limit=7" in html
+    assert ">steps<" not in html
+    for text in (written[".md"], written[".xml"], report.render()):
+        assert "given but not expected: " in text and "got 'limit=7'" in text
+
+
+def test_lint_reports_no_sut_check_for_what_a_configuration_case_expects(tmp_path: Path) -> None:
+    world = {"q": 1}
+    cases = _write(
+        tmp_path / "c.jsonl",
+        {**_case(1, {"refused": ["world.q: unknown key 'q'"]}, world=world), "tags": ["t"]},
+        {**_case(2, {"outcome": "done"}, world=world), "tags": ["t"]},  # the positive control
+    )
+    found = lint_paths([cases], sut=TinySUT(), min_split_size=1)
+    assert [(f.rule, f.case_id) for f in found] == [("sut_check", "c2")]

@@ -379,7 +379,9 @@ def lint_paths(
     found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
     if sut is not None:
         sources = {case.id: (record.file, record.line) for case, record in located}
-        screening = screen_cases(sut, [case for case, _ in located], sources)
+        # What the SUT says about a configuration case is its refusal, no finding.
+        runs = [case for case, _ in located if not is_configuration(case)]
+        screening = screen_cases(sut, runs, sources)
         found += [
             _as_finding("sut_check", p, ids) for p in screening.problems if not _named_by_a_rule(p)
         ]
