@@ -12,8 +12,11 @@ from agent.errors import BrainConfigError
 from agent.settings import ENV_VARS
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
 from evals import evaluate
+from evals.baseline import case_fingerprint, load_baseline
+from evals.loader import load_cases
 
 SPEC = "agent_evals.sut:SupportPilotSUT"
+ROOT = Path(__file__).resolve().parents[3]
 
 MAX_STEPS = "brain configuration: max_steps: Input should be greater than or equal to 1 (got '0')"
 NO_MODEL = (
@@ -91,3 +94,14 @@ def test_altered_expectations_fail(
     ((case_id, success, why),) = _evaluate(tmp_path, [altered])
     assert (case_id, success) == (CASES[index]["id"], False)
     assert reason in why
+
+
+def test_the_committed_baseline_fingerprints_still_match_the_unchanged_cases() -> None:
+    # The configuration fields, unset, leave a case's fingerprint as it was before they
+    # existed: the gate still knows which cases the baseline ran unchanged.
+    baseline = load_baseline(ROOT / "reports" / "baseline.json")
+    cases = [c for path in sorted((ROOT / "cases").glob("*.jsonl")) for c in load_cases([path])]
+    same = [c.id for c in cases if baseline.case_fingerprints.get(c.id) == case_fingerprint(c)]
+    assert len(same) == len(baseline.case_fingerprints) > 700
+    configured = cases[0].model_copy(update={"sut_options": {"brain": "rule"}})
+    assert case_fingerprint(configured) != case_fingerprint(cases[0])

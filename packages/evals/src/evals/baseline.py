@@ -34,7 +34,7 @@ from pydantic import (
 
 from evals._files import write_atomic
 from evals._json_files import read_model
-from evals.case import Case
+from evals.case import CASE_LEVEL_KEYS, CONFIGURATION_KEYS, Case
 from evals.case_verdict import CaseVerdict, case_verdicts
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute
@@ -58,7 +58,16 @@ VERDICT = re.compile(r"(0|[1-9][0-9]{0,8})/([1-9][0-9]{0,8})")
 def case_fingerprint(case: Case) -> str:
     """A hash of everything in ``case`` as loaded (id, input, world, faults, expect …):
     equal fingerprints mean the SUT was asked about the very same case."""
-    text = json.dumps(case.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+    data = case.model_dump(mode="json")
+    # A configuration case's fields, left out while unset: a case that sets none keeps
+    # the fingerprint it had before they existed (and baselines stay valid).
+    for key in CASE_LEVEL_KEYS:
+        if not data[key]:
+            del data[key]
+    for key in CONFIGURATION_KEYS:
+        if data["expect"][key] is None:
+            del data["expect"][key]
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
