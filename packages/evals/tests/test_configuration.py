@@ -90,6 +90,7 @@ FANCY = ["mode=fancy", "limit=1", "key=unset"]
 ODD = "mode must be 'plain' or 'fancy', got 'odd'"
 LIMIT = "limit must be at least 1, got 0"
 FANCY_ON = {"mode": "fancy"}
+PLAIN_ON = {"mode": "plain"}
 
 
 def _fields(expect: dict[str, Any], **fields: Any) -> dict[str, Any]:
@@ -177,6 +178,16 @@ def test_the_run_records_the_refusal_and_the_description(tmp_path: Path) -> None
     assert runs["c1"]["refusal"] == ["mode must be 'plain' or 'fancy', got 'odd'"]
     assert runs["c1"]["description"] is None
     assert (runs["c2"]["refusal"], runs["c2"]["description"]) == ([], FANCY)
+
+
+def test_the_case_options_go_over_the_evaluation_options(tmp_path: Path) -> None:
+    cases = _write(
+        tmp_path / "c.jsonl",
+        _case(1, {"described": ["mode=plain", "limit=2", "key=unset"]}, sut_options=PLAIN_ON),
+        _case(2, {"described": ["mode=fancy", "limit=2", "key=unset"]}),
+    )  # fmt: skip
+    report = evaluate(cases, SPEC, sut_options={"mode": "fancy", "limit": "2"})
+    assert [r.success for r in report.results] == [True, True]
 
 
 def test_configuration_and_run_cases_mix(tmp_path: Path) -> None:
