@@ -841,7 +841,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_outcome_not_required",
         f"{EVALS}/vocabulary.py",
-        "            if self.outcome_required:\n",
+        "            if self.outcome_required and not configuration:\n",
         "            if False:\n",
         "a case without expect.outcome passes rules that require one",
     ),
@@ -855,7 +855,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_input_unchecked",
         f"{EVALS}/vocabulary.py",
-        "if self.input_model is not None:",
+        "if self.input_model is not None and not configuration:",
         "if False:",
         "an input that does not fit the declared input model is taken",
     ),
