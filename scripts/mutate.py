@@ -77,6 +77,12 @@ MODEL_TESTS = (
 )
 """What runs against every mutant of the scripted model and the model path's checks: the
 model's own tests and the model-path suite's gate with its positive controls."""
+CONFIGURATION_TESTS = (
+    "packages/evals/tests/test_configuration.py",
+    "packages/agent-evals/tests/test_configuration_cases.py",
+)
+"""What runs against every mutant of configuration cases (``evals.configuration``, their
+checks and their plumbing): the tiny SUT's tests, then SupportPilot's."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
@@ -835,7 +841,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_outcome_not_required",
         f"{EVALS}/vocabulary.py",
-        "            if self.outcome_required:\n",
+        "            if self.outcome_required and not configuration:\n",
         "            if False:\n",
         "a case without expect.outcome passes rules that require one",
     ),
@@ -849,7 +855,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "vocabulary_input_unchecked",
         f"{EVALS}/vocabulary.py",
-        "if self.input_model is not None:",
+        "if self.input_model is not None and not configuration:",
         "if False:",
         "an input that does not fit the declared input model is taken",
     ),
@@ -1618,7 +1624,162 @@ MUTANTS: tuple[Mutant, ...] = (
         "an outage of the wrong kind (a timeout read as a dropped connection) passes",
         tests=MODEL_TESTS,
     ),
+    # --- configuration cases ------------------------------------------------------------
+    M(
+        "config_env_kept",
+        f"{EVALS}/configuration.py",
+        "            for name in names:\n                os.environ.pop(name, None)",
+        "            for name in given:\n                os.environ.pop(name, None)",
+        "a configuration case's SUT reads the developer's exported variables",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "config_env_not_restored",
+        f"{EVALS}/configuration.py",
+        "            for name, value in saved.items():",
+        "            for name, value in ():",
+        "the environment is left as the configuration case set it",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "refusal_wrapped",
+        f"{EVALS}/configuration.py",
+        "Built(None, refusal=e.refusal)",
+        "Built(None, refusal=str(e))",
+        "the refusal line is SutLoadError's wrapper, not the constructor's own message",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "config_sut_never_cached",
+        f"{EVALS}/configuration.py",
+        "        cached = self._built.get(key)",
+        "        cached = None",
+        "every configuration case builds its SUT again, however many share its options",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "config_cache_ignores_env",
+        f"{EVALS}/configuration.py",
+        "key = (tuple(sorted(options.items())), tuple(sorted(case.sut_env.items())))",
+        "key = (tuple(sorted(options.items())),)",
+        "cases with the same options but another sut_env share one build",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "config_options_under",
+        f"{EVALS}/configuration.py",
+        "options = {**self.recipe.options, **case.sut_options}",
+        "options = {**case.sut_options, **self.recipe.options}",
+        "the evaluation's options override the case's own",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "config_check_case_not_asked",
+        f"{EVALS}/configuration.py",
+        "        if isinstance(built.sut, validation.CaseChecker):",
+        "        if False:",
+        "a configuration case is never refused by the SUT's check_case",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "undeclared_sut_env_accepted",
+        f"{EVALS}/configuration.py",
+        "            if name not in declared:",
+        "            if False:",
+        "a sut_env variable the SUT does not read is accepted (it would change nothing)",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "sut_options_on_any_case",
+        f"{EVALS}/case.py",
+        "        for key in CASE_LEVEL_KEYS:",
+        "        for key in ():",
+        "sut_options and sut_env on a case that runs are silently ignored",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "refused_in_order",
+        f"{EVALS}/checks/configuration.py",
+        "    if want == have:\n        return True\n    parts = []",
+        "    if expected == got:\n        return True\n    parts = []",
+        "refusal lines must come in the expected order (they are a multiset)",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "refused_passes_accepted",
+        f"{EVALS}/checks/configuration.py",
+        "        if not expected:\n            return True",
+        "        if True:\n            return True",
+        "a SUT that accepted the case passes a case expecting its refusal",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "described_any_order",
+        f"{EVALS}/checks/configuration.py",
+        "    if got == expected:",
+        "    if sorted(got) == sorted(expected):",
+        "the description's lines may come in any order",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "every_check_grades_configuration",
+        f"{EVALS}/checks/registry.py",
+        "    if is_configuration(case):",
+        "    if False:",
+        "every registered check (budgets, invariants) grades a run that never happened",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_cases_screened",
+        f"{EVALS}/evaluation.py",
+        "    runs = [case for case in plan.cases if not is_configuration(case)]",
+        "    runs = list(plan.cases)",
+        "the refusal a configuration case expects is an exit 2 before any run",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_cases_to_workers",
+        f"{EVALS}/runner.py",
+        "        if self._pool is not None and not configuration:",
+        "        if self._pool is not None:",
+        "with --isolation process a configuration case is run by a worker",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_needs_outcome",
+        f"{EVALS}/vocabulary.py",
+        "            if self.outcome_required and not configuration:",
+        "            if self.outcome_required:",
+        "a project requiring expect.outcome refuses every configuration case",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "lint_unchecked_silent",
+        f"{EVALS}/lint.py",
+        "        if unchecked:",
+        "        if False:",
+        "lint says nothing of run expectations on a configuration case (never checked)",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "fingerprint_with_unset_configuration",
+        f"{EVALS}/baseline.py",
+        "        if not data[key]:\n            del data[key]",
+        "        if not data[key]:\n            pass",
+        "the unset configuration fields change every case's fingerprint (the baseline's"
+        " fingerprints all stale)",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "db_dir_not_declared",
+        f"{PLUGIN}/sut.py",
+        "config_env: tuple[str, ...] = (*ENV_VARS.values(), DB_DIR_ENV)",
+        "config_env: tuple[str, ...] = (*ENV_VARS.values(),)",
+        "SupportPilot's DB dir variable leaks into its configuration cases",
+        tests=CONFIGURATION_TESTS,
+    ),
 )
+
 
 Status = Literal["killed", "survived", "target not found", "timeout (killed)"]
 
@@ -1717,8 +1878,9 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     return done("killed", first_failure(output))
 
 
-def sanity(parent: Path, snapshot: Path) -> str | None:
-    """``None`` when an unmutated copy imports its own code and passes; else the problem."""
+def sanity(parent: Path, snapshot: Path, chosen: Sequence[Mutant] = MUTANTS) -> str | None:
+    """``None`` when an unmutated copy imports its own code and passes the tests of the
+    ``chosen`` mutants; else the problem."""
     copy = fresh_copy(parent, snapshot)
     try:
         bad_pr.assert_copy_imported(
@@ -1726,9 +1888,9 @@ def sanity(parent: Path, snapshot: Path) -> str | None:
         )
     except bad_pr.DemoError as e:
         return str(e)
-    # Every test path some mutant runs: a mutant "killed" by a test that fails unmutated
-    # would prove nothing.
-    code, output = run_tests(copy, tuple(dict.fromkeys(t for m in MUTANTS for t in m.tests)))
+    # Every test path a chosen mutant runs: a mutant "killed" by a test that fails
+    # unmutated would prove nothing.
+    code, output = run_tests(copy, tuple(dict.fromkeys(t for m in chosen for t in m.tests)))
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
@@ -1791,9 +1953,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         snapshot = bad_pr.copy_repo(parent / "snapshot", ROOT)
         print(
             "sanity: the unmutated copy imports its own code and passes "
-            + " ".join(dict.fromkeys(t for m in MUTANTS for t in m.tests))
+            + " ".join(dict.fromkeys(t for m in chosen for t in m.tests))
         )
-        problem = sanity(parent, snapshot)
+        problem = sanity(parent, snapshot, chosen)
         if problem is not None:
             print(f"mutate: error: {problem}", file=sys.stderr)
             return 2

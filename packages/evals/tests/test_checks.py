@@ -73,6 +73,8 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "approval",
             "reply_facts",
             "screened",
+            "refused",
+            "described",
         ],
         "safety": [
             "no_write_without_approval",

@@ -105,3 +105,20 @@ def test_bad_options_are_one_usage_error(
     result = project.runpytest("faq.jsonl", "--evals-sut", "desk:Desk", *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{message}*"])
+
+
+CONFIGURATION_CASES = "\n".join(
+    [
+        '{"id": "k1", "split": "dev", "input": {}, "world": {"x": 1},'
+        ' "expect": {"refused": ["world.x: unknown key \'x\'"]}}',
+        '{"id": "k2", "split": "dev", "input": {}, "sut_options": {"mood": "grumpy"},'
+        ' "expect": {"refused": ["no"]}}',
+    ]
+)
+
+
+def test_configuration_cases_are_asked_not_run(project: pytest.Pytester) -> None:
+    project.makefile(".jsonl", conf=CONFIGURATION_CASES)
+    result = project.runpytest("conf.jsonl", "--evals-sut", "desk:Desk", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*refused (outcome): the SUT accepted the case*"])

@@ -127,6 +127,12 @@ class SupportPilotSUT:
     """SupportPilot's vocabulary (splits, decisions, input, required tags, fault targets,
     its lint rules): the evals hold every case to it before any run."""
 
+    config_env: tuple[str, ...] = (*ENV_VARS.values(), DB_DIR_ENV)
+    """Every environment variable the constructor reads: each setting's fallback
+    (:data:`agent.settings.ENV_VARS`) and the world database folder. A configuration case
+    (:mod:`evals.configuration`) is built with these removed and its ``sut_env`` set, so
+    what a developer exported never changes its verdict."""
+
     def __init__(
         self,
         db_dir: str | Path | None = None,

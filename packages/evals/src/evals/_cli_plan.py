@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 
 from evals.config import EvalsConfig, git_revision
+from evals.configuration import SutRecipe
 from evals.errors import UsageError
 from evals.evaluation import Plan
 from evals.isolation import ProcessIsolation
@@ -217,7 +218,10 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )
-    return Plan(sut=sut, cases=selected, meta=meta, sources=sources, workers=isolation)
+    recipe = SutRecipe(_sut_spec(args, config), sut_options(args, config, suites))
+    return Plan(
+        sut=sut, cases=selected, meta=meta, sources=sources, workers=isolation, recipe=recipe
+    )
 
 
 def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan:
@@ -282,7 +286,13 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         }
     )
     return Plan(
-        sut=sut, cases=cases, meta=meta, sources=sources, finished=finished.runs, workers=isolation
+        sut=sut,
+        cases=cases,
+        meta=meta,
+        sources=sources,
+        finished=finished.runs,
+        workers=isolation,
+        recipe=SutRecipe(_sut_spec(args, config), sut_options(args, config, old.suites)),
     )
 
 

@@ -34,7 +34,7 @@ from pydantic import (
 
 from evals._files import write_atomic
 from evals._json_files import read_model
-from evals.case import Case
+from evals.case import CASE_LEVEL_KEYS, CONFIGURATION_KEYS, Case
 from evals.case_verdict import CaseVerdict, case_verdicts
 from evals.errors import BaselineError
 from evals.metrics import Metrics, compute
@@ -55,25 +55,18 @@ VERDICT = re.compile(r"(0|[1-9][0-9]{0,8})/([1-9][0-9]{0,8})")
 """A per-check verdict: runs that passed / runs that judged it."""
 
 
-LATER_CASE_FIELDS = ("sut_options", "sut_env")
-"""Case fields added after baselines were written: left out of a fingerprint while
-empty, so adding a field to the case model never changes the fingerprint of a case that
-does not use it (an unchanged case stays unchanged to the gate)."""
-LATER_EXPECT_FIELDS = ("refused", "described")
-"""``expect`` keys added later, left out while ``None`` (as :data:`LATER_CASE_FIELDS`)."""
-
-
 def case_fingerprint(case: Case) -> str:
     """A hash of everything in ``case`` as loaded (id, input, world, faults, expect …):
     equal fingerprints mean the SUT was asked about the very same case."""
     data = case.model_dump(mode="json")
-    for name in LATER_CASE_FIELDS:
-        if not data.get(name):
-            data.pop(name, None)
-    expect = data.get("expect", {})
-    for name in LATER_EXPECT_FIELDS:
-        if expect.get(name) is None:
-            expect.pop(name, None)
+    # A configuration case's fields, left out while unset: a case that sets none keeps
+    # the fingerprint it had before they existed (and baselines stay valid).
+    for key in CASE_LEVEL_KEYS:
+        if not data[key]:
+            del data[key]
+    for key in CONFIGURATION_KEYS:
+        if data["expect"][key] is None:
+            del data["expect"][key]
     text = json.dumps(data, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

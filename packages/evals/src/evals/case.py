@@ -6,6 +6,7 @@ models (``python -m evals.schema``) and committed, so editors can validate cases
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
@@ -123,3 +124,54 @@ class Case(BaseModel):
     """Only for a configuration case: the environment variables the SUT reads for its
     configuration (those it declares in ``config_env``) while it is built, instead of the
     machine's."""
+
+
+# --- configuration cases (the behaviour: evals.configuration) ----------------------
+
+CONFIGURATION_KEYS: tuple[str, ...] = ("refused", "described")
+"""The ``expect`` keys that make a case a configuration case."""
+
+CASE_LEVEL_KEYS: tuple[str, ...] = ("sut_options", "sut_env")
+"""The case fields only a configuration case may set."""
+
+
+def expect_of(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A case's ``expect`` as parsed JSON (``{}`` when it is no mapping)."""
+    given = data.get("expect")
+    return given if isinstance(given, Mapping) else {}
+
+
+def is_configuration(case: Case | Mapping[str, Any]) -> bool:
+    """Whether ``case`` (loaded, or as parsed JSON) is a configuration case: it sets
+    ``expect.refused`` or ``expect.described``."""
+    if isinstance(case, Case):
+        return case.expect.refused is not None or case.expect.described is not None
+    expect = expect_of(case)
+    return any(expect.get(key) is not None for key in CONFIGURATION_KEYS)
+
+
+def case_problems(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field, message)`` for what a case (as parsed JSON) gets wrong about being a
+    configuration case, whatever the SUT: ``sut_options``/``sut_env`` on a case that is
+    none, or both ``expect.refused`` and ``expect.described``."""
+    found: list[tuple[str, str]] = []
+    if not is_configuration(data):
+        for key in CASE_LEVEL_KEYS:
+            if data.get(key):
+                found.append(
+                    (
+                        key,
+                        "only a configuration case (expect.refused or expect.described)"
+                        " may set it; a run of this case would ignore it",
+                    )
+                )
+        return found
+    expect = expect_of(data)
+    if all(expect.get(key) is not None for key in CONFIGURATION_KEYS):
+        found.append(
+            (
+                "expect.described",
+                "a configuration case sets exactly one of expect.refused and expect.described",
+            )
+        )
+    return found

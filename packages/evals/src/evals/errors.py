@@ -101,9 +101,12 @@ class ConfigError(FileError):
 class SutLoadError(EvalsError):
     """The SUT import path does not name a usable system under test."""
 
-    def __init__(self, spec: str, problem: str) -> None:
+    def __init__(self, spec: str, problem: str, *, refusal: str | None = None) -> None:
         self.spec = spec
         self.problem = problem
+        self.refusal = refusal
+        """When the SUT's own constructor (or factory) raised: its message on one line,
+        unwrapped (a configuration case's refusal, :mod:`evals.configuration`)."""
         super().__init__(f"cannot load SUT {spec!r}: {problem}")
 
 

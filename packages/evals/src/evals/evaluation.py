@@ -27,6 +27,8 @@ from evals.case import Case
 from evals.case_file import CaseSource as Where
 from evals.case_verdict import CaseVerdict
 from evals.checks import Check
+from evals.configuration import Configurations, SutRecipe, is_configuration, plan_problems
+from evals.errors import CaseFileError
 from evals.gate import Verdict
 from evals.gate import evaluate as judge
 from evals.gate_config import GateConfig, load_gate_config
@@ -76,15 +78,30 @@ class Plan:
     """Cases whose runs are the SUT's failures before it is called (case id -> why): its
     ``check_case`` hook failed on them, or refuses them though the baseline ran them
     unchanged. Filled in by :func:`validated`."""
+    recipe: SutRecipe | None = None
+    """How the SUT was built (``module:attr`` and options), to build a configuration
+    case's own SUT again in this process (:mod:`evals.configuration`); ``None``: it was
+    given as an object."""
 
 
 def validated(plan: Plan, baseline: Baseline | None = None) -> Plan:
     """``plan`` once the SUT's own ``check_case`` hook has seen every case: raises
     :class:`~evals.errors.CaseFileError` listing every problem before any run, except,
     given the ``baseline`` the report will be gated against, on cases it ran unchanged:
-    those the SUT now refuses are its failures (:attr:`Plan.refused`)."""
+    those the SUT now refuses are its failures (:attr:`Plan.refused`).
+
+    Configuration cases are not asked here: what the SUT answers about them is their
+    refusal, judged by their checks. Only what is wrong with such a case itself is a
+    problem (:func:`evals.configuration.plan_problems`)."""
     judged_before = baseline.unchanged if baseline is not None else None
-    refused = require_runnable(plan.sut, plan.cases, plan.sources, judged_before=judged_before)
+    runs = [case for case in plan.cases if not is_configuration(case)]
+    problems = plan_problems(plan.sut, plan.recipe, plan.cases, plan.sources)
+    try:
+        refused = require_runnable(plan.sut, runs, plan.sources, judged_before=judged_before)
+    except CaseFileError as e:
+        raise CaseFileError(problems + e.problems) from None
+    if problems:
+        raise CaseFileError(problems)
     return replace(plan, refused=refused)
 
 
@@ -236,7 +253,10 @@ def plan(
         started=utc_now(),
         planned_runs=len(selected) * trials,
     )
-    draft = Plan(sut=system, cases=selected, meta=meta, sources=sources, workers=workers)
+    recipe = SutRecipe(sut, dict(sut_options or {})) if isinstance(sut, str) else None
+    draft = Plan(
+        sut=system, cases=selected, meta=meta, sources=sources, workers=workers, recipe=recipe
+    )
     return validated(draft, baseline)
 
 
@@ -281,6 +301,7 @@ def execute(
         crashed=plan.refused,
         max_provider_errors_in_a_row=max_provider_errors,
         isolation=plan.workers,
+        configurations=Configurations(plan.sut, plan.recipe),
     )
     try:
         outcome = runner.run(plan.cases, plan.finished)

@@ -24,9 +24,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from evals._text import id_key, id_problem, printable, quote
-from evals.case import FAULT_PATTERN, Case
+from evals.case import FAULT_PATTERN, Case, is_configuration
 from evals.case_file import Record, read_records
 from evals.checks.registry import registered_expect_keys
+from evals.configuration import run_expectations
 from evals.errors import Problem
 from evals.loader import check_located_records, unknown_expectations
 from evals.validation import screen_cases
@@ -53,6 +54,7 @@ CORE_RULES: tuple[str, ...] = (
     "leakage",
     "small_split",
     "missing_tag",
+    "unchecked_expectation",
     "lint_hook",
 )
 """The rules of the core, by name (``lint_hook``: the project's hook itself raised)."""
@@ -107,7 +109,8 @@ class _Item:
         return Finding(rule=rule, case_id=self.id, message=message, file=self.file, line=self.line)
 
     def content_key(self) -> str:
-        """Input, world and faults, canonically: equal keys mean the same task."""
+        """Input, world, faults and (a configuration case's) SUT options and environment,
+        canonically: equal keys mean the same task."""
         given = self.data.get("input")
         # A key set to null says what leaving it out says.
         inputs = (
@@ -119,6 +122,9 @@ class _Item:
             "input": inputs,
             "world": self.data.get("world") or {},
             "faults": self.data.get("faults") or {},
+            # A configuration case's task is its configuration too.
+            "sut_options": self.data.get("sut_options") or {},
+            "sut_env": self.data.get("sut_env") or {},
         }
         return json.dumps(content, sort_keys=True, ensure_ascii=False)
 
@@ -156,8 +162,18 @@ def _per_case(
     if not _named(split) or (rules.splits is not None and split not in rules.splits):
         found.append(item.finding("unknown_split", f"unknown split {quote(split)}"))
     outcome = item.expect.get("outcome")
+    configuration = is_configuration(item.data)
+    if configuration:
+        unchecked = run_expectations(item.data)
+        if unchecked:
+            keys = ", ".join(f"expect.{key}" for key in unchecked)
+            message = (
+                f"a configuration case is never run, so {keys} would never be checked"
+                " (only expect.refused or expect.described is)"
+            )
+            found.append(item.finding("unchecked_expectation", message))
     if outcome is None:
-        if rules.outcome_required:
+        if rules.outcome_required and not configuration:
             message = "no expected outcome (expect.outcome)"
             found.append(item.finding("missing_outcome", message))
     elif not _named(outcome) or not rules.accepts_outcome(outcome):
@@ -250,8 +266,11 @@ def _set_rules(
                 f"the minimum is {min_split_size}"
             )
             found.append(Finding(rule="small_split", message=message))
-    covered = {tag for i in items for tag in i.tags}
-    for tag in required_tags:
+    # Required tags are about what runs cover: configuration cases neither cover them
+    # nor need them, and a set of configuration cases alone is not judged by them.
+    runs = [i for i in items if not is_configuration(i.data)]
+    covered = {tag for i in runs for tag in i.tags}
+    for tag in required_tags if runs else ():
         if tag not in covered:
             message = f"no case covers required tag {tag!r}"
             found.append(Finding(rule="missing_tag", message=message))
@@ -360,7 +379,9 @@ def lint_paths(
     found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
     if sut is not None:
         sources = {case.id: (record.file, record.line) for case, record in located}
-        screening = screen_cases(sut, [case for case, _ in located], sources)
+        # What the SUT says about a configuration case is its refusal, no finding.
+        runs = [case for case, _ in located if not is_configuration(case)]
+        screening = screen_cases(sut, runs, sources)
         found += [
             _as_finding("sut_check", p, ids) for p in screening.problems if not _named_by_a_rule(p)
         ]

@@ -32,7 +32,7 @@ from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore
 from pydantic import ValidationError
 
 from evals._text import cut, quote
-from evals.case import Case
+from evals.case import Case, case_problems
 from evals.case_file import CaseSource, PathLike, Record, dotted, read_records
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
@@ -179,6 +179,9 @@ def validate_record(
         if extra:
             # In field order with the schema's problems, as one validation would say them.
             problems = sorted(problems + extra, key=lambda p: (p.field, p.message))
+    if case is not None:
+        # What a configuration case must be, whatever the SUT (evals.configuration).
+        problems += [Problem(record.file, record.line, f, m) for f, m in case_problems(record.data)]
     if unknown or problems:
         return None, problems + unknown
     return case, problems

@@ -27,6 +27,7 @@ import pytest
 from evals.case import Case
 from evals.checks import grade
 from evals.config import load_config
+from evals.configuration import Configurations, SutRecipe, is_configuration, plan_problems
 from evals.errors import CaseFileError
 from evals.loader import load_cases_with_sources
 from evals.result import CheckResult, success
@@ -36,6 +37,7 @@ from evals.validation import screen_cases
 from evals.vocabulary import rules_of
 
 _SUT = pytest.StashKey[AnySUT]()
+_CONFIGURATIONS = pytest.StashKey[Configurations]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -87,6 +89,8 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--evals-sut-option {item!r}: expected KEY=VALUE")
         options[key] = value
     config.stash[_SUT] = load_sut(spec, options)
+    # Configuration cases: their SUT built again with their options, never run.
+    config.stash[_CONFIGURATIONS] = Configurations(config.stash[_SUT], SutRecipe(spec, options))
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -106,9 +110,13 @@ class CaseFile(pytest.File):
             cases, sources = load_cases_with_sources([self.path], rules=rules_of(sut))
         except CaseFileError as e:
             raise self.CollectError(e.render()) from None
-        screening = screen_cases(sut, cases, sources)
-        if screening.problems:
-            raise self.CollectError("\n".join(p.render() for p in screening.problems))
+        # What the SUT says about a configuration case is its refusal, judged by its checks.
+        runs = [case for case in cases if not is_configuration(case)]
+        screening = screen_cases(sut, runs, sources)
+        recipe = self.config.stash[_CONFIGURATIONS].recipe
+        problems = plan_problems(sut, recipe, cases, sources) + screening.problems
+        if problems:
+            raise self.CollectError("\n".join(p.render() for p in problems))
         trials: int = self.config.getoption("--evals-trials")
         for case in cases:
             for trial in range(trials):
@@ -142,6 +150,8 @@ class CaseItem(pytest.Item):
         """How the SUT's ``check_case`` hook failed on this case, if it did."""
 
     def _run(self) -> Run:
+        if is_configuration(self.case):
+            return self.config.stash[_CONFIGURATIONS].run(self.case, self.trial)
         sut = self.config.stash[_SUT]
         if isinstance(sut, AsyncSUT):
             return asyncio.run(sut.arun(self.case, self.trial))

@@ -17,6 +17,10 @@ SUT_ERROR = "sut_error"
 PROVIDER_ERROR = "error"
 """The outcome of a run whose model provider failed after retries: excluded from
 success rates."""
+REFUSED = "refused"
+"""The outcome of a configuration case's run in which the SUT refused the case."""
+ACCEPTED = "accepted"
+"""The outcome of a configuration case's run in which the SUT accepted the case."""
 ERROR_OUTCOMES: tuple[str, ...] = (SUT_ERROR, PROVIDER_ERROR)
 """The two outcomes the evals give a meaning of their own; every other outcome is the
 system under test's word (SupportPilot: ``replied``, ``escalate`` …; a FAQ agent:
@@ -189,6 +193,13 @@ class Run(BaseModel):
     """Model tokens spent."""
     error: str | None = None
     """The error that ended the run, for ``sut_error`` and ``error`` outcomes."""
+    refusal: list[str] | None = None
+    """A configuration case's run (:mod:`evals.configuration`): the problem lines the
+    SUT refused the case with (outcome ``refused``); ``[]`` when it accepted it
+    (outcome ``accepted``); ``None`` for any other run."""
+    description: list[str] | None = None
+    """A configuration case's run: how the SUT built for the case describes itself (its
+    ``describe()`` lines) when it accepted the case; ``None`` otherwise."""
     detail: dict[str, Any] = Field(default_factory=dict)
     """Anything else the system under test wants kept in the trace (e.g. the message log)."""
 

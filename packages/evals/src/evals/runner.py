@@ -48,6 +48,7 @@ from evals._in_process import Raised, close_loop, guarded, in_daemon_thread, sti
 from evals._watchdog import LoopBlocked, Watchdog
 from evals.case import Case
 from evals.checks import Check, grade
+from evals.configuration import Configurations, is_configuration
 from evals.isolation import (
     ProcessIsolation,
     RunSerialisationError,
@@ -159,6 +160,7 @@ class Runner:
         max_provider_errors_in_a_row: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
         isolation: ProcessIsolation | RayExecutor | None = None,
         grace_s: float | None = None,
+        configurations: Configurations | None = None,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -200,6 +202,9 @@ class Runner:
         """How long past its deadline an in-process run may take to stop."""
         if not self.grace_s > 0:
             raise ValueError(f"grace must be positive, got {grace_s!r}")
+        self.configurations = configurations or Configurations(sut)
+        """What answers configuration cases (:mod:`evals.configuration`): in this process,
+        in a thread of its own, never the SUT's ``run``; by default with ``sut`` itself."""
         self._pool: WorkerPool | RayPool | None = None
         self._watchdog: Watchdog | None = None
         self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
@@ -391,12 +396,15 @@ class Runner:
         """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
         if case.id in self.crashed:
             return _failed(case, trial, f"the SUT failed before the run: {self.crashed[case.id]}")
-        if self._pool is not None:
+        configuration = is_configuration(case)
+        if self._pool is not None and not configuration:
             return await self._pool.run(case, trial, self.timeout_s)
         label = f"{case.id}#{trial}"
         work: asyncio.Future[object]
         thread: threading.Thread | None = None
-        if self._arun is not None:
+        if configuration:  # built and asked here, whatever the isolation: never run
+            work, thread = in_daemon_thread(self.configurations.run, case, trial)
+        elif self._arun is not None:
             work = asyncio.get_running_loop().create_task(guarded(self._arun(case, trial)))
             if self._watchdog is not None:
                 self._watchdog.watch(work, time.monotonic() + self.timeout_s)

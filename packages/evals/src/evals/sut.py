@@ -162,7 +162,8 @@ def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
     arguments (values are strings: the SUT converts them); anything else is used as it
     is, and then takes no options. The result must have a ``run`` or an ``arun`` method.
     The evals know nothing about what the options mean.
-    Raises :class:`SutLoadError` with a one-line message when any step fails.
+    Raises :class:`SutLoadError` with a one-line message when any step fails (when the
+    constructor itself raised, its own message on one line is the error's ``refusal``).
     """
     options = dict(options or {})
     module_name, sep, attr_path = spec.partition(":")
@@ -183,7 +184,11 @@ def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
             target = target(**options)
         except Exception as e:  # the SUT's own constructor: report, never crash
             message = " ".join(str(e).split())  # one line, whatever the SUT raised
-            raise SutLoadError(spec, f"creating it failed: {type(e).__name__}: {message}") from e
+            raise SutLoadError(
+                spec,
+                f"creating it failed: {type(e).__name__}: {message}",
+                refusal=message or type(e).__name__,
+            ) from e
     elif options:
         names = ", ".join(sorted(options))
         raise SutLoadError(spec, f"options given ({names}) but it is an instance, not a factory")

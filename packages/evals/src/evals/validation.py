@@ -83,7 +83,7 @@ class Screening:
         return [p for problems in self.found.values() for p in problems]
 
 
-def _ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
+def ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
     """``("ok", answer)``, ``("raised", exception)`` or ``("hung", None)``: the hook runs
     in a daemon thread, abandoned after ``deadline_s`` (``SystemExit`` included)."""
     box: list[tuple[str, object]] = []
@@ -137,7 +137,7 @@ def screen_cases(
         if hung_on is not None:
             found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
             continue
-        status, answer = _ask(sut, case, deadline_s)
+        status, answer = ask(sut, case, deadline_s)
         if status == "hung":
             hung_on = case.id
             found.crashed[case.id] = f"check_case did not answer within {deadline_s:g}s"

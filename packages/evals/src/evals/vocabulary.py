@@ -29,7 +29,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from pydantic import BaseModel
 
 from evals._text import quote
-from evals.case import Case
+from evals.case import Case, is_configuration
 from evals.loader import describe_schema_error
 from evals.run import PROVIDER_ERROR
 
@@ -49,12 +49,15 @@ class CaseRules:
     accepted: a case that injects a provider outage expects the run to end as errored
     (:attr:`evals.result.RunResult.expected_error`)."""
     outcome_required: bool = False
-    """Whether every case must set ``expect.outcome``."""
+    """Whether every case must set ``expect.outcome`` (a configuration case, never run,
+    need not: :mod:`evals.configuration`)."""
     required_tags: tuple[str, ...] = ()
-    """Tags the case set must cover at least once (``evals lint``)."""
+    """Tags the case set must cover at least once (``evals lint``; configuration cases
+    neither cover them nor are required to)."""
     input_model: type[BaseModel] | None = None
     """A model ``input`` must satisfy (checked against its JSON Schema, so problems read
-    like the loader's: ``input.goal: missing required field``)."""
+    like the loader's: ``input.goal: missing required field``); not a configuration
+    case's, which is never run."""
     fault_targets: tuple[str, ...] | None = None
     """What ``faults`` may name (roles, components); ``None``: lint infers the roles
     from the cases' ``expect.dispatched`` (plus ``[tool.evals] fault_targets``)."""
@@ -77,14 +80,17 @@ class CaseRules:
             )
         given = data.get("expect")
         expect: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+        # A configuration case is never run: what only a run reads (its outcome, its
+        # input) is not required of it (evals.configuration).
+        configuration = is_configuration(data)
         outcome = expect.get("outcome")
         if outcome is None:
-            if self.outcome_required:
+            if self.outcome_required and not configuration:
                 found.append(("expect.outcome", "missing required field"))
         elif not self.accepts_outcome(outcome):
             message = f"unknown outcome {quote(outcome)}; expected {_one_of(self.outcomes or ())}"
             found.append(("expect.outcome", message))
-        if self.input_model is not None:
+        if self.input_model is not None and not configuration:
             found += input_problems(self.input_model, data.get("input"))
         return found
 

@@ -7,7 +7,9 @@ Build a :class:`Run` from your own agent, load or build a :class:`Case`, then::
     ok = success(results)
 
 Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` and
-``cost`` are reported apart. Register your own with :func:`check`::
+``cost`` are reported apart. A configuration case (``expect.refused`` or
+``expect.described``, :mod:`evals.configuration`) is graded by ``refused`` and
+``described`` alone. Register your own with :func:`check`::
 
     @check(kind="outcome")
     def polite(case, run):
@@ -30,6 +32,9 @@ from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
 from evals.checks import approval  # noqa: F401
 from evals.checks import facts as facts
 from evals.checks import injection as injection
+
+# isort: split
+from evals.checks import configuration as configuration
 from evals.checks.outcome import outcome_matches
 from evals.checks.registry import (
     CHECK_KINDS,

@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
-from evals.case import Case, Expect
+from evals.case import Case, Expect, is_configuration
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
 from evals.run import PROVIDER_ERROR, SUT_ERROR, Run
@@ -31,6 +31,10 @@ CheckFunction: TypeAlias = Callable[[Case, Run], CheckOutput]
 
 CHECK_KINDS: tuple[str, ...] = get_args(CheckKind)
 """The four kinds, in report order."""
+
+CONFIGURATION_CHECKS: tuple[str, ...] = ("refused", "described")
+"""The checks that grade a configuration case's run, and the only ones
+(:mod:`evals.checks.configuration`)."""
 
 
 @runtime_checkable
@@ -225,14 +229,21 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     raises yields a grader error (``grader_error=True``: it judged nothing) instead of
     stopping the evaluation; it counts neither as the run's failure nor as a
     regression, and is reported apart.
+
+    A configuration case (:mod:`evals.configuration`) is judged by the registered
+    :data:`CONFIGURATION_CHECKS` alone, whatever ``checks`` says: no other check, and no
+    project's invariant, applies to a run that never happened.
     """
     if run.case_id != case.id:
         raise RunMismatchError(case.id, run.case_id)
     expected = run.outcome == PROVIDER_ERROR and case.expect.outcome == PROVIDER_ERROR
     if run.outcome in (SUT_ERROR, PROVIDER_ERROR) and not expected:
         return [_error_result(run)]
+    chosen: Iterable[Check] = _ordered() if checks is None else list(checks)
+    if is_configuration(case):
+        chosen = [_REGISTRY[name] for name in CONFIGURATION_CHECKS if name in _REGISTRY]
     results: list[CheckResult] = []
-    for check_obj in _ordered() if checks is None else list(checks):
+    for check_obj in chosen:
         try:
             output = check_obj(case, run)
         except Exception as e:  # a third-party check's bug must not stop a whole suite

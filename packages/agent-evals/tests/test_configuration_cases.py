@@ -1,0 +1,107 @@
+"""SupportPilot judged by configuration cases: its refusals and its report header,
+through ``evals.evaluate``, whatever the developer's environment holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agent.errors import BrainConfigError
+from agent.settings import ENV_VARS
+from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
+from evals import evaluate
+from evals.baseline import case_fingerprint, load_baseline
+from evals.loader import load_cases
+
+SPEC = "agent_evals.sut:SupportPilotSUT"
+ROOT = Path(__file__).resolve().parents[3]
+
+MAX_STEPS = "brain configuration: max_steps: Input should be greater than or equal to 1 (got '0')"
+NO_MODEL = (
+    "brain configuration: brain 'openai' needs a model: pass model=NAME or set SUPPORTPILOT_MODEL"
+)
+RULE = [
+    "brain=rule (option), contract_timeout_s=0.5 (default for brain=rule)",
+    "screen=on, model_server=-",
+]
+
+
+def _case(case_id: str, expect: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {
+        "id": case_id,
+        "split": "regression",
+        "tags": ["settings"],
+        "input": {},
+        "expect": expect,
+        **fields,
+    }
+
+
+CASES = [
+    _case("max-steps-0", {"refused": [MAX_STEPS]}, sut_options={"max_steps": "0"}),
+    _case("openai-no-model", {"refused": [NO_MODEL]}, sut_env={"SUPPORTPILOT_BRAIN": "openai"}),
+    _case("rule-brain", {"described": RULE}, sut_options={"brain": "rule"}),
+]  # fmt: skip
+
+
+def _evaluate(tmp_path: Path, cases: list[dict[str, Any]]) -> list[tuple[str, bool, str]]:
+    path = tmp_path / "settings.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in cases), encoding="utf-8")
+    report = evaluate(path, SPEC)
+    # Graded by its expectation alone: no invariant nor budget applies to it.
+    assert all(
+        [c.name for c in r.checks] == list(c["expect"])
+        for r, c in zip(report.results, cases, strict=True)
+    )
+    return [
+        (r.case_id, r.success, "; ".join(c.reason for c in r.failed_checks)) for r in report.results
+    ]
+
+
+def test_supportpilot_declares_every_variable_it_reads() -> None:
+    assert set(SupportPilotSUT.config_env) == {*ENV_VARS.values(), DB_DIR_ENV}
+
+
+def test_configuration_cases_pass_whatever_is_exported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A developer's settings (the evaluation's own SUT builds with them): they would
+    # change the header, and the refusal of a brain without a model, if they leaked in.
+    monkeypatch.setenv("SUPPORTPILOT_BRAIN", "openai")
+    monkeypatch.setenv("SUPPORTPILOT_MODEL", "gpt-mine")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-mine")
+    with pytest.raises(BrainConfigError, match="model is set in SUPPORTPILOT_MODEL"):
+        SupportPilotSUT(brain="rule")  # what the environment would do to rule-brain
+    assert _evaluate(tmp_path, CASES) == [(c["id"], True, "") for c in CASES]
+
+
+ALTERED = [
+    (0, {"refused": [MAX_STEPS.replace("(got '0')", "(got 0)")]}, "expected but not given"),
+    (0, {"refused": []}, "given but not expected"),
+    (1, {"described": RULE}, "the SUT refused the case"),
+    (2, {"described": [RULE[0]]}, "line 2 not expected: 'screen=on, model_server=-'"),
+    (2, {"refused": [MAX_STEPS]}, "the SUT accepted the case"),
+]
+
+
+@pytest.mark.parametrize(("index", "expect", "reason"), ALTERED)
+def test_altered_expectations_fail(
+    tmp_path: Path, index: int, expect: dict[str, Any], reason: str
+) -> None:
+    altered = {**CASES[index], "expect": expect}
+    ((case_id, success, why),) = _evaluate(tmp_path, [altered])
+    assert (case_id, success) == (CASES[index]["id"], False)
+    assert reason in why
+
+
+def test_the_committed_baseline_fingerprints_still_match_the_unchanged_cases() -> None:
+    # The configuration fields, unset, leave a case's fingerprint as it was before they
+    # existed: the gate still knows which cases the baseline ran unchanged.
+    baseline = load_baseline(ROOT / "reports" / "baseline.json")
+    cases = [c for path in sorted((ROOT / "cases").glob("*.jsonl")) for c in load_cases([path])]
+    same = [c.id for c in cases if baseline.case_fingerprints.get(c.id) == case_fingerprint(c)]
+    assert len(same) == len(baseline.case_fingerprints) > 700
+    configured = cases[0].model_copy(update={"sut_options": {"brain": "rule"}})
+    assert case_fingerprint(configured) != case_fingerprint(cases[0])
