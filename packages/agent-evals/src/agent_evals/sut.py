@@ -143,6 +143,7 @@ class SupportPilotSUT:
         contract_timeout_s: float | str | None = None,
         screen: bool | str = True,
         model_server: str | None = None,
+        **unknown: str,
     ) -> None:
         env_dir = os.environ.get(DB_DIR_ENV) or None
         self.db_dir: str | Path | None = db_dir if db_dir is not None else env_dir
@@ -158,6 +159,8 @@ class SupportPilotSUT:
             "max_retries": max_retries,
             "max_steps": max_steps,
             "contract_timeout_s": contract_timeout_s,
+            # An option nobody knows (a typo): refused by name, in the settings' words.
+            **unknown,
         }
         self.model_server: str | None = parse_model_server(model_server)
         """``scripted``: every run starts the scripted model on 127.0.0.1 (its own server,
@@ -434,10 +437,12 @@ SCREEN_VALUES: dict[str, bool] = {"on": True, "off": False, "true": True, "false
 
 
 def parse_screen(value: bool | str) -> bool:
-    """The ``screen`` option as a flag; anything but on/off/true/false raises
-    :class:`~agent.errors.BrainConfigError`."""
+    """The ``screen`` option as a flag (blank: not given, on); anything but
+    on/off/true/false raises :class:`~agent.errors.BrainConfigError`."""
     if isinstance(value, bool):
         return value
+    if not value.strip():
+        return True
     flag = SCREEN_VALUES.get(value.strip().lower())
     if flag is None:
         raise BrainConfigError(f"screen must be 'on' or 'off', got {value!r}")

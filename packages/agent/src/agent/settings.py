@@ -51,17 +51,17 @@ class BrainSettings(BaseModel):
     """The OpenAI-compatible endpoint (``None``: the client's default)."""
     api_key: str | None = Field(default=None, repr=False)
     """The API key (required for ``openai``; never written to traces or reports)."""
-    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
     """Sampling temperature passed through (``None``: the provider's default)."""
     seed: int | None = None
     """Sampling seed passed through (``None``: none sent)."""
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """Timeout of one HTTP request to the provider, in seconds."""
     max_retries: int = Field(default=2, ge=0)
     """How often the client retries a failed request (connection, timeout, 429, 5xx)."""
     max_steps: int = Field(default=6, ge=1)
     """Model calls one specialist attempt may make (tool rounds and the repair round)."""
-    contract_timeout_s: float | None = Field(default=None, gt=0)
+    contract_timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Wall-time limit of one specialist attempt (``None``: the brain kind's default)."""
 
     @property
@@ -108,13 +108,13 @@ class ResolvedSettings:
 def resolve_settings(
     given: Mapping[str, object], env: Mapping[str, str] | None = None
 ) -> BrainSettings:
-    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults
+    """Settings from ``given`` (``None`` or blank: not given), else ``env``, else defaults
     (:func:`resolve`, without the sources)."""
     return resolve(given, env).settings
 
 
 def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -> ResolvedSettings:
-    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults,
+    """Settings from ``given`` (``None`` or blank: not given), else ``env``, else defaults,
     with where each came from.
 
     Raises :class:`~agent.errors.BrainConfigError` (one line) when a value is invalid;
@@ -132,9 +132,9 @@ def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -
     for name, variable in ENV_VARS.items():
         value = given.get(name)
         source = OPTION
-        if value is None or value == "":
-            value, source = env.get(variable) or None, f"env {variable}"
-        if value is not None:
+        if _blank(value):
+            value, source = env.get(variable), f"env {variable}"
+        if not _blank(value):
             values[name] = value.strip() if isinstance(value, str) else value
             sources[name] = source
     rule = _validated(values).brain == "rule"  # every value valid before anything else
@@ -176,14 +176,20 @@ def _require_applied(
     for name, variable in ENV_VARS.items():
         raw: object = given.get(name)
         origin = "given"
-        if raw is None or raw == "":
+        if _blank(raw):
             raw, origin = env.get(variable), f"set in {variable}"
-        if raw is None or raw == "" or variable in unread:
+        if _blank(raw) or variable in unread:
             continue
         wanted = getattr(_validated({name: raw.strip() if isinstance(raw, str) else raw}), name)
         if getattr(settings, name) != wanted:
             shown = "<hidden>" if name == "api_key" else repr(getattr(settings, name))
             raise BrainConfigError(f"{name} was {origin} but {shown} would run")
+
+
+def _blank(value: object) -> bool:
+    """Not given: ``None``, or a string of whitespace only (``--sut-option model=``, an
+    exported but empty variable)."""
+    return value is None or (isinstance(value, str) and not value.strip())
 
 
 def _source_words(source: str) -> str:
