@@ -415,21 +415,29 @@ def _scripted(
             raise BrainConfigError(
                 f"{name} is given but {by} serves its own: it would not be applied"
             )
-    brain = given.get("brain") or env.get(ENV_VARS["brain"])
-    if str(brain or "rule").strip() != "openai":
+    if _chosen("brain", given, env) != "openai":
         raise BrainConfigError(f"{by} serves model brains: it needs brain=openai")
-    model = given.get("model") or env.get(ENV_VARS["model"])
-    if model is not None and str(model).strip() != SCRIPTED_MODEL:
+    model = _chosen("model", given, env)
+    if model is not None and model != SCRIPTED_MODEL:
         raise BrainConfigError(
             f"model {model!r} is not the scripted model {SCRIPTED_MODEL!r} ({by} serves only it)"
         )
-    unread = sorted(v for v in SHARED_ENV_VARS if env.get(v))
+    unread = sorted(v for v in SHARED_ENV_VARS if env.get(v, "").strip())
     kept = {k: v for k, v in env.items() if k not in SHARED_ENV_VARS}
     # The endpoint is each run's own server (set per run); this one is a placeholder.
     ours = {"base_url": "http://127.0.0.1/v1", "api_key": SCRIPTED_KEY}
     if model is None:
         ours["model"] = SCRIPTED_MODEL
     return {**given, **ours}, kept, unread, set(ours)
+
+
+def _chosen(name: str, given: dict[str, object], env: dict[str, str]) -> str | None:
+    """Setting ``name`` as given, else as set in its variable, stripped (blank: not
+    given), as :func:`agent.settings.resolve` reads it."""
+    for value in (given.get(name), env.get(ENV_VARS[name])):
+        if value is not None and str(value).strip():
+            return str(value).strip()
+    return None
 
 
 SCREEN_VALUES: dict[str, bool] = {"on": True, "off": False, "true": True, "false": False}

@@ -137,7 +137,8 @@ def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -
         if not _blank(value):
             values[name] = value.strip() if isinstance(value, str) else value
             sources[name] = source
-    rule = _validated(values).brain == "rule"  # every value valid before anything else
+    # Every value valid before anything else; a bad one names the variable it came from.
+    rule = _validated(values, sources).brain == "rule"
     unread: list[str] = []
     if rule:
         for name in sorted(MODEL_SETTINGS & set(sources)):
@@ -196,13 +197,18 @@ def _source_words(source: str) -> str:
     return {OPTION: "an option", DEFAULT: "the default"}.get(source, f"from {source[4:]}")
 
 
-def _validated(values: Mapping[str, object]) -> BrainSettings:
+def _validated(
+    values: Mapping[str, object], sources: Mapping[str, str] | None = None
+) -> BrainSettings:
     try:
         return BrainSettings.model_validate(dict(values))
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         shown = "<hidden>" if where == "api_key" else repr(first.get("input"))
+        source = (sources or {}).get(where, OPTION)
+        if source.startswith("env "):
+            where += f" (set in {source[4:]})"
         raise BrainConfigError(f"{where}: {first['msg']} (got {shown})") from None
 
 
