@@ -5,6 +5,7 @@ contract builds it — and each deliberate breakage of the settings fails some c
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -308,3 +309,37 @@ def test_the_oracle_refuses_in_the_documented_words() -> None:
         "brain=rule (default), contract_timeout_s=0.5 (default for brain=rule)",
         "screen=on, model_server=-",
     ]
+
+
+def _documented_table() -> dict[str, list[str]]:
+    """The rows of docs/models.md's settings table: option -> its cells."""
+    doc = (ROOT / "docs" / "models.md").read_text(encoding="utf-8")
+    section = doc.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    rows: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and len(cells) == 5:
+            rows[cells[0].strip("`")] = cells
+    return rows
+
+
+def test_the_suites_table_is_the_documented_one() -> None:
+    """The oracle's table is the spec's: variable, default and constraint of each row."""
+    rows = _documented_table()
+    assert set(rows) == {s.name for s in TABLE} | {"screen", "model_server"}
+    for s in TABLE:
+        _, variable, default, constraint, _ = rows[s.name]
+        assert variable == f"`{s.variable}`", s.name
+        if s.default is not None and s.name != "brain":
+            assert float(default) == float(s.default), s.name
+        bounds = re.findall(r"(≥|>|≤) (\d+(?:\.\d+)?)", constraint)
+        if s.name == "temperature":
+            bounds = [("≥", "0"), ("≤", "2")]
+            assert "0 ≤ t ≤ 2" in constraint
+        found = {op: float(n) for op, n in bounds}
+        assert found == {
+            op: bound for op, bound in (("≥", s.ge), (">", s.gt), ("≤", s.le)) if bound is not None
+        }, s.name
+        kind = {"number": "a finite number", "integer": "an integer", "text": "text"}
+        assert constraint.startswith(kind.get(s.kind, "`rule`")), s.name
+    assert rows["brain"][2] == "`rule`" and "`scripted-competent-1`" in rows["model_server"][4]
