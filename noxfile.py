@@ -182,6 +182,12 @@ def evals_generated(session: nox.Session) -> None:
     evals_cli(session, "run", "--suite", "generated", "--label", "generated")
 
 
+@nox.session(name="evals_settings", default=False, tags=["suites"])
+def evals_settings(session: nox.Session) -> None:
+    """Run the settings suite: configuration cases, each SUT built and never run."""
+    evals_cli(session, "run", "--suite", "settings", "--label", "settings")
+
+
 @nox.session(name="evals_model_path", default=False, tags=["suites"])
 def evals_model_path(session: nox.Session) -> None:
     """Run the model-path suite: the model brains on the scripted model (faults, outages)."""

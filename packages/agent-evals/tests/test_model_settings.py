@@ -107,7 +107,7 @@ def test_a_resolution_that_prefers_the_environment_is_refused(
         monkeypatch,
         settings_module,
         "resolve",
-        'if value is None or value == "":',
+        "if _blank(value):",
         "if env.get(variable):",
     )
     with pytest.raises(BrainConfigError) as info:

@@ -195,7 +195,13 @@ def test_a_blank_customer_at_run_time_is_a_sut_error_not_an_open_door() -> None:
 
 def test_every_committed_case_can_run() -> None:
     sut = SupportPilotSUT()
-    cases = load_cases(default_suites())
+    # Configuration cases are built, never run; some must be refused (the settings suite).
+    cases = [
+        case
+        for case in load_cases(default_suites())
+        if case.expect.refused is None and case.expect.described is None
+    ]
+    assert len(cases) > 500
     assert {case.id: sut.check_case(case) for case in cases} == {case.id: [] for case in cases}
     scripted = scripted_sut()
     model = load_cases((MODEL_PATH,))

@@ -149,6 +149,7 @@ class SupportPilotSUT:
         contract_timeout_s: float | str | None = None,
         screen: bool | str = True,
         model_server: str | None = None,
+        **unknown: str,
     ) -> None:
         env_dir = os.environ.get(DB_DIR_ENV) or None
         self.db_dir: str | Path | None = db_dir if db_dir is not None else env_dir
@@ -164,6 +165,8 @@ class SupportPilotSUT:
             "max_retries": max_retries,
             "max_steps": max_steps,
             "contract_timeout_s": contract_timeout_s,
+            # An option nobody knows (a typo): refused by name, in the settings' words.
+            **unknown,
         }
         self.model_server: str | None = parse_model_server(model_server)
         """``scripted``: every run starts the scripted model on 127.0.0.1 (its own server,
@@ -418,15 +421,14 @@ def _scripted(
             raise BrainConfigError(
                 f"{name} is given but {by} serves its own: it would not be applied"
             )
-    brain = given.get("brain") or env.get(ENV_VARS["brain"])
-    if str(brain or "rule").strip() != "openai":
+    if _chosen("brain", given, env) != "openai":
         raise BrainConfigError(f"{by} serves model brains: it needs brain=openai")
-    model = given.get("model") or env.get(ENV_VARS["model"])
-    if model is not None and str(model).strip() != SCRIPTED_MODEL:
+    model = _chosen("model", given, env)
+    if model is not None and model != SCRIPTED_MODEL:
         raise BrainConfigError(
             f"model {model!r} is not the scripted model {SCRIPTED_MODEL!r} ({by} serves only it)"
         )
-    unread = sorted(v for v in SHARED_ENV_VARS if env.get(v))
+    unread = sorted(v for v in SHARED_ENV_VARS if env.get(v, "").strip())
     kept = {k: v for k, v in env.items() if k not in SHARED_ENV_VARS}
     # The endpoint is each run's own server (set per run); this one is a placeholder.
     ours = {"base_url": "http://127.0.0.1/v1", "api_key": SCRIPTED_KEY}
@@ -435,15 +437,26 @@ def _scripted(
     return {**given, **ours}, kept, unread, set(ours)
 
 
+def _chosen(name: str, given: dict[str, object], env: dict[str, str]) -> str | None:
+    """Setting ``name`` as given, else as set in its variable, stripped (blank: not
+    given), as :func:`agent.settings.resolve` reads it."""
+    for value in (given.get(name), env.get(ENV_VARS[name])):
+        if value is not None and str(value).strip():
+            return str(value).strip()
+    return None
+
+
 SCREEN_VALUES: dict[str, bool] = {"on": True, "off": False, "true": True, "false": False}
 """What the ``screen`` option accepts (as ``--sut-option screen=VALUE`` passes it)."""
 
 
 def parse_screen(value: bool | str) -> bool:
-    """The ``screen`` option as a flag; anything but on/off/true/false raises
-    :class:`~agent.errors.BrainConfigError`."""
+    """The ``screen`` option as a flag (blank: not given, on); anything but
+    on/off/true/false raises :class:`~agent.errors.BrainConfigError`."""
     if isinstance(value, bool):
         return value
+    if not value.strip():
+        return True
     flag = SCREEN_VALUES.get(value.strip().lower())
     if flag is None:
         raise BrainConfigError(f"screen must be 'on' or 'off', got {value!r}")

@@ -51,17 +51,17 @@ class BrainSettings(BaseModel):
     """The OpenAI-compatible endpoint (``None``: the client's default)."""
     api_key: str | None = Field(default=None, repr=False)
     """The API key (required for ``openai``; never written to traces or reports)."""
-    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
     """Sampling temperature passed through (``None``: the provider's default)."""
     seed: int | None = None
     """Sampling seed passed through (``None``: none sent)."""
-    timeout_s: float = Field(default=30.0, gt=0)
+    timeout_s: float = Field(default=30.0, gt=0, allow_inf_nan=False)
     """Timeout of one HTTP request to the provider, in seconds."""
     max_retries: int = Field(default=2, ge=0)
     """How often the client retries a failed request (connection, timeout, 429, 5xx)."""
     max_steps: int = Field(default=6, ge=1)
     """Model calls one specialist attempt may make (tool rounds and the repair round)."""
-    contract_timeout_s: float | None = Field(default=None, gt=0)
+    contract_timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     """Wall-time limit of one specialist attempt (``None``: the brain kind's default)."""
 
     @property
@@ -108,13 +108,13 @@ class ResolvedSettings:
 def resolve_settings(
     given: Mapping[str, object], env: Mapping[str, str] | None = None
 ) -> BrainSettings:
-    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults
+    """Settings from ``given`` (``None`` or blank: not given), else ``env``, else defaults
     (:func:`resolve`, without the sources)."""
     return resolve(given, env).settings
 
 
 def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -> ResolvedSettings:
-    """Settings from ``given`` (``None`` or ``""``: not given), else ``env``, else defaults,
+    """Settings from ``given`` (``None`` or blank: not given), else ``env``, else defaults,
     with where each came from.
 
     Raises :class:`~agent.errors.BrainConfigError` (one line) when a value is invalid;
@@ -132,12 +132,13 @@ def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -
     for name, variable in ENV_VARS.items():
         value = given.get(name)
         source = OPTION
-        if value is None or value == "":
-            value, source = env.get(variable) or None, f"env {variable}"
-        if value is not None:
+        if _blank(value):
+            value, source = env.get(variable), f"env {variable}"
+        if not _blank(value):
             values[name] = value.strip() if isinstance(value, str) else value
             sources[name] = source
-    rule = _validated(values).brain == "rule"  # every value valid before anything else
+    # Every value valid before anything else; a bad one names the variable it came from.
+    rule = _validated(values, sources).brain == "rule"
     unread: list[str] = []
     if rule:
         for name in sorted(MODEL_SETTINGS & set(sources)):
@@ -176,9 +177,9 @@ def _require_applied(
     for name, variable in ENV_VARS.items():
         raw: object = given.get(name)
         origin = "given"
-        if raw is None or raw == "":
+        if _blank(raw):
             raw, origin = env.get(variable), f"set in {variable}"
-        if raw is None or raw == "" or variable in unread:
+        if _blank(raw) or variable in unread:
             continue
         wanted = getattr(_validated({name: raw.strip() if isinstance(raw, str) else raw}), name)
         if getattr(settings, name) != wanted:
@@ -186,17 +187,28 @@ def _require_applied(
             raise BrainConfigError(f"{name} was {origin} but {shown} would run")
 
 
+def _blank(value: object) -> bool:
+    """Not given: ``None``, or a string of whitespace only (``--sut-option model=``, an
+    exported but empty variable)."""
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def _source_words(source: str) -> str:
     return {OPTION: "an option", DEFAULT: "the default"}.get(source, f"from {source[4:]}")
 
 
-def _validated(values: Mapping[str, object]) -> BrainSettings:
+def _validated(
+    values: Mapping[str, object], sources: Mapping[str, str] | None = None
+) -> BrainSettings:
     try:
         return BrainSettings.model_validate(dict(values))
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         shown = "<hidden>" if where == "api_key" else repr(first.get("input"))
+        source = (sources or {}).get(where, OPTION)
+        if source.startswith("env "):
+            where += f" (set in {source[4:]})"
         raise BrainConfigError(f"{where}: {first['msg']} (got {shown})") from None
 
 
