@@ -19,7 +19,8 @@ kind (``kind:flaky``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as _field
 from typing import Any
 
 from evals.generate import CaseGenerator, Dimension, values_in
@@ -218,10 +219,10 @@ class Mistake:
     """The kind of wrongness (tag ``wrong:<wrong>``); ``inside_*``/``valid``: accepted."""
     refused: tuple[str, ...]
     """The problem lines expected (empty: the case must be accepted)."""
-    world: Mapping[str, Any] = field(default_factory=dict)
-    faults: Mapping[str, str] = field(default_factory=dict)
+    world: Mapping[str, Any] = _field(default_factory=dict)
+    faults: Mapping[str, str] = _field(default_factory=dict)
     customer: Any = _ABSENT
-    sut_options: Mapping[str, str] = field(default_factory=dict)
+    sut_options: Mapping[str, str] = _field(default_factory=dict)
     kind: str = ""
     """The fault kind concerned (tag ``kind:<kind>``), if any."""
     note: str = ""
