@@ -98,6 +98,7 @@ SUITES = [
     "replay",
     "injection_matrix",
     "generated",
+    "refusals",
     "model_path",
 ]
 
@@ -180,6 +181,12 @@ def evals_injection_matrix(session: nox.Session) -> None:
 def evals_generated(session: nox.Session) -> None:
     """Run the generated worlds: the decision table's dimensions, expect from the oracle."""
     evals_cli(session, "run", "--suite", "generated", "--label", "generated")
+
+
+@nox.session(name="evals_refusals", default=False, tags=["suites"])
+def evals_refusals(session: nox.Session) -> None:
+    """Run the refusal suite: invalid cases the SUT must refuse, line by line (never run)."""
+    evals_cli(session, "run", "--suite", "refusals", "--label", "refusals")
 
 
 @nox.session(name="evals_model_path", default=False, tags=["suites"])

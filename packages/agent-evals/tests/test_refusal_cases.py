@@ -116,6 +116,20 @@ def _loose_world() -> Any:
     return LooseWorld
 
 
+def _orders_take_any_key() -> Any:
+    """The world model with an order's unknown keys ignored instead of refused."""
+    from domain import world
+    from pydantic import ConfigDict, Field
+
+    class LooseOrder(world.OrderOverride):
+        model_config = ConfigDict(extra="ignore", strict=True)
+
+    class LooseWorld(world.World):
+        orders: dict[str, LooseOrder] = Field(default_factory=dict)
+
+    return LooseWorld
+
+
 def _blank_customer_allowed(case: Case) -> str | None:
     value = case.input.get("customer")
     if value is None:
@@ -140,6 +154,12 @@ BREAKAGES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
         "domain.problems._model_at", _no_known_list
     ),
     "world: stock's ge=0 dropped": lambda m: m.setattr("domain.world.World", _loose_world()),
+    "world: an order's unknown key ignored": lambda m: m.setattr(
+        "domain.world.World", _orders_take_any_key()
+    ),
+    "model: a fault without the scripted model accepted": lambda m: m.setattr(
+        SupportPilotSUT, "_model_fault_problems", lambda self, fault: []
+    ),
     "faults: an unknown kind accepted": lambda m: m.setattr(
         "agent.faults.SIMPLE_FAULTS", {*__import__("agent.faults").faults.SIMPLE_FAULTS, "explode"}
     ),
