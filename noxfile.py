@@ -98,6 +98,7 @@ SUITES = [
     "replay",
     "injection_matrix",
     "generated",
+    "refusals",
     "model_path",
 ]
 
@@ -186,6 +187,12 @@ def evals_generated(session: nox.Session) -> None:
 def evals_settings(session: nox.Session) -> None:
     """Run the settings suite: configuration cases, each SUT built and never run."""
     evals_cli(session, "run", "--suite", "settings", "--label", "settings")
+
+
+@nox.session(name="evals_refusals", default=False, tags=["suites"])
+def evals_refusals(session: nox.Session) -> None:
+    """Run the refusal suite: invalid cases the SUT must refuse, line by line (never run)."""
+    evals_cli(session, "run", "--suite", "refusals", "--label", "refusals")
 
 
 @nox.session(name="evals_model_path", default=False, tags=["suites"])

@@ -28,7 +28,7 @@ from typing import Any
 
 from tools import TOOLS
 
-from agent.amount_format import AMOUNT_FORMAT, is_amount_style, restate_amount
+from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
 from agent.bus import payload_chars
 from agent.contracts import Claim, Contract, WorkerOutput
@@ -167,25 +167,62 @@ def padded(raw: object, size: int) -> object:
         claims.append(filler(min(_FILLER_TEXT_CHARS, room - _FILLER_TEXT_CHARS)))
 
 
+ROLE_FAULT_FORMS = (
+    "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
+    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>"
+)
+"""Every form a role's fault takes, as an unknown one's refusal lists them."""
+FLAKY = "flaky"
+
+
+def _whole_number(text: str) -> int | None:
+    """``text`` as a whole number if it is ASCII digits only (``str.isdigit`` also takes
+    ``²``, which ``int`` then refuses), else ``None``."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
+def _probability(text: str) -> float | None:
+    """``text`` as a probability from 0 to 1 (ASCII only), else ``None``."""
+    try:
+        p = float(text) if text.isascii() else None
+    except ValueError:
+        return None
+    return p if p is not None and 0.0 <= p <= 1.0 else None
+
+
 def parse_fault(fault: str) -> tuple[str, float]:
-    """Split a fault into its kind and probability (1.0 unless ``flaky:p``)."""
+    """Split a fault into its kind and probability (1.0 unless ``flaky:p``).
+
+    Raises :class:`UnknownFaultError` saying what is wrong: an unknown kind (listing
+    :data:`ROLE_FAULT_FORMS`), an argument to a kind that takes none, or an argument out of
+    its range (``flaky:<p>`` 0-1, ``oversize:<n>`` 1-:data:`MAX_OVERSIZE`,
+    ``amount_format:<style>`` one of the styles).
+    """
     if fault in SIMPLE_FAULTS:
         return fault, 1.0
     if write_attempt_tool(fault) is not None:
         return WRITE_ATTEMPT, 1.0
-    kind, _, p = fault.partition(":")
-    if kind == AMOUNT_FORMAT and is_amount_style(p):
-        return kind, 1.0
-    if kind == OVERSIZE and p.isdigit() and 0 < int(p) <= MAX_OVERSIZE:
-        return kind, 1.0
-    if kind == "flaky":
-        try:
-            probability = float(p)
-        except ValueError:
-            raise UnknownFaultError(fault) from None
-        if 0.0 <= probability <= 1.0:
+    kind, _, arg = fault.partition(":")
+    if kind == AMOUNT_FORMAT:
+        if is_amount_style(arg):
+            return kind, 1.0
+        styles = ", ".join(AMOUNT_STYLES)
+        raise UnknownFaultError(fault, f"{kind}:<style> needs one of {styles}, got {arg!r}")
+    if kind == OVERSIZE:
+        n = _whole_number(arg)
+        if n is not None and 0 < n <= MAX_OVERSIZE:
+            return kind, 1.0
+        raise UnknownFaultError(
+            fault, f"{kind}:<n> needs a whole number n from 1 to {MAX_OVERSIZE}, got {arg!r}"
+        )
+    if kind == FLAKY:
+        probability = _probability(arg)
+        if probability is not None:
             return kind, probability
-    raise UnknownFaultError(fault)
+        raise UnknownFaultError(fault, f"{kind}:<p> needs a probability p from 0 to 1, got {arg!r}")
+    if kind in SIMPLE_FAULTS:
+        raise UnknownFaultError(fault, f"{kind} takes no argument")
+    raise UnknownFaultError(fault, f"expected one of {ROLE_FAULT_FORMS}")
 
 
 def _claims(raw: object) -> dict[str, Any]:

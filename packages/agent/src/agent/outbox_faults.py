@@ -47,16 +47,21 @@ WRITE_TOOL_NAMES: tuple[str, ...] = tuple(
 
 MAX_LOST_CALLS = 9
 """The most calls in a row one outbox fault can lose."""
+COUNTED_KINDS = (LOST_ACK, LOST_REQUEST)
+"""The kinds that take a count (``key_drift`` hits every call: a count would do nothing,
+so ``key_drift:<tool>:<n>`` is refused rather than silently ignored)."""
 
 
 def parse_outbox_fault(fault: str) -> tuple[str, frozenset[str], int]:
     """The kind of ``fault``, the write tools it hits and how many of their first calls
     in a row it loses; raises :class:`UnknownFaultError` for anything but ``lost_ack`` /
-    ``lost_request`` / ``key_drift``, alone, with ``:<write tool>``, or with
-    ``:<write tool>:<n>``."""
+    ``lost_request`` / ``key_drift``, alone or with ``:<write tool>``, and ``lost_ack`` /
+    ``lost_request`` with ``:<write tool>:<n>`` (n 1-9)."""
     kind, *rest = fault.split(":")
     times = 1
-    if len(rest) == 2 and rest[1].isdigit() and 1 <= int(rest[1]) <= MAX_LOST_CALLS:
+    count = rest[1] if len(rest) == 2 and kind in COUNTED_KINDS else ""
+    # ASCII digits only: ``str.isdigit`` also takes ``²``, which ``int`` refuses.
+    if count.isascii() and count.isdigit() and 1 <= int(count) <= MAX_LOST_CALLS:
         times = int(rest.pop())
     if kind in OUTBOX_FAULT_KINDS and not rest:
         return kind, frozenset(WRITE_TOOL_NAMES), times
@@ -65,6 +70,7 @@ def parse_outbox_fault(fault: str) -> tuple[str, frozenset[str], int]:
             f"{k}{suffix}"
             for k in OUTBOX_FAULT_KINDS
             for suffix in ("", ":<write tool>", ":<write tool>:<n>")
+            if k in COUNTED_KINDS or not suffix.endswith(":<n>")
         )
         raise UnknownFaultError(
             fault,

@@ -82,6 +82,13 @@ class _Quoted:
         return _quote(self.value)
 
 
+def _bound(value: Any) -> str:
+    """A constraint's bound as the case author wrote it: ``0`` for pydantic's ``0.0``."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _message(root: type[BaseModel], error: ErrorDetails) -> str:
     kind = error["type"]
     loc = error["loc"]
@@ -96,7 +103,9 @@ def _message(root: type[BaseModel], error: ErrorDetails) -> str:
     if kind == "literal_error":
         return f"expected {ctx.get('expected')}, got {given!r}"
     if kind == "greater_than_equal":
-        return f"must be >= {ctx.get('ge')}, got {given!r}"
+        return f"must be >= {_bound(ctx.get('ge'))}, got {given!r}"
+    if kind == "less_than_equal":
+        return f"must be <= {_bound(ctx.get('le'))}, got {given!r}"
     if kind == "string_too_short" and ctx.get("min_length") == 1:
         return f"must not be empty, got {given!r}"
     if kind in _EXPECTED:

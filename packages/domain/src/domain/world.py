@@ -99,6 +99,14 @@ DEFAULT_POLICIES: list[dict[str, Any]] = [
 ]
 
 
+MAX_COUNT = 2**63 - 1
+"""The largest count (``stale_hours``, units in stock) a world may hold: the largest
+integer SQLite stores (a larger one once crashed ``check_case`` with ``OverflowError``
+instead of being refused)."""
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+"""A count: a JSON integer from 0 to :data:`MAX_COUNT` (never ``72.0``, ``"72"`` or
+``true``)."""
+
 Money = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 """An amount of money: a finite JSON number >= 0 (never a string, a boolean, NaN or
 infinity; world models are strict, so ``"59"`` and ``true`` are refused too)."""
@@ -130,7 +138,7 @@ class ShipmentOverride(BaseModel):
     """Shipment state text."""
     last_event: str | None = None
     """Last tracking event location."""
-    stale_hours: int | None = Field(default=None, ge=0)
+    stale_hours: Count | None = None
     """Hours since the last tracking event."""
 
 
@@ -168,7 +176,7 @@ class World(BaseModel):
     """Order id -> shipment fields, merged over the default shipments."""
     kb: Literal["default", "empty"] = "default"
     """``empty``: the knowledge base holds no policy documents at all."""
-    stock: dict[str, Annotated[int, Field(ge=0)]] = Field(default_factory=dict)
+    stock: dict[str, Count] = Field(default_factory=dict)
     """SKU -> units in stock (>= 0), merged over the default stock."""
     approve: bool = True
     """What the human approver answers."""
