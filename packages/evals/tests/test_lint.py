@@ -294,3 +294,35 @@ def test_expect_keys_extend_the_known_expectations(reference_cases: dict[str, Ca
     assert [f.rule for f in slint(data)] == ["unknown_expect_key"]
     known = registered_expect_keys() | {"max_refunds"}
     assert by_rule(slint(data, expect_keys=known), "unknown_expect_key") == []
+
+
+@pytest.mark.parametrize(
+    ("refused", "flagged"),
+    [(None, True), ([], True), (["faults.billing_agent: unknown role"], False)],
+    ids=["run case", "must be accepted", "must be refused"],
+)
+def test_a_case_the_sut_must_refuse_may_name_an_unknown_role(
+    reference_cases: dict[str, Case], refused: list[str] | None, flagged: bool
+) -> None:
+    data = raw(reference_cases)
+    unknown_role(data)
+    if refused is not None:
+        d11 = find(data, "d11")
+        d11["expect"] = {"refused": refused}
+        d11["id"] = "d11-config"
+    found = [f.case_id for f in by_rule(slint(data), "unknown_fault_role")]
+    assert found == (["d11-config" if refused is not None else "d11"] if flagged else [])
+
+
+@pytest.mark.parametrize("configuration", [False, True])
+def test_a_configuration_case_never_leaks_into_a_run_case(
+    reference_cases: dict[str, Case], configuration: bool
+) -> None:
+    data = raw(reference_cases)
+    twin = copy.deepcopy(find(data, "d01"))
+    twin["id"], twin["split"] = "d01-twin", "regression"
+    if configuration:
+        twin["expect"] = {"refused": []}
+    data.append(twin)
+    leaks = {f.case_id for f in by_rule(slint(data), "leakage")}
+    assert ("d01-twin" in leaks) is not configuration

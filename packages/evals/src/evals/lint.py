@@ -125,6 +125,9 @@ class _Item:
             # A configuration case's task is its configuration too.
             "sut_options": self.data.get("sut_options") or {},
             "sut_env": self.data.get("sut_env") or {},
+            # Asking whether the SUT accepts a task is not running it: a configuration
+            # case never leaks into a run case (or back).
+            "configuration": is_configuration(self.data),
         }
         return json.dumps(content, sort_keys=True, ensure_ascii=False)
 
@@ -181,8 +184,11 @@ def _per_case(
         found.append(item.finding("unknown_outcome", message))
     for _, message in unknown_expectations(item.expect, expect_keys):
         found.append(item.finding("unknown_expect_key", message))
+    # A case the SUT must refuse names what is wrong on purpose (an unknown role …).
+    refused = item.expect.get("refused") if isinstance(item.expect, Mapping) else None
+    must_refuse = isinstance(refused, list) and bool(refused)
     for role, kind in item.faults.items():
-        if known_roles is not None and role not in known_roles:
+        if known_roles is not None and role not in known_roles and not must_refuse:
             known = ", ".join(sorted(known_roles))
             message = f"fault on unknown role {quote(role)}; known: {known}"
             found.append(item.finding("unknown_fault_role", message))
