@@ -529,3 +529,36 @@ def test_lint_reports_no_sut_check_for_what_a_configuration_case_expects(tmp_pat
     )
     found = lint_paths([cases], sut=TinySUT(), min_split_size=1)
     assert [(f.rule, f.case_id) for f in found] == [("sut_check", "c2")]
+
+
+@pytest.mark.parametrize(
+    ("fields", "outcome"),
+    [
+        (_fields({"described": FANCY}, sut_options={"mode": "fancy"}), "sut_error"),
+        (_fields({"refused": []}, sut_env={"TINY_MODE": "fancy"}), "sut_error"),
+        (_fields({"described": ["mode=plain", "limit=1", "key=unset"]}), "accepted"),
+    ],
+    ids=["options", "environment", "neither"],
+)
+def test_a_runner_without_a_recipe_never_answers_for_another_sut(
+    fields: dict[str, Any], outcome: str
+) -> None:
+    from evals.configuration import AS_OBJECT, Configurations
+
+    case = Case.model_validate({"id": "c1", "split": "dev", "input": {}, **fields})
+    run = Configurations(TinySUT()).run(case)
+    assert run.outcome == outcome
+    assert (run.error == AS_OBJECT) is (outcome == "sut_error")
+
+
+@pytest.mark.parametrize(
+    ("expected", "ok"),
+    [("world.a  b: unknown key 'a  b'", True), ("world.a b: unknown key 'a b'", False)],
+    ids=["as given", "spaces collapsed"],
+)
+def test_a_problem_line_keeps_the_spaces_of_the_value_it_quotes(
+    tmp_path: Path, expected: str, ok: bool
+) -> None:
+    cases = _write(tmp_path / "c.jsonl", _case(1, {"refused": [expected]}, world={"a  b": 1}))
+    (result,) = evaluate(cases, SPEC).results
+    assert result.success is ok

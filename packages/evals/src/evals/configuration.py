@@ -110,6 +110,22 @@ class SutRecipe:
     """The evaluation's options (``--sut-option``, a suite's own)."""
 
 
+def _as_line(text: str) -> str:
+    """A problem line as the SUT gave it; one given on several lines joined with a space.
+    Spaces inside a line stay: they can be the very value the problem quotes (``got '  '``)."""
+    if "\n" not in text and "\r" not in text:
+        return text
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+AS_OBJECT = (
+    "the SUT was given as an object, which cannot be built again with the case's own"
+    " options: pass it as 'module:attr'"
+)
+"""Why a configuration case with options or environment cannot be answered without a
+recipe (a plan problem; a ``sut_error`` run for a runner given no recipe)."""
+
+
 def plan_problems(
     sut: object,
     recipe: SutRecipe | None,
@@ -130,11 +146,7 @@ def plan_problems(
         if recipe is None:
             for key in CASE_LEVEL_KEYS:
                 if getattr(case, key):
-                    message = (
-                        "the SUT was given as an object, which cannot be built again with"
-                        " the case's own options: pass it as 'module:attr'"
-                    )
-                    found.append(Problem(file, line, key, message))
+                    found.append(Problem(file, line, key, AS_OBJECT))
             continue
         for name in case.sut_env:
             if name not in declared:
@@ -206,6 +218,8 @@ class Configurations:
     def _build(self, case: Case) -> Built:
         """The case's SUT, from the cache or built now (the environment lock is held)."""
         if self.recipe is None:
+            if case.sut_options or case.sut_env:  # answering for another SUT would lie
+                return Built(None, error=AS_OBJECT)
             return Built(self.sut, description=tuple(sut_description(self.sut)))
         options = {**self.recipe.options, **case.sut_options}
         key = (tuple(sorted(options.items())), tuple(sorted(case.sut_env.items())))
@@ -255,7 +269,7 @@ class Configurations:
             elif not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
                 failure = f"check_case returned {answer!r}; expected a list of strings"
             else:
-                lines = [" ".join(text.split()) for text in answer]
+                lines = [_as_line(text) for text in answer]
             if failure is not None:
                 error = " ".join(failure.split())
                 return Run(case_id=case.id, trial=trial, outcome=SUT_ERROR, error=error)
