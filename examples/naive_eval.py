@@ -44,7 +44,8 @@ bad_pr = _load_bad_pr()
 EXCLUDED_TAG = "flaky"
 """Left out so both evaluations judge the same cases (the gate excludes them too)."""
 
-# Runs inside the patched copy (its own code): every case once, the final outcome only.
+# Runs inside the patched copy (its own code): every case once, the final outcome only
+# (configuration cases are asked of the SUT, never run: a naive evaluation has none).
 NAIVE_RUN = """
 import json, sys
 from pathlib import Path
@@ -57,6 +58,7 @@ answers = {
     case.id: [case.expect.outcome, sut.run(case, 0).outcome]
     for case in cases
     if sys.argv[1] not in case.tags
+    and case.expect.refused is None and case.expect.described is None  # never run
 }
 print(json.dumps(answers))
 """

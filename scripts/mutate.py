@@ -1471,8 +1471,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "scripted_http_status_ignored",
         SCRIPTED,
-        "                fault.status, f\"scripted: status {fault.status}\", retry_after=retry_after",
-        "                500, f\"scripted: status {fault.status}\", retry_after=retry_after",
+        '                fault.status, f"scripted: status {fault.status}", retry_after=retry_after',
+        '                500, f"scripted: status {fault.status}", retry_after=retry_after',
         "every http:CODE fault answers 500: the status classes the agent must tell apart are"
         " never put to it",
         tests=MODEL_TESTS,

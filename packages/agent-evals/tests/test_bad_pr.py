@@ -18,6 +18,13 @@ import pytest
 from .conftest import load_script
 
 ROOT = Path(__file__).resolve().parents[3]
+CONFIGURATION_CASES = sum(
+    1
+    for suite in ("settings", "refusals")
+    for line in (ROOT / "cases" / f"{suite}.jsonl").read_text(encoding="utf-8").splitlines()
+    if line.strip() and not line.startswith("#")
+)
+"""The configuration cases among the gated ones (every one tagged ``configuration``)."""
 
 
 def load_example(name: str) -> ModuleType:
@@ -55,7 +62,7 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"], 51),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"], 49),
         (3, ("PASS", 0, 0, 1), [], 0),
     ],
 )
@@ -112,13 +119,13 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
     # The approval rules suite sees the same bug from five more angles, the generated
-    # worlds from 51 (every approver and amount that must not write).
+    # worlds from 49 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 51
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 49
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "57 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "55 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
@@ -201,6 +208,10 @@ def test_naive_eval_against_the_gate(
     comparison = naive.compare(bad_pr.BY_NUMBER[number])
     assert comparison.naive.passed is naive_passed
     assert [case for case in comparison.naive.wrong if not generated(case)] == wrong
-    assert len(comparison.naive.answers) == comparison.demo.gate.metrics["graded_runs"]
+    # The same runs, but for the configuration cases: the gate asks them, a naive eval has
+    # none (they are never run).
+    asked = comparison.demo.gate.metrics["by_tag"]["configuration"]["n"]
+    assert asked == CONFIGURATION_CASES > 0
+    assert len(comparison.naive.answers) == comparison.demo.gate.metrics["graded_runs"] - asked
     assert comparison.demo.as_expected and comparison.naive_as_expected
     assert any(m.startswith(missed) for m in comparison.misses()), comparison.misses()

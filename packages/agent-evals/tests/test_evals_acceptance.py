@@ -10,12 +10,16 @@ from agent_evals.sut import SupportPilotSUT
 from evals.baseline import build_baseline, load_baseline
 from evals.case import Case
 from evals.config import load_config
+from evals.configuration import Configurations, SutRecipe
 from evals.gate import evaluate, load_gate_config
 from evals.loader import load_cases
 from evals.metrics import Metrics, compute
 from evals.result import RunResult
 from evals.runner import Runner, select_cases
 from evals.traces import RunMeta
+
+SUT_SPEC = "agent_evals.sut:SupportPilotSUT"
+"""The SUT, as `evals run` builds it (configuration cases build it again)."""
 
 ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_IDS = {
@@ -40,7 +44,16 @@ def reference_cases() -> list[Case]:
 
 
 def run(cases: list[Case], *, trials: int = 1, concurrency: int = 4) -> list[RunResult]:
-    runner = Runner(SupportPilotSUT(), trials=trials, concurrency=concurrency, handle_sigint=False)
+    sut = SupportPilotSUT()
+    # Configuration cases are answered by SupportPilot built again with their options.
+    configurations = Configurations(sut, SutRecipe(SUT_SPEC))
+    runner = Runner(
+        sut,
+        trials=trials,
+        concurrency=concurrency,
+        handle_sigint=False,
+        configurations=configurations,
+    )
     outcome = runner.run(cases)
     assert outcome.complete
     return outcome.results

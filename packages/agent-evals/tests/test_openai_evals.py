@@ -146,7 +146,7 @@ def test_a_provider_that_is_down_errors_every_run(
     [
         ("brain=neural", "brain: Input should be 'rule' or 'openai'"),
         ("temperature=hot", "temperature: Input should be a valid number"),
-        ("colour=blue", "unexpected keyword argument 'colour'"),
+        ("colour=blue", "unknown setting(s) 'colour'"),
     ],
 )
 def test_bad_sut_options_are_usage_errors(

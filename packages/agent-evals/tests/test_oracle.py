@@ -30,6 +30,7 @@ GENERATED = load_cases(SUITE_FILE)
 decision = importlib.import_module("agent.decision")
 orchestrator = importlib.import_module("agent.orchestrator")
 rule_brains = importlib.import_module("agent.rule_brains")
+faults = importlib.import_module("agent.faults")
 
 
 def test_the_suite_is_hundreds_of_cases_each_naming_its_classes() -> None:
@@ -233,6 +234,8 @@ BROKEN: dict[str, tuple[Any, str, Callable[..., Any], str]] = {
     ),
     "policy: hours only": (rule_brains, "period_hours", _hours_only, "policy:"),
     "closed orders ignored": (orchestrator, "decide", _closed_ignored, "order_status:"),
+    "flaky: flaky:0 crashes too": (faults, "flaky_crashes", lambda p, c, t: True, "fault:"),
+    "flaky: flaky:1 does not crash": (faults, "flaky_crashes", lambda p, c, t: False, "fault:"),
     "stock: zero reads as in stock": (
         orchestrator.Orchestrator,
         "_in_stock",

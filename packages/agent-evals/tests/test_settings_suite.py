@@ -104,7 +104,7 @@ def test_the_suite_is_configuration_cases_naming_setting_and_rule() -> None:
     assert 100 <= len(SUITE) <= 200
     for case in SUITE:
         assert (case.expect.refused is None) != (case.expect.described is None), case.id
-        assert case.tags[:3] == ["config", "settings", "must_pass"]
+        assert case.tags[:3] == ["configuration", "settings", "must_pass"]
         setting, rule = case.tags[3], case.tags[4]
         assert setting.startswith("setting:") and rule.startswith("rule:")
         assert case.id == f"cfg-{setting[8:]}-{rule[5:]}"

@@ -124,6 +124,22 @@ ROLE_FAULTS = {
 """A role fault that ends the role's work -> the statuses of its attempts."""
 
 
+def _effective_fault(fault: str) -> str:
+    """The kind a role's fault acts as: ``flaky:p`` at the edges of its probability is
+    certain (``flaky:1`` crashes every run, as ``crash``; ``flaky:0`` never does, as no
+    fault); anything else is its kind. A ``p`` strictly between is chance, which the table
+    does not decide (``nox -s stability`` measures it)."""
+    kind, _, argument = fault.partition(":")
+    if kind != "flaky":
+        return kind
+    p = float(argument)
+    if p >= 1.0:
+        return "crash"
+    if p <= 0.0:
+        return ""
+    raise ValueError(f"flaky:{argument} is chance, not a decision of the table")
+
+
 @dataclass
 class Evidence:
     """What the evidence specialists' claims add up to, per the table."""
@@ -180,7 +196,7 @@ def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Ev
     ev = Evidence()
     readable_amount = True
     for role in EVIDENCE:
-        kind = faults.get(role, "").split(":")[0]
+        kind = _effective_fault(faults.get(role, ""))
         if kind in ROLE_FAULTS:
             ev.statuses[role] = list(ROLE_FAULTS[kind])
             ev.blocked += kind == "write_attempt"
@@ -304,8 +320,8 @@ def _answer(
 ) -> dict[str, Any]:
     faults: Mapping[str, str] = case.get("faults", {})
     dispatched = [*EVIDENCE, REPLY]
-    if faults.get(REPLY, "").split(":")[0] in ROLE_FAULTS:
-        status = ROLE_FAULTS[faults[REPLY].split(":")[0]]
+    if _effective_fault(faults.get(REPLY, "")) in ROLE_FAULTS:
+        status = ROLE_FAULTS[_effective_fault(faults[REPLY])]
         return _escalate(
             "specialist_failed",
             ev,
