@@ -1634,6 +1634,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=CONFIGURATION_TESTS,
     ),
     M(
+        "construction_refusal_spaces_collapsed",
+        f"{EVALS}/sut.py",
+        'message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())',
+        'message = " ".join(str(e).split())',
+        "a constructor's refusal loses the spaces inside its lines ('a  b' reads as 'a b')",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
         "configuration_answered_for_another_sut",
         f"{EVALS}/configuration.py",
         "            if case.sut_options or case.sut_env:  # answering for another SUT would lie",

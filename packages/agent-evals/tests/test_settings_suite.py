@@ -61,7 +61,7 @@ def said(case: Case) -> dict[str, list[str]]:
         try:
             sut = SupportPilotSUT(**case.sut_options)
         except Exception as e:
-            return {"refused": [" ".join(str(e).split())]}
+            return {"refused": [" ".join(p.strip() for p in str(e).splitlines() if p.strip())]}
         lines = sut.check_case(case)
         if case.expect.refused is not None and lines:
             return {"refused": lines}

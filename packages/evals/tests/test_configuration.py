@@ -562,3 +562,12 @@ def test_a_problem_line_keeps_the_spaces_of_the_value_it_quotes(
     cases = _write(tmp_path / "c.jsonl", _case(1, {"refused": [expected]}, world={"a  b": 1}))
     (result,) = evaluate(cases, SPEC).results
     assert result.success is ok
+
+
+def test_a_construction_refusal_keeps_the_spaces_inside_its_lines(tmp_path: Path) -> None:
+    said = "mode must be 'plain' or 'fancy', got 'a  b'"  # two lines joined, 'a  b' kept
+    cases = _write(
+        tmp_path / "c.jsonl", _case(1, {"refused": [said]}, sut_options={"mode": "a  b"})
+    )
+    (result,) = evaluate(cases, SPEC).results
+    assert result.success, result.failed_checks

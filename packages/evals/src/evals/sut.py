@@ -183,7 +183,9 @@ def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
         try:
             target = target(**options)
         except Exception as e:  # the SUT's own constructor: report, never crash
-            message = " ".join(str(e).split())  # one line, whatever the SUT raised
+            # One line, whatever the SUT raised; the spaces inside a line stay (they can
+            # be part of a value the message quotes, or the SUT's own wording).
+            message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())
             raise SutLoadError(
                 spec,
                 f"creating it failed: {type(e).__name__}: {message}",
