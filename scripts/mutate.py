@@ -1634,6 +1634,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=CONFIGURATION_TESTS,
     ),
     M(
+        "unbuildable_sut_a_usage_error",
+        f"{EVALS}/cli.py",
+        "        if args.sut or args.sut_option:  # what the command line asked for: a usage error",
+        "        if True:  # what the command line asked for: a usage error",
+        "a change that breaks the committed SUT's construction is exit 2 (bad input), no verdict",
+        tests=("packages/evals/tests/test_gate_unbuildable.py",),
+    ),
+    M(
+        "sut_import_failure_a_traceback",
+        f"{EVALS}/sut.py",
+        "    except Exception as e:  # the SUT's own code failed as it was imported: one line",
+        "    except NotImplementedError as e:  # the SUT's own code failed as it was imported",
+        "a SUT module that raises on import ends the gate in a traceback",
+        tests=("packages/evals/tests/test_gate_unbuildable.py",),
+    ),
+    M(
         "construction_refusal_spaces_collapsed",
         f"{EVALS}/sut.py",
         'message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())',

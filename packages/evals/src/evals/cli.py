@@ -264,7 +264,15 @@ def _gate(args: argparse.Namespace) -> int:
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
     baseline = load_baseline(args.baseline or _baseline_path(args, config))  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
-    done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
+    try:
+        done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
+    except SutLoadError as e:
+        if args.sut or args.sut_option:  # what the command line asked for: a usage error
+            raise
+        # The committed SUT with the committed options, as the baseline was made: the
+        # change under review broke the system itself, a verdict, never a usage error.
+        print(unbuildable_verdict(e))
+        return EXIT_NO
     if not done.complete:
         done.publish(gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
@@ -279,6 +287,16 @@ def _gate(args: argparse.Namespace) -> int:
     print()
     print(verdict.render())
     return verdict.exit_code
+
+
+def unbuildable_verdict(error: SutLoadError) -> str:
+    """The verdict on a system under test that its committed spec and options no longer
+    build (or import): it fails, and says why in one line."""
+    return (
+        "Gate: FAIL (1 hard, 0 soft)\n"
+        f"  HARD  the system under test cannot be built as the baseline was: {error}\n"
+        "Nothing was run: every case fails with it."
+    )
 
 
 def _report_command(args: argparse.Namespace) -> int:

@@ -173,6 +173,11 @@ def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
         module = importlib.import_module(module_name)
     except ImportError as e:
         raise SutLoadError(spec, f"cannot import {module_name!r} ({e})") from e
+    except Exception as e:  # the SUT's own code failed as it was imported: one line
+        message = " ".join(str(e).split())
+        raise SutLoadError(
+            spec, f"importing {module_name!r} failed: {type(e).__name__}: {message}"
+        ) from e
     target: object = module
     for part in attr_path.split("."):
         try:
