@@ -1469,6 +1469,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
+        "sampling_sent_unchecked",
+        f"{PLUGIN}/checks.py",
+        "    if any(pair != sampling for pair in sent):",
+        "    if False:",
+        "model_served never compares the sampling the provider was asked for with the settings",
+        tests=MODEL_TESTS,
+    ),
+    M(
         "scripted_http_status_ignored",
         SCRIPTED,
         '                fault.status, f"scripted: status {fault.status}", retry_after=retry_after',

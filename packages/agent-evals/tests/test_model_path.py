@@ -208,6 +208,16 @@ def _retried_4xx_are_the_agents(m: pytest.MonkeyPatch) -> None:
     m.setattr(provider, "RETRIED_STATUSES", frozenset({429}))
 
 
+def _temperature_dropped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain.OpenAIBrain, "_complete", "if settings.temperature is not None:",
+           "if settings.temperature is None:")  # fmt: skip
+
+
+def _seed_dropped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain.OpenAIBrain, "_complete", "if settings.seed is not None:",
+           "if settings.seed is None:")  # fmt: skip
+
+
 def _rate_limit_unnamed(m: pytest.MonkeyPatch) -> None:
     mutate(m, provider, "provider_failure", "if status == 429:", "if status == -429:")
 
@@ -322,6 +332,8 @@ CONTROLS: list[Control] = [
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),
+    _c("the temperature set never sent", _temperature_dropped, "m01", phrase="m01: model_served"),
+    _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
     _c("no repair round", _no_repair_round, "m08"),

@@ -87,7 +87,8 @@ def tokens_served(case: Case, run: Run) -> CheckOutput:
 @check(kind="outcome", name="model_served")
 def model_served(case: Case, run: Run) -> CheckOutput:
     """The brain and model the run record names are the ones that ran: model brains, the
-    model every request asked the server for, a server that answered when specialists
+    model every request asked the server for, the temperature and seed every request
+    carried (none when the settings have none), a server that answered when specialists
     worked, and a scripted model that never failed itself; not applicable without a
     model server's account."""
     ledger = _ledger(run)
@@ -102,6 +103,12 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     if any(model != named.get("model") for model in asked):
         problems.append(
             f"the record names model {named.get('model')!r}, the server was asked for {asked}"
+        )
+    sampling = [named.get("temperature"), named.get("seed")]
+    sent = ledger.get("sampling_asked") or []
+    if any(pair != sampling for pair in sent):
+        problems.append(
+            f"the record names temperature and seed {sampling}, the server was asked for {sent}"
         )
     if run.steps and not ledger.get("requests"):
         problems.append(

@@ -674,15 +674,20 @@ class ScriptedServer:
 
     def ledger(self) -> dict[str, Any]:
         """What the server saw and answered: requests, answers by status, the tokens it
-        reported, the models asked for, its own problems (a scripted model that raised)."""
+        reported, the models asked for, the sampling asked for (each distinct
+        ``[temperature, seed]`` pair, ``None`` where a request sent none), its own problems
+        (a scripted model that raised)."""
         served = self.fake.served
         statuses: dict[str, int] = {}
         for answer in served:
             statuses[str(answer.status)] = statuses.get(str(answer.status), 0) + 1
         tokens = self.fake.tokens_served
-        asked = {
-            str(r.json.get("model")) for r in self.fake.chat_requests if isinstance(r.json, dict)
-        }
+        bodies = [r.json for r in self.fake.chat_requests if isinstance(r.json, dict)]
+        asked = {str(body.get("model")) for body in bodies}
+        # What sampling each request asked for (None: the request sent none).
+        sampling = sorted(
+            {json.dumps([body.get("temperature"), body.get("seed")]) for body in bodies}
+        )
         return {
             "model": SCRIPTED_MODEL,
             "fault": None if self.model.fault is None else _fault_text(self.model.fault),
@@ -691,6 +696,7 @@ class ScriptedServer:
             "prompt_tokens": tokens.prompt_tokens,
             "completion_tokens": tokens.completion_tokens,
             "models_asked": sorted(asked),
+            "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
         }
 
