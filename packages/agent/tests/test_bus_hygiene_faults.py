@@ -176,3 +176,26 @@ def test_oversize_leaves_an_output_already_as_large_or_unusable_as_it_is(
     raw: object, size: int
 ) -> None:
     assert padded(raw, size) == raw
+
+
+def test_the_oversize_filler_fills_a_claim_text_to_the_schema_limit() -> None:
+    from agent.faults import CLAIM_TEXT_LIMIT
+
+    out = padded(SMALL, 16000)
+    assert isinstance(out, dict)
+    longest = max(len(claim["text"]) for claim in out["claims"])
+    assert longest == CLAIM_TEXT_LIMIT
+    WorkerOutput.model_validate(out)  # at the limit: accepted
+
+
+def test_garble_answers_prose_then_json_one_character_over_the_claim_schema() -> None:
+    import json
+
+    from agent.faults import CLAIM_TEXT_LIMIT, GARBLED_OUTPUT, OVERLONG_OUTPUT
+    from pydantic import ValidationError
+
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(GARBLED_OUTPUT)
+    assert len(OVERLONG_OUTPUT["claims"][0]["text"]) == CLAIM_TEXT_LIMIT + 1
+    with pytest.raises(ValidationError):
+        WorkerOutput.model_validate(OVERLONG_OUTPUT)

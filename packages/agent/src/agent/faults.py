@@ -9,8 +9,8 @@
 | `write_attempt` | calls `support__create_ticket` before working (refused)          |
 | `write_attempt:tool` | calls the write tool `tool` before working (refused)        |
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
-| `garble`        | answers with output that fits no claim schema, every attempt     |
-| `garble_once`   | the same on the first attempt only; the retry works normally     |
+| `garble`        | answers prose (no JSON), then JSON outside the claim schema      |
+| `garble_once`   | prose on the first attempt only; the retry works normally        |
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
 | `oversize:n`    | pads the output with filler claims to exactly n characters      |
 
@@ -51,7 +51,16 @@ SIMPLE_FAULTS = {
     "garble_once",
 }
 GARBLED_OUTPUT = "好的，我查到了！包裹应该很快就到。"
-"""What a ``garble`` brain answers: prose, not the claim schema (``invalid_output``)."""
+"""What a ``garble`` brain answers first: prose, not JSON (``invalid_output``)."""
+CLAIM_TEXT_LIMIT = 4000
+"""The longest text a claim may carry (:class:`agent.contracts.Claim`), as the fault
+knows it: the garbled retry goes one character past it, the ``oversize`` filler fills it."""
+OVERLONG_OUTPUT: dict[str, Any] = {
+    "claims": [{"topic": "parcel_state", "value": "在途", "text": "。" * (CLAIM_TEXT_LIMIT + 1)}]
+}
+"""What a ``garble`` brain answers after its prose: well-formed JSON whose one claim text
+is a character over the schema's limit, so both kinds of unusable output (unparsable,
+and parsed but outside the schema) are put to the worker."""
 
 
 def garbles(kind: str, attempt: int) -> bool:
@@ -134,8 +143,9 @@ FILLER_TOPIC = "note"
 """The topic of the filler claims an ``oversize`` fault adds."""
 MAX_OVERSIZE = 100_000
 """The largest output an ``oversize`` fault pads to."""
-_FILLER_TEXT_CHARS = 3000
-"""Filler text per claim (under the claim schema's 4,000)."""
+_FILLER_TEXT_CHARS = CLAIM_TEXT_LIMIT
+"""Filler text per claim: the claim schema's limit exactly (a schema one character
+shorter refuses the padding)."""
 
 
 def padded(raw: object, size: int) -> object:
@@ -256,7 +266,7 @@ class FaultyBrain:
         if self.write_tool is not None:
             attempt_write(tools, task, self.write_tool)
         if garbles(self.kind, task.attempt):
-            return GARBLED_OUTPUT
+            return GARBLED_OUTPUT if task.attempt == 1 else OVERLONG_OUTPUT
         raw = await self.inner.think(task, tools)
         if self.kind == AMOUNT_FORMAT:
             return _restated(raw, self.fault.partition(":")[2])
