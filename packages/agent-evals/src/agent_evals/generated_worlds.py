@@ -201,6 +201,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "returned": "已退货",
             "refunded_in_transit": "已退款，已发货运输中",
             "return_done": "退货完成；运输中",
+            "refunded_then_closed": "已退款，交易关闭",
+            "closed_then_refunded": "交易关闭，退款完成",
             "mentions_refund": "已发货，运输中（客户咨询过退款）",
             "pending": "待处理",
         },

@@ -247,8 +247,9 @@ def _escalate(reason: str, ev: Evidence, stock: dict[str, str], **more: Any) -> 
     return expect
 
 
-TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours")
-"""The agreed facts every expectation names when the evidence agreed on them."""
+TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours", "order_closed")
+"""The agreed facts every expectation names when the evidence agreed on them (a closed
+order names the final state its status stated first)."""
 
 
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
