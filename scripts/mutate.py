@@ -1469,6 +1469,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
+        "model_calls_unchecked",
+        f"{PLUGIN}/checks.py",
+        "    if calls is not None and calls != answered:",
+        "    if False:",
+        "tokens_served never compares the completions the run counts with the server's answers",
+        tests=MODEL_TESTS,
+    ),
+    M(
         "sampling_sent_unchecked",
         f"{PLUGIN}/checks.py",
         "    if any(pair != sampling for pair in sent):",
@@ -1610,8 +1618,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "tokens_served_always",
         f"{PLUGIN}/checks.py",
-        "    if recorded == served:",
-        "    if True:",
+        "    if recorded != served:",
+        "    if False:",
         "tokens recorded are never held against tokens served",
         tests=MODEL_TESTS,
     ),

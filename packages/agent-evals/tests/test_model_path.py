@@ -158,6 +158,10 @@ def _tokens_swapped(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _calls_doubled(m: pytest.MonkeyPatch) -> None:
+    mutate(m, usage.TokenMeter, "add", "self.calls += 1", "self.calls += 2")
+
+
 def _fence_kept(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "parse_output", "body = fenced.group(1)", "body = fenced.group(0)")
 
@@ -305,6 +309,7 @@ CONTROLS: list[Control] = [
     # Tokens recorded must be tokens served.
     _c("prompt tokens counted as completion", _tokens_swapped, phrase="m01: tokens_served"),
     _c("every completion counted twice", _counted_twice, phrase="m01: tokens_served"),
+    _c("each completion counted as two calls", _calls_doubled, phrase="m01: tokens_served"),
     # Each provider error class: an outage is an errored run of its kind, the agent's own
     # failure stays the agent's.
     _c("500 graded as the agent's failure", _server_error_is_the_agents, "m16"),

@@ -69,19 +69,26 @@ def _ledger(run: Run) -> dict[str, Any] | None:
 @check(kind="cost", name="tokens_served")
 def tokens_served(case: Case, run: Run) -> CheckOutput:
     """The tokens the run records are the tokens the model server reported serving
-    (retries, repair rounds and every specialist included); not applicable without a
-    model server's account."""
+    (retries, repair rounds and every specialist included), and the completions it counts
+    the ones the server answered; not applicable without a model server's account."""
     ledger = _ledger(run)
     if ledger is None:
         return None
     served = (ledger.get("prompt_tokens"), ledger.get("completion_tokens"))
     recorded = (run.usage.prompt_tokens, run.usage.completion_tokens)
-    if recorded == served:
-        return True
-    return False, (
-        f"the run records {recorded[0]} prompt + {recorded[1]} completion tokens, the model"
-        f" server served {served[0]} + {served[1]}"
-    )
+    problems: list[str] = []
+    if recorded != served:
+        problems.append(
+            f"the run records {recorded[0]} prompt + {recorded[1]} completion tokens, the"
+            f" model server served {served[0]} + {served[1]}"
+        )
+    answered = (ledger.get("answers") or {}).get("200", 0)
+    calls = run.detail.get("model_calls")
+    if calls is not None and calls != answered:
+        problems.append(
+            f"the run counts {calls} completion(s), the model server answered {answered}"
+        )
+    return (False, "; ".join(problems)) if problems else True
 
 
 @check(kind="outcome", name="model_served")

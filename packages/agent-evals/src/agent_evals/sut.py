@@ -350,7 +350,10 @@ class SupportPilotSUT:
                 detail=detail,
                 stock_before=stock_before,
             )
-            return run.model_copy(update={"usage": _usage(meter)})
+            calls = {"model_calls": meter.calls}  # completions the brains received
+            return run.model_copy(
+                update={"usage": _usage(meter), "detail": {**run.detail, **calls}}
+            )
         except ProviderError as e:
             # The provider failed, not the agent: recorded apart, never graded.
             if bus is not None:
@@ -366,7 +369,12 @@ class SupportPilotSUT:
                 steps=steps_from(bus.log) if bus is not None else [],
                 usage=_usage(meter),
                 latency_ms=(time.perf_counter() - started) * 1000,
-                detail={**detail, "provider_failure": e.kind, "role": e.role},
+                detail={
+                    **detail,
+                    "provider_failure": e.kind,
+                    "role": e.role,
+                    "model_calls": meter.calls,
+                },
             )
         # The harness must never crash because the system under test did.
         except Exception as e:
