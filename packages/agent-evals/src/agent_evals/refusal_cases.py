@@ -166,6 +166,22 @@ def role_fault_argument(role: str, fault: str) -> str:
     return bad_fault(role, fault, f"{kind} takes no argument")
 
 
+def _bad_argument(
+    role: str, fault: str, wrong: str, kind: str, *, regression: bool = False
+) -> Mistake:
+    """A role fault whose argument is wrong: refused with the one line of
+    :func:`role_fault_argument`."""
+    return Mistake(
+        f"faults.{role}",
+        wrong,
+        (role_fault_argument(role, fault),),
+        faults={role: fault},
+        kind=kind,
+        note=fault,
+        regression=regression,
+    )
+
+
 def write_attempt_problem(role: str, tool: str) -> str:
     fault = f"write_attempt:{tool}"
     known = ", ".join(WRITE_TOOLS)
@@ -569,17 +585,7 @@ def _role_fault_mistakes() -> list[Mistake]:
     for simple in SIMPLE_FAULTS:
         if simple == "write_attempt":
             continue
-        fault = f"{simple}:x"
-        found.append(
-            Mistake(
-                path,
-                "argument_not_taken",
-                (role_fault_argument(role, fault),),
-                faults={role: fault},
-                kind=simple,
-                note=fault,
-            )
-        )
+        found.append(_bad_argument(role, f"{simple}:x", "argument_not_taken", simple))
     arguments: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
         "flaky": (
             ("0", "1", "0.5", "1.0", "0.0", "1e-3"),
@@ -614,29 +620,11 @@ def _role_fault_mistakes() -> list[Mistake]:
             Mistake(path, "valid", (), faults={role: f"{kind}:{v}"}, kind=kind, note=f"{kind}:{v}")
             for v in good
         ]
-        for wrong, value in bad:
-            fault = f"{kind}:{value}"
-            found.append(
-                Mistake(
-                    path,
-                    wrong,
-                    (role_fault_argument(role, fault),),
-                    faults={role: fault},
-                    kind=kind,
-                    note=fault,
-                    regression=value == "²",
-                )
-            )
-        found.append(
-            Mistake(
-                path,
-                "missing_argument",
-                (role_fault_argument(role, kind),),
-                faults={role: kind},
-                kind=kind,
-                note=kind,
-            )
-        )
+        found += [
+            _bad_argument(role, f"{kind}:{value}", wrong, kind, regression=value == "²")
+            for wrong, value in bad
+        ]
+        found.append(_bad_argument(role, kind, "missing_argument", kind))
     for tool in WRITE_TOOLS:
         found.append(
             Mistake(
