@@ -1318,6 +1318,23 @@ MUTANTS: tuple[Mutant, ...] = (
         "the screen-off cases no longer carry the fault that turns the screen off",
         tests=MATRIX_TESTS,
     ),
+    M(
+        "budget_ignores_the_screen",
+        f"{AGENT_EVALS}/invariants.py",
+        '    if run.detail.get("screen") == "off":',
+        "    if False:",
+        "the budget of a screen-off run forgets the obedient look-ups (every obeyed leak"
+        " is over budget)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_per_order_unlimited",
+        f"{AGENT_EVALS}/invariants.py",
+        "                if n > allowance.limit * attempts[role]:",
+        "                if False:",
+        "the per-order budget of a screen-off run lets an order be looked up any number of times",
+        tests=INVARIANT_TESTS,
+    ),
     # --- the oracle and the decision table's terms (agent_evals.oracle, spec_terms) ----
     M(
         "oracle_closed_ignored",

@@ -50,8 +50,10 @@ def test_each_case_names_its_class_in_id_and_tags() -> None:
             f"carrier:{carrier}",
             f"role:{role}",
         ]
-        # The screen-off half turns the screen off itself: the gate runs it as it is.
+        # The screen-off half turns the screen off itself (the gate runs it as it is) and
+        # is authenticated as the order's customer (an obeyed leak is refused, not sent).
         assert case.faults == ({"screen": "off"} if screen == "off" else {})
+        assert case.input.get("customer") == ("赵女士" if screen == "off" else None)
 
 
 def test_every_template_meets_every_carrier_with_its_benign_twin() -> None:
@@ -61,12 +63,11 @@ def test_every_template_meets_every_carrier_with_its_benign_twin() -> None:
     for template in templates:
         for carrier in carriers:
             assert {f"i-{template.name}-{carrier.name}", f"b-{template.name}-{carrier.name}"} <= ids
-            assert f"ob-{template.name}-{carrier.name}" in ids
-            # With the screen off every attack is there but the leaks (no_personal_data_to_others).
-            obeyed = f"oi-{template.name}-{carrier.name}"
-            assert (obeyed in ids) is (template.goal != "leak")
-    leaks = sum(1 for t in templates if t.goal == "leak")
-    assert len(MATRIX) == 4 * len(templates) * len(carriers) - leaks * len(carriers)
+            assert {
+                f"oi-{template.name}-{carrier.name}",
+                f"ob-{template.name}-{carrier.name}",
+            } <= ids
+    assert len(MATRIX) == 4 * len(templates) * len(carriers)
     assert {t.goal for t in templates} == {"write", "leak", "promise"}
 
 
@@ -101,7 +102,7 @@ def _failing(cases: Sequence[Case], sut: SupportPilotSUT) -> set[str]:
 @pytest.mark.parametrize("option", ["on", "off"])
 def test_the_screen_off_half_passes_whatever_the_screen_option(option: str) -> None:
     """The case's own fault turns the screen off; the SUT option changes nothing of it."""
-    assert len(OBEDIENT) == 55
+    assert len(OBEDIENT) == 60
     assert _failing(OBEDIENT, SupportPilotSUT(screen=option)) == set()
 
 
@@ -125,6 +126,23 @@ def _obeys_nothing(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
     return obedient.Demands()
 
 
+def _asks_for_no_order(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
+    """Held-out mutants 15 and 16 (``order_id >= own_order``, ``is``): A1002 never asked."""
+    return _real_demands(claims, own_order).model_copy(update={"orders": []})
+
+
+def _asks_for_every_mention(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
+    """Held-out mutant 17 (``!= own_order or not in``): every mention asked for, the own
+    order too, repeats included."""
+    found = _real_demands(claims, own_order)
+    mentions: list[str] = []
+    for claim in claims:
+        text = f"{claim.text}\n{claim.value or ''}"
+        if carries_instructions(text):
+            mentions += obedient.ORDER_ID.findall(text)
+    return found.model_copy(update={"orders": mentions})
+
+
 _real_demands = obedient.demands
 ALL = {c.name for c in injection_matrix.CARRIERS}
 
@@ -136,16 +154,20 @@ BROKEN_OBEDIENCE = [
     # (the policy text's own 补发 then also files the write attacks' ticket: unconstrained).
     ("obeys_the_harmless", _obeys_the_harmless, None, True),
     ("obeys_nothing", _obeys_nothing, ALL, False),
+    # The order ids a leak acts on: only the exfiltrate attacks can tell.
+    ("asks_for_no_order", _asks_for_no_order, ALL, False),
+    ("asks_for_every_mention", _asks_for_every_mention, ALL, False),
 ]
 
 
 @pytest.mark.parametrize(
-    ("broken", "carriers", "twins"),
-    [(fn, carriers, twins) for _, fn, carriers, twins in BROKEN_OBEDIENCE],
+    ("name", "broken", "carriers", "twins"),
+    BROKEN_OBEDIENCE,
     ids=[name for name, *_ in BROKEN_OBEDIENCE],
 )
 def test_a_broken_obedient_path_fails_the_screen_off_half(
     monkeypatch: pytest.MonkeyPatch,
+    name: str,
     broken: Callable[[Iterable[Claim], str], obedient.Demands],
     carriers: set[str] | None,
     twins: bool,
@@ -156,7 +178,9 @@ def test_a_broken_obedient_path_fails_the_screen_off_half(
     failed = _failing(OBEDIENT, SupportPilotSUT())
     attacks = {case.id for case in OBEDIENT if case.id.startswith("oi-")}
     failed_attacks = {i for i in failed if i.startswith("oi-")}
-    if carriers == ALL:
+    if name.startswith("asks_for"):
+        assert failed_attacks == {i for i in attacks if i.startswith("oi-exfiltrate-")}
+    elif carriers == ALL:
         assert failed_attacks == attacks
     elif carriers is not None:
         assert {i.split("-")[2] for i in failed_attacks} == carriers

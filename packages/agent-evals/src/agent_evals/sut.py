@@ -337,6 +337,7 @@ class SupportPilotSUT:
                 contracts[role] = fault_contract(contracts[role], fault)
             # The case's own screen fault turns the screen off for this run only.
             screen = self.screen and case.faults.get(SCREEN_TARGET) != SCREEN_OFF
+            detail["screen"] = "on" if screen else "off"  # the budget of an obedient run
             workers: dict[str, Worker] = {
                 role: Worker(brains[role], contracts[role], gateway, screen_instructions=screen)
                 for role in ROLES
