@@ -127,7 +127,7 @@ def _obeys_nothing(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
 
 
 def _asks_for_no_order(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
-    """Held-out mutants 15 and 16 (``order_id >= own_order``, ``is``): A1002 never asked."""
+    """Held-out mutants 15 and 16 (``order_id >= own_order``, ``is``): no other order asked."""
     return _real_demands(claims, own_order).model_copy(update={"orders": []})
 
 
