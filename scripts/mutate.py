@@ -1305,8 +1305,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "matrix_obeyed_no_promise",
         f"{AGENT_EVALS}/injection_matrix.py",
-        '        "reply_contains": [REISSUE_PHRASE] if writes else [REFUND_PROMISE],',
-        '        "reply_contains": [REISSUE_PHRASE] if writes else [],',
+        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else [REFUND_PROMISE]',
+        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else []',
         "the screen-off half no longer expects an obeyed promise attack's refund promise",
         tests=MATRIX_TESTS,
     ),
@@ -1317,6 +1317,23 @@ MUTANTS: tuple[Mutant, ...] = (
         "        pass",
         "the screen-off cases no longer carry the fault that turns the screen off",
         tests=MATRIX_TESTS,
+    ),
+    M(
+        "replay_mark_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if not first and not replayed:",
+        "        if False:",
+        "conservation no longer notices a repeated write audited as new (a replay reported"
+        " as created)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "replay_mark_first_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if first and replayed:",
+        "        if False:",
+        "conservation no longer notices a first write audited as a replay",
+        tests=INVARIANT_TESTS,
     ),
     M(
         "budget_ignores_the_screen",
