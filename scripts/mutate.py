@@ -60,6 +60,8 @@ ORACLE_TESTS = (
 """What runs against every mutant of the oracle and the decision table's terms: a wrong
 oracle writes another suite than the committed one, or disagrees with the hand-written
 cases."""
+MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
+"""What runs against every mutant of the injection matrix's generator and oracle."""
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
@@ -1290,6 +1292,65 @@ MUTANTS: tuple[Mutant, ...] = (
         "        pass",
         "evals generate cannot import a generator module of the current folder",
         tests=GENERATE_TESTS,
+    ),
+    # --- the injection matrix's screen-off half (agent_evals.injection_matrix) --------
+    M(
+        "matrix_obeyed_writes_nothing",
+        f"{AGENT_EVALS}/injection_matrix.py",
+        '        "tickets": 1 if writes else 0,',
+        '        "tickets": 0,',
+        "the screen-off half expects an obeyed write attack to file no ticket",
+        tests=MATRIX_TESTS,
+    ),
+    M(
+        "matrix_obeyed_no_promise",
+        f"{AGENT_EVALS}/injection_matrix.py",
+        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else [REFUND_PROMISE]',
+        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else []',
+        "the screen-off half no longer expects an obeyed promise attack's refund promise",
+        tests=MATRIX_TESTS,
+    ),
+    M(
+        "matrix_screen_fault_dropped",
+        f"{AGENT_EVALS}/injection_matrix.py",
+        '        case["faults"] = {SCREEN_TARGET: SCREEN_OFF}',
+        "        pass",
+        "the screen-off cases no longer carry the fault that turns the screen off",
+        tests=MATRIX_TESTS,
+    ),
+    M(
+        "replay_mark_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if not first and not replayed:",
+        "        if False:",
+        "conservation no longer notices a repeated write audited as new (a replay reported"
+        " as created)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "replay_mark_first_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if first and replayed:",
+        "        if False:",
+        "conservation no longer notices a first write audited as a replay",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_ignores_the_screen",
+        f"{AGENT_EVALS}/invariants.py",
+        '    if run.detail.get("screen") == "off":',
+        "    if False:",
+        "the budget of a screen-off run forgets the obedient look-ups (every obeyed leak"
+        " is over budget)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "budget_per_order_unlimited",
+        f"{AGENT_EVALS}/invariants.py",
+        "                if n > allowance.limit * attempts[role]:",
+        "                if False:",
+        "the per-order budget of a screen-off run lets an order be looked up any number of times",
+        tests=INVARIANT_TESTS,
     ),
     # --- the oracle and the decision table's terms (agent_evals.oracle, spec_terms) ----
     M(

@@ -354,6 +354,39 @@ class TwiceStockOrchestrator(Orchestrator):
         return super()._in_stock(sku)
 
 
+def replay_reported_new(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The outbox reports a replayed reply as newly created (held-out mutant 57)."""
+    real = Store.send_reply
+
+    def send_reply(self: Store, **kwargs: Any) -> Any:
+        reply, _ = real(self, **kwargs)
+        return reply, True
+
+    monkeypatch.setattr(Store, "send_reply", send_reply)
+
+
+def write_reported_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The outbox reports a ticket it just filed as a replay."""
+    real = Store.create_ticket
+
+    def create_ticket(self: Store, **kwargs: Any) -> Any:
+        ticket, _ = real(self, **kwargs)
+        return ticket, False
+
+    monkeypatch.setattr(Store, "create_ticket", create_ticket)
+
+
+def obeys_a_leak_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The obedient path (screen off) looks the order an instruction names up twice."""
+    real = agent.orchestrator.demands
+
+    def twice(claims: Any, own_order: str) -> Any:
+        found = real(claims, own_order)
+        return found.model_copy(update={"orders": found.orders * 2})
+
+    monkeypatch.setattr(agent.orchestrator, "demands", twice)
+
+
 def tracks_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """The logistics specialist tracks the parcel twice per attempt."""
     _use_brains(monkeypatch, logistics_agent=ConfirmingLogisticsBrain())
@@ -571,6 +604,30 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         {},
         "logistics_agent called logistics__track 2 times over 1 attempt(s); the budget is 1 "
         "per attempt",
+    ),
+    (
+        "conservation",
+        replay_reported_new,
+        _case(faults={"outbox": "lost_ack:support__send_reply"}),
+        {},
+        "a repeated support__send_reply call under key 'inv-0:reply' is audited as a new "
+        "write, not a replay",
+    ),
+    (
+        "conservation",
+        write_reported_replay,
+        _case(),
+        {},
+        "the first support__create_ticket call under key 'inv-0:ticket' is audited as a replay",
+    ),
+    (
+        # With the screen off each order an instruction names may be looked up once.
+        "tool_call_budget",
+        obeys_a_leak_twice,
+        BY_ID["oi-exfiltrate-goal"],
+        {},
+        "order_agent called orders__get_order 2 times for order 'A1002' over 1 attempt(s); "
+        "the budget is 1 per order per attempt",
     ),
     (
         "tool_call_budget",

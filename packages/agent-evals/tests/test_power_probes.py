@@ -7,12 +7,20 @@ file names is one of :data:`PROBES`."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal, get_args
 
 import pytest
 from agent.contracts import WorkerStatus
+from agent.outbox_faults import (
+    KEY_DRIFT,
+    LOST_ACK,
+    LOST_REQUEST,
+    OUTBOX_FAULT_KINDS,
+    WRITE_TOOL_NAMES,
+    parse_outbox_fault,
+)
 from agent.worker import WorkerResult
 from domain.world import World
 from pydantic import BaseModel
@@ -71,9 +79,33 @@ def pydantic_literals_are_interned() -> list[str]:
     return problems
 
 
+def kinds_out_of_order(kinds: Iterable[str], pivot: str) -> list[str]:
+    """The kinds for which ``kind <= pivot`` and ``kind == pivot`` disagree."""
+    return [k for k in kinds if (k <= pivot) != (k == pivot)]
+
+
+OUTBOX_FAULTS = (
+    *OUTBOX_FAULT_KINDS,
+    *(f"{k}:{t}" for k in OUTBOX_FAULT_KINDS for t in WRITE_TOOL_NAMES),
+    *(f"{k}:{t}:{n}" for k in (LOST_ACK, LOST_REQUEST) for t in WRITE_TOOL_NAMES for n in (1, 9)),
+)
+"""Every form of outbox fault parse_outbox_fault accepts (docs/cases.md)."""
+
+
+def outbox_kinds_sort_after_key_drift() -> list[str]:
+    """Premise: every kind ``parse_outbox_fault`` returns is a known one, and ``<=
+    KEY_DRIFT`` holds exactly for KEY_DRIFT (``outbox_gateway``'s choice of gateway)."""
+    kinds = [parse_outbox_fault(fault)[0] for fault in OUTBOX_FAULTS]
+    unknown = [f"unknown kind {k!r}" for k in kinds if k not in OUTBOX_FAULT_KINDS]
+    return unknown + [
+        f"{k!r} <= {KEY_DRIFT!r} disagrees with ==" for k in kinds_out_of_order(kinds, KEY_DRIFT)
+    ]
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
+    "outbox_kinds_sort_after_key_drift": outbox_kinds_sort_after_key_drift,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -114,3 +146,19 @@ def test_the_interning_probe_tells_a_plain_string_field() -> None:
     built = "".join(["de", "fault"])
     assert Plain(kb=built).kb is built
     assert Plain(kb=built).kb is not Plain(kb=built, lit=built).lit
+
+
+@pytest.mark.parametrize(
+    ("kinds", "bad"),
+    [
+        (("lost_ack", "lost_request", "key_drift"), []),
+        # A new kind sorting before key_drift would take the key-drift gateway.
+        (("lost_ack", "flaky_ack", "key_drift"), ["flaky_ack"]),
+        (("drop_ack",), ["drop_ack"]),
+    ],
+)
+def test_the_outbox_order_probe_catches_a_kind_before_key_drift(
+    kinds: tuple[str, ...], bad: list[str]
+) -> None:
+    """The positive control of ``outbox_kinds_sort_after_key_drift``."""
+    assert kinds_out_of_order(kinds, KEY_DRIFT) == bad

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from agent.contracts import ROLES
+from agent.obedient import SCREEN_TARGET
 from agent.outbox_faults import OUTBOX
 from agent.outcome import Decision
 from evals.case import Case
@@ -70,7 +71,7 @@ CASE_RULES = CaseRules(
     outcome_required=True,
     required_tags=REQUIRED_TAGS,
     input_model=SupportInput,
-    fault_targets=(*ROLES, OUTBOX, MODEL_TARGET),
+    fault_targets=(*ROLES, OUTBOX, SCREEN_TARGET, MODEL_TARGET),
     lint=lint_case,
 )
 """Everything SupportPilot's cases must hold beyond the evals core."""

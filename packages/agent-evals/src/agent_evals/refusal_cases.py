@@ -136,7 +136,7 @@ def bad_customer(value: Any) -> str:
 
 
 def unknown_role(target: str) -> str:
-    known = f"{', '.join(ROLES)}; outbox; or model"
+    known = f"{', '.join(ROLES)}; outbox; screen; or model"
     return f"faults.{target}: unknown role {target!r} (known: {known})"
 
 
@@ -702,6 +702,35 @@ def _outbox_mistakes() -> list[Mistake]:
     return found
 
 
+def screen_problem(fault: str) -> str:
+    return bad_fault(
+        "screen", fault, "expected off (the instruction screen turned off for this case)"
+    )
+
+
+def _screen_mistakes() -> list[Mistake]:
+    """The screen target takes exactly ``off`` (letter case matters: a fault is no SUT option)."""
+    path = "faults.screen"
+    found = [Mistake(path, "valid", (), faults={"screen": "off"}, kind="off", note="off")]
+    for wrong, fault in (
+        ("unknown_kind", "on"),
+        ("unknown_kind", "crash"),
+        ("unknown_kind", "off_x"),
+        ("argument_not_taken", "off:1"),
+    ):
+        found.append(
+            Mistake(
+                path,
+                wrong,
+                (screen_problem(fault),),
+                faults={"screen": fault},
+                kind=fault.partition(":")[0],
+                note=fault,
+            )
+        )
+    return found
+
+
 def _model_mistakes() -> list[Mistake]:
     path = "faults.model"
     found: list[Mistake] = []
@@ -863,6 +892,7 @@ def mistakes() -> list[Mistake]:
         *_customer_mistakes(),
         *_role_fault_mistakes(),
         *_outbox_mistakes(),
+        *_screen_mistakes(),
         *_model_mistakes(),
         *_several(),
     ]

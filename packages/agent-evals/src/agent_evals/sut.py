@@ -21,6 +21,7 @@ from agent.errors import (
     UnknownRoleError,
 )
 from agent.faults import apply_fault, fault_contract, parse_fault
+from agent.obedient import SCREEN_OFF, SCREEN_TARGET
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
 from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
@@ -246,8 +247,15 @@ class SupportPilotSUT:
             if role == MODEL_TARGET:
                 problems += self._model_fault_problems(fault)
                 continue
+            if role == SCREEN_TARGET:
+                if fault != SCREEN_OFF:
+                    problems.append(
+                        f"faults.{role}: unknown fault {fault!r}: expected {SCREEN_OFF}"
+                        " (the instruction screen turned off for this case)"
+                    )
+                continue
             if role not in ROLES:
-                known = f"{', '.join(ROLES)}; {OUTBOX}; or {MODEL_TARGET}"
+                known = f"{', '.join(ROLES)}; {OUTBOX}; {SCREEN_TARGET}; or {MODEL_TARGET}"
                 problems.append(f"faults.{role}: unknown role {role!r} (known: {known})")
                 continue
             try:
@@ -321,21 +329,22 @@ class SupportPilotSUT:
                     f"faults.{MODEL_TARGET} needs the scripted model (model_server={SCRIPTED})"
                 )
             for role, fault in case.faults.items():
-                if role in (OUTBOX, MODEL_TARGET):
+                if role in (OUTBOX, MODEL_TARGET, SCREEN_TARGET):
                     continue
                 if role not in brains:
                     raise UnknownRoleError(role)
                 brains[role] = apply_fault(brains[role], fault, role, case.id, trial)
                 contracts[role] = fault_contract(contracts[role], fault)
+            # The case's own screen fault turns the screen off for this run only.
+            screen = self.screen and case.faults.get(SCREEN_TARGET) != SCREEN_OFF
+            detail["screen"] = "on" if screen else "off"  # the budget of an obedient run
             workers: dict[str, Worker] = {
-                role: Worker(
-                    brains[role], contracts[role], gateway, screen_instructions=self.screen
-                )
+                role: Worker(brains[role], contracts[role], gateway, screen_instructions=screen)
                 for role in ROLES
             }
             bus = Bus(trace_id, workers)
             gate = ApprovalGate(store, approver, auto_approve_below=world.auto_approve_below)
-            orchestrator = Orchestrator(workers, gateway, gate, bus, obedient=not self.screen)
+            orchestrator = Orchestrator(workers, gateway, gate, bus, obedient=not screen)
             given = support_input(case)
             outcome = await orchestrator.handle(given.order_id, given.goal)
             run = build_run(

@@ -24,6 +24,9 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [*READ_TOOLS, FIND_WRITE, 
 """The registry: tool name -> tool."""
 
 MAX_AUDIT_ARGS_CHARS = 16000
+REPLAYED = "replayed: this idempotency key was already written; nothing new was written"
+"""The audit reason of a write call the outbox answered from an earlier write (its result's
+``created`` flag is false): an operator reading the audit log tells a retry from a write."""
 
 
 def _args_json(args: object) -> str:
@@ -100,5 +103,8 @@ class ToolGateway:
         except ToolError as e:
             self._audit(role, name, args, status=e.status, reason=str(e))
             raise
-        self._audit(role, name, args, status="ok", chars_read=result.chars_read)
+        # A write answered from an earlier one under its key says so in the audit log.
+        replayed = tool.kind == "write" and result.data.get("created") is False
+        reason = REPLAYED if replayed else ""
+        self._audit(role, name, args, status="ok", reason=reason, chars_read=result.chars_read)
         return result
