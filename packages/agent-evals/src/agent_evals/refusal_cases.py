@@ -67,6 +67,8 @@ MODEL_FAULTS: dict[str, bool] = {
     "endless_tools": True,
     "slow": True,
     "fenced": True,
+    "at_limit": True,
+    "past_limit": True,
     "bad_request": True,
     "rate_limited_once": True,
     "unauthorized": False,

@@ -478,6 +478,8 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
     "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
+    "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
+    "past_limit": (True, "its first tool call's text argument is one character past the limit"),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -486,6 +488,25 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "timeout": (False, "every request hangs past the client's timeout"),
 }
 """Kind -> (whether it names a role, what the model then does)."""
+
+ARGUMENT_LIMITS: dict[str, tuple[str, int]] = {
+    "orders__get_order": ("order_id", 64),
+    "logistics__track": ("order_id", 64),
+    "kb__search": ("query", 200),
+}
+"""Tool -> the text argument an ``at_limit``/``past_limit`` fault stretches and its
+longest length, from docs/models.md ("Tool arguments"), never from the schema the request
+offers: a limit the tools loosen or tighten is then a different run (a test holds this
+table to the docs)."""
+
+
+def stretched(value: str, length: int) -> str:
+    """``value`` repeated (space-separated) and cut to exactly ``length`` characters."""
+    text = value or "x"
+    while len(text) < length:
+        text += " " + (value or "x")
+    return text[:length]
+
 
 HTTP = "http"
 """``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
@@ -633,6 +654,14 @@ class ScriptedModel:
             return Reply(UNPARSABLE)
         if kind == "refusal" and not calling:
             return _refusal(conversation.request)
+        if kind in ("at_limit", "past_limit") and isinstance(answer, ToolCalls):
+            call = answer.calls[0]
+            limit = ARGUMENT_LIMITS.get(call.name)
+            if limit is not None and not conversation.calls and isinstance(call.arguments, dict):
+                name, length = limit
+                length += 1 if kind == "past_limit" else 0
+                arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
+                return _call(call.name, arguments, conversation)
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer
