@@ -88,13 +88,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   39/39 = 100.0%" in out
+    assert "success                   40/40 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 39
+    assert len(recorded) == 40
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -273,6 +273,18 @@ def _refusal_crashes(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _first_problem_only(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, openai_brain, "parse_output", "for error in e.errors()", "for error in e.errors()[:1]"
+    )
+
+
+def _last_problem_only(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, openai_brain, "parse_output", "for error in e.errors()", "for error in e.errors()[-1:]"
+    )
+
+
 def _no_step_limit(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "for _ in range(self.settings.max_steps):",
            "for _ in range(self.settings.max_steps * 2):")  # fmt: skip
@@ -342,6 +354,8 @@ CONTROLS: list[Control] = [
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
     _c("no repair round", _no_repair_round, "m08"),
+    _c("the repair names only the first problem", _first_problem_only, "m40"),
+    _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),

@@ -67,6 +67,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "endless_tools": True,
     "slow": True,
     "fenced": True,
+    "two_mistakes": True,
     "at_limit": True,
     "past_limit": True,
     "bad_request": True,

@@ -478,6 +478,10 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
     "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
+    "two_mistakes": (
+        True,
+        "its final answers carry two schema mistakes; it mends those a repair names",
+    ),
     "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
     "past_limit": (True, "its first tool call's text argument is one character past the limit"),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
@@ -506,6 +510,29 @@ def stretched(value: str, length: int) -> str:
     while len(text) < length:
         text += " " + (value or "x")
     return text[:length]
+
+
+MISTAKES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "claims.0.confidence": lambda claim: claim.update(confidence="高"),
+    "claims.0.value": lambda claim: claim.pop("value", None),
+}
+"""Location of a ``two_mistakes`` answer's schema mistake -> how its first claim makes it
+(an unknown key; the required value left out)."""
+
+
+def mistaken(content: str, repair: str) -> str:
+    """``content`` (a claims answer) with each of :data:`MISTAKES` that ``repair`` (the
+    repair request, empty on the first answer) does not name: like a model that mends
+    what it is told and nothing else."""
+    try:
+        data = json.loads(content)
+        claim = data["claims"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return content
+    for where, make in MISTAKES.items():
+        if where not in repair:
+            make(claim)
+    return json.dumps(data, ensure_ascii=False)
 
 
 HTTP = "http"
@@ -662,6 +689,9 @@ class ScriptedModel:
                 length += 1 if kind == "past_limit" else 0
                 arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
                 return _call(call.name, arguments, conversation)
+        if kind == "two_mistakes" and isinstance(answer, Reply):
+            repair = conversation.messages[-1] if conversation.answered_before else {}
+            return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer
