@@ -1555,6 +1555,45 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=MODEL_TESTS,
     ),
     M(
+        "scripted_past_limit_at_limit",
+        SCRIPTED,
+        '                length += 1 if kind == "past_limit" else 0',
+        "                length += 0",
+        "past_limit stretches the argument only to the limit: a loosened limit goes unseen",
+        tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
+        "scripted_query_limit_from_nowhere",
+        SCRIPTED,
+        '"kb__search": ("query", 200),',
+        '"kb__search": ("query", 201),',
+        "the scripted model's KB query limit is not the documented one",
+        tests=(
+            "packages/agent-evals/tests/test_tool_limits.py",
+            "packages/agent-evals/tests/test_model_path.py",
+        ),
+    ),
+    M(
+        "scripted_mends_every_mistake",
+        SCRIPTED,
+        "        if where not in repair:",
+        "        if not repair:",
+        "two_mistakes mends every mistake in the repair round, named or not: a repair that"
+        " names one problem of several passes",
+        tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
+        "settings_oracle_key_allows_space",
+        "packages/agent-evals/src/agent_evals/settings_suite.py",
+        'if not re.fullmatch(r"[!-~]+", text):',
+        'if not re.fullmatch(r"[ -~]+", text):',
+        "the settings oracle takes an API key with a space inside (the SUT refuses it)",
+        tests=(
+            "packages/agent-evals/tests/test_settings_suite.py",
+            "packages/agent-evals/tests/test_generated_suites.py",
+        ),
+    ),
+    M(
         "scripted_http_status_range_open",
         SCRIPTED,
         "or int(code) not in HTTP_CODES:",

@@ -14,7 +14,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,13 +88,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   33/33 = 100.0%" in out
+    assert "success                   40/40 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 33
+    assert len(recorded) == 40
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -273,6 +273,18 @@ def _refusal_crashes(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _first_problem_only(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, openai_brain, "parse_output", "for error in e.errors()", "for error in e.errors()[:1]"
+    )
+
+
+def _last_problem_only(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, openai_brain, "parse_output", "for error in e.errors()", "for error in e.errors()[-1:]"
+    )
+
+
 def _no_step_limit(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "for _ in range(self.settings.max_steps):",
            "for _ in range(self.settings.max_steps * 2):")  # fmt: skip
@@ -342,6 +354,8 @@ CONTROLS: list[Control] = [
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
     _c("no repair round", _no_repair_round, "m08"),
+    _c("the repair names only the first problem", _first_problem_only, "m40"),
+    _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
@@ -373,6 +387,69 @@ def test_the_suite_fails_when_the_model_path_is_broken(
     assert control.phrase in verdict, verdict
 
 
+def _limit(tool: str, argument: str, by: int) -> Break:
+    """``tool``'s schema holding ``argument`` ``by`` characters longer (or shorter): what
+    the model is offered and what the gateway validates against."""
+
+    def apply(m: pytest.MonkeyPatch) -> None:
+        for name, held in list(gateway.TOOLS.items()):
+            if name != tool:
+                continue
+            props = dict(held.parameters["properties"])
+            props[argument] = {**props[argument], "maxLength": props[argument]["maxLength"] + by}
+            m.setitem(
+                gateway.TOOLS,
+                name,
+                replace(held, parameters={**held.parameters, "properties": props}),
+            )
+
+    return apply
+
+
+def _both_order_tools(by: int) -> Break:
+    def apply(m: pytest.MonkeyPatch) -> None:
+        _limit("orders__get_order", "order_id", by)(m)
+        _limit("logistics__track", "order_id", by)(m)
+
+    return apply
+
+
+LIMIT_CONTROLS: list[Control] = [
+    # The tool contract's argument limits (docs/models.md, "Tool arguments"): a limit one
+    # looser takes the argument one past it, one tighter refuses the one at it.
+    _c("order ids one character longer allowed", _both_order_tools(1), "m35", "m37"),
+    _c("order ids one character shorter required", _both_order_tools(-1), "m34", "m36"),
+    _c(
+        "a KB query one character longer allowed",
+        _limit("kb__search", "query", 1),
+        phrase="m39: model_requests",
+    ),
+    _c(
+        "a KB query one character shorter required",
+        _limit("kb__search", "query", -1),
+        phrase="m38: model_requests",
+    ),
+]
+
+
+@pytest.mark.parametrize("control", LIMIT_CONTROLS, ids=[c.what for c in LIMIT_CONTROLS])
+def test_the_suite_fails_when_a_tool_limit_moves(
+    at_root: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    control: Control,
+) -> None:
+    control.breaks(monkeypatch)
+    code, out = gate(tmp_path, capsys)
+    verdict = out[out.index("Gate: ") :]
+    assert code == 1 and verdict.startswith("Gate: FAIL"), f"{control.what}\n{verdict}"
+    if control.failing:
+        newly = verdict.split("Pass -> fail: ", 1)[1].splitlines()[0]
+        assert control.failing <= set(newly.split(", ")), f"{control.what}: {newly}"
+    assert control.phrase in verdict, verdict
+
+
 def test_every_model_fault_of_the_suite_has_a_positive_control() -> None:
     from agent_evals.scripted_model import FAULTS, HTTP, parse_model_fault
 
@@ -381,8 +458,9 @@ def test_every_model_fault_of_the_suite_has_a_positive_control() -> None:
     faulty = {c["id"]: c["faults"]["model"] for c in cases if "model" in c.get("faults", {})}
     assert {parse_model_fault(kind).kind for kind in faulty.values()} == {*FAULTS, HTTP}
     # Every case with a model fault, and every injection, is what some control breaks.
-    named = {case for control in CONTROLS for case in control.failing}
-    named |= {case for c in CONTROLS for case in re.findall(r"\bm\d\d\b", c.phrase)}
+    controls = [*CONTROLS, *LIMIT_CONTROLS]
+    named = {case for control in controls for case in control.failing}
+    named |= {case for c in controls for case in re.findall(r"\bm\d\d\b", c.phrase)}
     injected = {c["id"] for c in cases if "injection" in c["tags"]}
     assert set(faulty) | injected <= named
 

@@ -7,11 +7,19 @@ file names is one of :data:`PROBES`."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
+import importlib
+import json
+import pkgutil
+import types
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from unittest import mock
 
+import agent
+import agent.settings as settings_module
 import pytest
+import tools
 from agent.contracts import WorkerStatus
 from agent.outbox_faults import (
     KEY_DRIFT,
@@ -21,11 +29,16 @@ from agent.outbox_faults import (
     WRITE_TOOL_NAMES,
     parse_outbox_fault,
 )
+from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import WorkerResult
 from domain.world import World
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
+from tools import ToolError
+from typing_extensions import TypedDict
 
 AGENT = Path(__file__).resolve().parents[2] / "agent" / "src" / "agent"
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def claims_outside_ok(source: str) -> list[str]:
@@ -102,10 +115,211 @@ def outbox_kinds_sort_after_key_drift() -> list[str]:
     ]
 
 
+def statuses_at_or_after(statuses: Mapping[str, str], constant: str) -> list[str]:
+    """Every class whose status sorts at or after ``constant`` without being it."""
+    return [
+        f"{name}.status = {status!r} sorts at or after {constant!r}"
+        for name, status in sorted(statuses.items())
+        if status != constant and status >= constant
+    ]
+
+
+def tool_error_statuses() -> dict[str, str]:
+    """``ToolError`` and every subclass the tools and agent packages define -> its status."""
+    for package in (tools, agent):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            importlib.import_module(info.name)
+    found: dict[str, str] = {}
+    todo: list[type[ToolError]] = [ToolError]
+    while todo:
+        cls = todo.pop()
+        found[f"{cls.__module__}.{cls.__qualname__}"] = str(cls.status)
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def only_refused_sorts_at_refused() -> list[str]:
+    """Premise: of the tool-error statuses only ``refused`` is ``>= 'refused'``, so
+    ``status == 'refused'`` and ``status >= 'refused'`` agree on every tool error."""
+    return statuses_at_or_after(tool_error_statuses(), "refused")
+
+
+_LEAVES = (str, int, float, bool, type(None))
+
+
+def _holds_structure(annotation: Any) -> bool:
+    """Whether ``annotation`` holds a model, a mapping or a list anywhere inside."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    if get_origin(annotation) in (dict, list):
+        return True
+    return any(_holds_structure(a) for a in get_args(annotation) if not isinstance(a, FieldInfo))
+
+
+def schema_shape_problems(root: type[BaseModel]) -> list[str]:
+    """Where ``root``'s tree of annotations is more than models, ``dict[str, X]``,
+    ``list[X]`` and leaves (a scalar, a ``Literal``, an ``Annotated`` scalar, ``leaf |
+    None``): a union holding a model or a container, a TypedDict, a dataclass, a tuple."""
+    problems: list[str] = []
+    seen: set[type[BaseModel]] = set()
+
+    def visit(annotation: Any, path: str) -> None:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in seen:
+                seen.add(annotation)
+                for name, f in annotation.model_fields.items():
+                    visit(f.annotation, f"{path}.{name}")
+            return
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            visit(get_args(annotation)[0], path)
+        elif origin is dict:
+            key, value = get_args(annotation)
+            if key is not str:
+                problems.append(f"{path}: a mapping keyed by {key!r}")
+            visit(value, f"{path}.<key>")
+        elif origin is list:
+            visit(get_args(annotation)[0], f"{path}.<index>")
+        elif origin in (Union, types.UnionType):
+            if any(_holds_structure(a) for a in get_args(annotation)):
+                problems.append(f"{path}: a union holding a model or a container")
+        elif origin is Literal or annotation in _LEAVES:
+            return
+        else:
+            problems.append(f"{path}: {annotation!r} is no model, mapping, list or leaf")
+
+    visit(root, root.__name__)
+    return problems
+
+
+def world_schema_is_plain() -> list[str]:
+    """Premise: the World schema is models, ``dict[str, X]``, ``list[X]`` and leaves, with
+    no union holding a model or a container. So an unknown key (pydantic's
+    ``extra_forbidden``, which only a model raises) always sits in a model that
+    ``domain.problems._model_at`` reaches without unwrapping a union: its union branch
+    never runs, and the model it ends on is always a model class."""
+    return schema_shape_problems(World)
+
+
+def min_length_problems(root: type[BaseModel]) -> list[str]:
+    """Every ``min_length`` in ``root``'s tree that is not 1 on a string."""
+    problems: list[str] = []
+    seen: set[type[BaseModel]] = set()
+
+    def lengths(metadata: Iterable[Any]) -> list[int]:
+        found: list[int] = []
+        for item in metadata:
+            if isinstance(item, FieldInfo):
+                found += lengths(item.metadata)
+            elif getattr(item, "min_length", None) is not None:
+                found.append(int(item.min_length))
+        return found
+
+    def visit(annotation: Any, metadata: list[Any], path: str) -> None:
+        for n in lengths(metadata):
+            if n != 1 or annotation is not str:
+                problems.append(f"{path}: min_length {n} on {annotation!r}")
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in seen:
+                seen.add(annotation)
+                for name, f in annotation.model_fields.items():
+                    visit(f.annotation, list(f.metadata), f"{path}.{name}")
+            return
+        origin, args = get_origin(annotation), get_args(annotation)
+        if origin is Annotated:
+            visit(args[0], list(args[1:]), path)
+        elif origin is dict:
+            visit(args[1], [], f"{path}.<key>")
+        elif origin is list:
+            visit(args[0], [], f"{path}.<index>")
+        elif origin in (Union, types.UnionType):
+            for a in args:
+                visit(a, [], path)
+
+    visit(root, [], root.__name__)
+    return problems
+
+
+def world_min_lengths_are_one_on_text() -> list[str]:
+    """Premise: every ``min_length`` of the World schema is 1, on a string. So an error
+    carrying ``min_length == 1`` is always pydantic's ``string_too_short`` and every
+    ``string_too_short`` has ``min_length == 1``: ``domain.problems``' test ``kind ==
+    "string_too_short" and min_length == 1`` agrees with either half alone."""
+    return min_length_problems(World)
+
+
+Resolver = Callable[[Mapping[str, object], Mapping[str, str]], BrainSettings]
+
+
+def _resolved_without_guard(given: Mapping[str, object], env: Mapping[str, str]) -> BrainSettings:
+    with mock.patch.object(settings_module, "_require_applied", lambda *args: None):
+        return settings_module.resolve(given, env).settings
+
+
+def given_values_missed(
+    configurations: Iterable[tuple[Mapping[str, str], Mapping[str, str]]],
+    resolver: Resolver = _resolved_without_guard,
+) -> list[str]:
+    """Every setting given (an option, else its variable) whose value, validated alone,
+    is not the one ``resolver`` (the resolution, its own guard taken out) puts in the
+    settings, over ``configurations``."""
+    problems: list[str] = []
+    for options, env in configurations:
+        try:
+            settings = resolver(options, env)
+        except BrainConfigError:
+            continue
+        for name, variable in settings_module.ENV_VARS.items():
+            raw = options.get(name)
+            if raw is None or not str(raw).strip():
+                raw = env.get(variable)
+            if raw is None or not str(raw).strip():
+                continue
+            if settings.brain == "rule" and variable in settings_module.SHARED_ENV_VARS:
+                continue  # left unread (the header says so)
+            wanted = getattr(BrainSettings.model_validate({name: str(raw).strip()}), name)
+            if getattr(settings, name) != wanted:
+                problems.append(f"{dict(options)} {dict(env)}: {name} {getattr(settings, name)!r}")
+    return problems
+
+
+def settings_configurations() -> list[tuple[dict[str, str], dict[str, str]]]:
+    """The options and environment of every settings case the SUT builds without the
+    scripted model (which rewrites the options first)."""
+    found = []
+    for line in (ROOT / "cases" / "settings.jsonl").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        case = json.loads(line)
+        options = {
+            k: v
+            for k, v in case.get("sut_options", {}).items()
+            if k not in ("screen", "model_server")
+        }
+        if "model_server" not in case.get("sut_options", {}):
+            found.append((options, dict(case.get("sut_env", {}))))
+    return found
+
+
+def resolution_keeps_given_values() -> list[str]:
+    """Premise: the resolution, its guard ``_require_applied`` taken out, puts every value
+    given in the settings as given (over every settings case): so the guard's test never
+    holds, whether it reads ``!=`` or ``>``. (Only a second bug in the resolution would
+    tell them apart.)"""
+    configurations = settings_configurations()
+    if len(configurations) < 100:
+        return [f"only {len(configurations)} settings configurations found"]
+    return given_values_missed(configurations)
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
     "outbox_kinds_sort_after_key_drift": outbox_kinds_sort_after_key_drift,
+    "only_refused_sorts_at_refused": only_refused_sorts_at_refused,
+    "world_schema_is_plain": world_schema_is_plain,
+    "world_min_lengths_are_one_on_text": world_min_lengths_are_one_on_text,
+    "resolution_keeps_given_values": resolution_keeps_given_values,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -162,3 +376,91 @@ def test_the_outbox_order_probe_catches_a_kind_before_key_drift(
 ) -> None:
     """The positive control of ``outbox_kinds_sort_after_key_drift``."""
     assert kinds_out_of_order(kinds, KEY_DRIFT) == bad
+
+
+def test_the_status_probe_tells_a_status_after_refused() -> None:
+    """The positive control of ``only_refused_sorts_at_refused``: a tool error whose
+    status sorts after 'refused' (``timeout``, ``unavailable``) is caught, and the probe
+    sees every subclass the packages define."""
+    statuses = tool_error_statuses()
+    assert set(statuses.values()) >= {"refused", "invalid_arguments", "error", "lost_ack"}
+    assert statuses_at_or_after({**statuses, "X": "timeout"}, "refused") == [
+        "X.status = 'timeout' sorts at or after 'refused'"
+    ]
+
+
+class _Address(BaseModel):
+    city: str
+
+
+class _Parts(TypedDict):
+    city: str
+
+
+@pytest.mark.parametrize(
+    ("annotation", "problem"),
+    [
+        (str | None, None),
+        (Annotated[int, Field(ge=0)] | None, None),
+        (dict[str, _Address], None),
+        (list[Literal["a", "b"]], None),
+        (_Address | None, "a union holding a model"),
+        (dict[str, int] | None, "a union holding a model or a container"),
+        (list[_Address | None], "a union holding a model"),
+        (_Parts, "no model, mapping, list or leaf"),
+        (tuple[str, int], "no model, mapping, list or leaf"),
+        (dict[int, str], "a mapping keyed by"),
+    ],
+)
+def test_the_shape_probe_tells_a_union_of_models(annotation: Any, problem: str | None) -> None:
+    """The positive control of ``world_schema_is_plain``."""
+
+    class Root(BaseModel):
+        field: annotation  # type: ignore[valid-type]
+
+    found = schema_shape_problems(Root)
+    assert found == [] if problem is None else any(problem in f for f in found), found
+
+
+@pytest.mark.parametrize(
+    ("annotation", "default", "problem"),
+    [
+        (str, Field(min_length=1), None),
+        (dict[str, Annotated[str, Field(min_length=1)]], Field(default_factory=dict), None),
+        (str, Field(min_length=2), "min_length 2"),
+        (list[str], Field(min_length=1), "min_length 1 on list"),
+        (
+            dict[str, Annotated[list[int], Field(min_length=1)]],
+            Field(default_factory=dict),
+            "on list",
+        ),
+    ],
+)
+def test_the_min_length_probe_tells_another_bound(
+    annotation: Any, default: Any, problem: str | None
+) -> None:
+    """The positive control of ``world_min_lengths_are_one_on_text``."""
+
+    class Root(BaseModel):
+        field: annotation = default  # type: ignore[valid-type]
+
+    found = min_length_problems(Root)
+    assert found == [] if problem is None else any(problem in f for f in found), found
+
+
+def test_the_resolution_probe_tells_a_dropped_value() -> None:
+    """The positive control of ``resolution_keeps_given_values``: a resolution that drops
+    the seed, or reads an option's variable instead, is caught on the settings cases."""
+    configurations = settings_configurations()
+
+    def drops_seed(given: Mapping[str, object], env: Mapping[str, str]) -> BrainSettings:
+        settings = _resolved_without_guard(given, env)
+        return settings.model_copy(update={"seed": None})
+
+    def env_first(given: Mapping[str, object], env: Mapping[str, str]) -> BrainSettings:
+        variables = {v: k for k, v in settings_module.ENV_VARS.items()}
+        from_env = {variables[v]: x for v, x in env.items() if v in variables}
+        return _resolved_without_guard({**given, **from_env}, {})
+
+    assert any("seed" in p for p in given_values_missed(configurations, drops_seed))
+    assert given_values_missed(configurations, env_first) != []

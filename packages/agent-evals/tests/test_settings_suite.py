@@ -217,7 +217,28 @@ BREAKAGES: list[tuple[str, Breakage, str]] = [
         _source('f"from {source[4:]}"', 'f"from {source}"', "_source_words"),
         "cfg-model-under_rule_brain_env",
     ),
-    ("no_rule_refusal", _source("if rule:", "if False:"), "cfg-temperature-under_rule_option"),
+    (
+        "no_rule_refusal",
+        _source("if rule:  # a model setting", "if False:  # a model setting"),
+        "cfg-temperature-under_rule_option",
+    ),
+    (
+        "shared_validated_under_rule",
+        _source("    if rule:\n        for name in", "    if False:\n        for name in"),
+        "cfg-api_key-non_ascii_env_under_rule",
+    ),
+    (
+        "api_key_shown",
+        _source(
+            '"<hidden>" if where == "api_key"', '"<hidden>" if where < "api_key"', "_validated"
+        ),
+        "cfg-api_key-inner_space",
+    ),
+    (
+        "api_key_any_text",
+        _constant(settings_module, "API_KEY_TEXT", re.compile(r"[\s\S]+")),
+        "cfg-api_key-line_break",
+    ),
     (
         "no_model_check",
         _source("if not settings.model:", "if False:"),
@@ -340,6 +361,11 @@ def test_the_suites_table_is_the_documented_one() -> None:
         assert found == {
             op: bound for op, bound in (("≥", s.ge), (">", s.gt), ("≤", s.le)) if bound is not None
         }, s.name
-        kind = {"number": "a finite number", "integer": "an integer", "text": "text"}
+        kind = {
+            "number": "a finite number",
+            "integer": "an integer",
+            "text": "text",
+            "key": settings_suite.KEY_TEXT,
+        }
         assert constraint.startswith(kind.get(s.kind, "`rule`")), s.name
     assert rows["brain"][2] == "`rule`" and "`scripted-competent-1`" in rows["model_server"][4]

@@ -478,6 +478,12 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
     "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
+    "two_mistakes": (
+        True,
+        "its final answers carry two schema mistakes; it mends those a repair names",
+    ),
+    "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
+    "past_limit": (True, "its first tool call's text argument is one character past the limit"),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -486,6 +492,48 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "timeout": (False, "every request hangs past the client's timeout"),
 }
 """Kind -> (whether it names a role, what the model then does)."""
+
+ARGUMENT_LIMITS: dict[str, tuple[str, int]] = {
+    "orders__get_order": ("order_id", 64),
+    "logistics__track": ("order_id", 64),
+    "kb__search": ("query", 200),
+}
+"""Tool -> the text argument an ``at_limit``/``past_limit`` fault stretches and its
+longest length, from docs/models.md ("Tool arguments"), never from the schema the request
+offers: a limit the tools loosen or tighten is then a different run (a test holds this
+table to the docs)."""
+
+
+def stretched(value: str, length: int) -> str:
+    """``value`` repeated (space-separated) and cut to exactly ``length`` characters."""
+    text = value or "x"
+    while len(text) < length:
+        text += " " + (value or "x")
+    return text[:length]
+
+
+MISTAKES: dict[str, Callable[[dict[str, Any]], None]] = {
+    "claims.0.confidence": lambda claim: claim.update(confidence="高"),
+    "claims.0.value": lambda claim: claim.pop("value", None),
+}
+"""Location of a ``two_mistakes`` answer's schema mistake -> how its first claim makes it
+(an unknown key; the required value left out)."""
+
+
+def mistaken(content: str, repair: str) -> str:
+    """``content`` (a claims answer) with each of :data:`MISTAKES` that ``repair`` (the
+    repair request, empty on the first answer) does not name: like a model that mends
+    what it is told and nothing else."""
+    try:
+        data = json.loads(content)
+        claim = data["claims"][0]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return content
+    for where, make in MISTAKES.items():
+        if where not in repair:
+            make(claim)
+    return json.dumps(data, ensure_ascii=False)
+
 
 HTTP = "http"
 """``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
@@ -633,6 +681,17 @@ class ScriptedModel:
             return Reply(UNPARSABLE)
         if kind == "refusal" and not calling:
             return _refusal(conversation.request)
+        if kind in ("at_limit", "past_limit") and isinstance(answer, ToolCalls):
+            call = answer.calls[0]
+            limit = ARGUMENT_LIMITS.get(call.name)
+            if limit is not None and not conversation.calls and isinstance(call.arguments, dict):
+                name, length = limit
+                length += 1 if kind == "past_limit" else 0
+                arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
+                return _call(call.name, arguments, conversation)
+        if kind == "two_mistakes" and isinstance(answer, Reply):
+            repair = conversation.messages[-1] if conversation.answered_before else {}
+            return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer

@@ -43,6 +43,10 @@ SHARED = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
 model, never refused."""
 SCREEN = {"on": True, "off": False, "true": True, "false": False}
 """What ``screen`` accepts (letter case and surrounding whitespace do not matter)."""
+KEY_TEXT = "printable ASCII with no spaces"
+"""What an API key must be (docs/models.md: it travels in an HTTP header)."""
+HIDDEN = "<hidden>"
+"""How a refusal shows an API key: never its value."""
 MODEL_FAULT_LINE = (
     "faults.model: a model fault needs the scripted model"
     " (--sut-option brain=openai --sut-option model_server=scripted)"
@@ -57,7 +61,8 @@ class Setting:
     name: str
     variable: str
     kind: str
-    """``choice``, ``text``, ``number`` (a finite decimal) or ``integer``."""
+    """``choice``, ``text``, ``key`` (printable ASCII with no spaces, never shown),
+    ``number`` (a finite decimal) or ``integer``."""
     default: str | None
     """What runs when nobody gives it, as the header shows it (``None``: ``-``; the
     contract timeout's default depends on the brain)."""
@@ -84,7 +89,7 @@ TABLE: tuple[Setting, ...] = (
         typical="http://127.0.0.1:9/v1",
         other="http://127.0.0.1:8/v1",
     ),
-    Setting("api_key", "OPENAI_API_KEY", "text", None, True, typical="sk-a", other="sk-b"),
+    Setting("api_key", "OPENAI_API_KEY", "key", None, True, typical="sk-a", other="sk-b"),
     Setting(
         "temperature",
         "SUPPORTPILOT_TEMPERATURE",
@@ -171,6 +176,10 @@ def _parse(setting: Setting, text: str, source: str) -> object:
 
     if setting.kind == "text":
         return text
+    if setting.kind == "key":
+        if not re.fullmatch(r"[!-~]+", text):
+            raise RefusedError(f"{where}: Input should be {KEY_TEXT} (got {HIDDEN})")
+        return text
     if setting.kind == "choice":
         if text not in setting.choices:
             raise refuse(" or ".join(repr(c) for c in setting.choices))
@@ -251,19 +260,24 @@ def configure(options: Mapping[str, str], env: Mapping[str, str]) -> list[str]:
             text, source = env.get(setting.variable), f"env {setting.variable}"
         if not _blank(text):
             texts[setting.name], sources[setting.name] = (text or "").strip(), source
+    # The brain first: rule brains leave the shared variables unread, unvalidated.
+    brain = "rule"
+    if "brain" in texts:
+        brain = str(_parse(BY_NAME["brain"], texts["brain"], sources["brain"]))
+    unread: list[str] = []
+    if brain == "rule":
+        for name in sorted(n for n in texts if BY_NAME[n].model_only):
+            variable = BY_NAME[name].variable
+            if sources[name] == f"env {variable}" and variable in SHARED:
+                unread.append(variable)
+                del texts[name], sources[name]
     values = {
         name: text if sources[name] == by else _parse(BY_NAME[name], text, sources[name])
         for name, text in texts.items()
     }
-    brain = str(values.get("brain", "rule"))
-    unread: list[str] = []
     if brain == "rule":
         for name in sorted(n for n in values if BY_NAME[n].model_only):
             variable = BY_NAME[name].variable
-            if sources[name] == f"env {variable}" and variable in SHARED:
-                unread.append(variable)
-                del values[name], sources[name]
-                continue
             given_as = "given" if sources[name] == "option" else f"set in {variable}"
             brain_from = _source_words(sources.get("brain", "default"))
             raise RefusedError(
@@ -342,6 +356,15 @@ class Scenario:
 OPENAI = {"brain": "openai", "model": "gpt-x", "api_key": "sk-a"}
 """A complete model-brain configuration, as options."""
 SERVER = {"brain": "openai", "model_server": SCRIPTED}
+KEY_TEXTS = {
+    "inner_space": "sk-a b-secret",
+    "inner_tab": "sk-a\tb-secret",
+    "line_break": "sk-a\nb-secret",
+    "non_ascii": "sk-密钥-secret",
+    "delete_char": "sk-a\x7fb-secret",
+}
+"""API keys that are no printable ASCII (each keeps ``secret`` inside: a refusal showing
+it fails its case)."""
 
 
 def _boundaries(s: Setting) -> dict[str, str]:
@@ -444,6 +467,18 @@ def _scenarios() -> dict[tuple[str, str], Scenario]:
         {}, {"OPENAI_API_KEY": "sk-a", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     )
     found[("api_key", "blank_env_under_rule")] = Scenario({}, {"OPENAI_API_KEY": " "})
+    # A key is printable ASCII with no spaces; a refusal never shows it, wherever it came
+    # from, and rule brains leave a bad shared variable unread.
+    key = {k: v for k, v in OPENAI.items() if k != "api_key"}
+    for rule, bad in KEY_TEXTS.items():
+        found[("api_key", rule)] = Scenario({**key, "api_key": bad})
+    found[("api_key", "inner_space_env")] = Scenario(dict(key), {"OPENAI_API_KEY": "sk-a b-secret"})
+    found[("api_key", "non_ascii_under_rule_option")] = Scenario({"api_key": "sk-密钥"})
+    found[("api_key", "non_ascii_env_under_rule")] = Scenario({}, {"OPENAI_API_KEY": "sk-密钥"})
+    found[("api_key", "non_ascii_env_under_scripted")] = Scenario(
+        dict(SERVER), {"OPENAI_API_KEY": "sk-密钥"}
+    )
+    found[("api_key", "printable_edges")] = Scenario({**key, "api_key": "!sk-~"})
     screen = {
         "off": Scenario({"screen": "off"}),
         "on": Scenario({"screen": "on"}),
@@ -511,6 +546,16 @@ TITLES: dict[str, str] = {
     "under_rule_env": "规则大脑下环境变量设了模型设置：拒绝",
     "under_rule_brain_option": "显式 brain=rule 时给出模型设置：拒绝",
     "under_rule_brain_env": "环境变量 brain=rule 时给出模型设置：拒绝",
+    "inner_space": "密钥中间有空格：拒绝，不显示密钥",
+    "inner_tab": "密钥中间有制表符：拒绝，不显示密钥",
+    "line_break": "密钥中间有换行：拒绝，不显示密钥",
+    "non_ascii": "密钥含非 ASCII 字符：拒绝，不显示密钥",
+    "delete_char": "密钥含控制字符：拒绝，不显示密钥",
+    "inner_space_env": "环境变量里的密钥有空格：拒绝并指明变量，不显示密钥",
+    "non_ascii_under_rule_option": "规则大脑下给出非法密钥：先报非法值，不显示密钥",
+    "non_ascii_env_under_rule": "规则大脑下环境变量里的非法密钥：不读取",
+    "non_ascii_env_under_scripted": "脚本模型下环境变量里的非法密钥：不读取",
+    "printable_edges": "密钥含可打印 ASCII 的两端字符：接受",
 }
 """A person's title for each rule (others: a generic one)."""
 

@@ -48,9 +48,13 @@ def parse_output(text: str) -> dict[str, Any]:
     try:
         return WorkerOutput.model_validate(data).model_dump(mode="json")
     except ValidationError as e:
-        first = e.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise ValueError(f"not in the claim schema ({where}: {first['msg']})") from None
+        # Every mistake, in the schema's order: there is one repair round, so a model told
+        # of only one of them would still be wrong after it.
+        problems = [
+            f"{'.'.join(str(p) for p in error['loc']) or '(top level)'}: {error['msg']}"
+            for error in e.errors()
+        ]
+        raise ValueError(f"not in the claim schema ({'; '.join(problems)})") from None
 
 
 def tool_content(result: ToolResult) -> str:

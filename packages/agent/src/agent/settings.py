@@ -7,11 +7,13 @@ else from the default below. ``brain="rule"`` (the default) needs nothing else.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from agent.contracts import DEFAULT_TIMEOUT_S
 from agent.errors import BrainConfigError
@@ -37,6 +39,21 @@ ENV_VARS: dict[str, str] = {
 }
 """Setting -> the environment variable it falls back to."""
 
+API_KEY_TEXT = re.compile(r"[!-~]+")
+"""What an API key may be: printable ASCII with no space, tab or line break (it travels
+in an HTTP header; a pasted key with a line break or a non-ASCII character would only
+fail at the first request, as a connection error or a crash, never as a refusal)."""
+
+
+def _api_key_text(value: str) -> str:
+    if not API_KEY_TEXT.fullmatch(value):
+        raise PydanticCustomError("api_key_text", "Input should be printable ASCII with no spaces")
+    return value
+
+
+ApiKey = Annotated[str, AfterValidator(_api_key_text)]
+"""An API key (:data:`API_KEY_TEXT`); a refusal never shows it."""
+
 
 class BrainSettings(BaseModel):
     """The brain configuration of a SUT (validated; strings are coerced)."""
@@ -49,7 +66,7 @@ class BrainSettings(BaseModel):
     """The model name (required for ``openai``)."""
     base_url: str | None = None
     """The OpenAI-compatible endpoint (``None``: the client's default)."""
-    api_key: str | None = Field(default=None, repr=False)
+    api_key: ApiKey | None = Field(default=None, repr=False)
     """The API key (required for ``openai``; never written to traces or reports)."""
     temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
     """Sampling temperature passed through (``None``: the provider's default)."""
@@ -137,8 +154,10 @@ def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -
         if not _blank(value):
             values[name] = value.strip() if isinstance(value, str) else value
             sources[name] = source
-    # Every value valid before anything else; a bad one names the variable it came from.
-    rule = _validated(values, sources).brain == "rule"
+    # The brain first (it is first in table order): rule brains leave the shared
+    # variables unread before anything is validated, so a key exported for other tools
+    # never stops them.
+    rule = _validated({k: v for k, v in values.items() if k == "brain"}, sources).brain == "rule"
     unread: list[str] = []
     if rule:
         for name in sorted(MODEL_SETTINGS & set(sources)):
@@ -146,7 +165,11 @@ def resolve(given: Mapping[str, object], env: Mapping[str, str] | None = None) -
             if sources[name] == f"env {variable}" and variable in SHARED_ENV_VARS:
                 unread.append(variable)
                 del values[name], sources[name]
-                continue
+    # Every value valid before anything else; a bad one names the variable it came from.
+    _validated(values, sources)
+    if rule:  # a model setting still given would not be applied
+        for name in sorted(MODEL_SETTINGS & set(sources)):
+            variable = ENV_VARS[name]
             given_as = "given" if sources[name] == OPTION else f"set in {variable}"
             brain_from = _source_words(sources.get("brain", DEFAULT))
             raise BrainConfigError(
