@@ -77,9 +77,11 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
 
     orders = merged(DEFAULT_ORDERS, world.get("orders", {}), ORDER_DEFAULTS)
     shipments = merged(DEFAULT_SHIPMENTS, world.get("logistics", {}), SHIPMENT_DEFAULTS)
-    stock = {**DEFAULT_STOCK, **world.get("stock", {})}
+    stock: dict[str, int | None] = {**DEFAULT_STOCK, **world.get("stock", {})}
     for order in orders.values():
         stock.setdefault(order["sku"], DEFAULT_STOCK[ORDER_DEFAULTS["sku"]])
+    # ``None``: the SKU has no stock row, which reads as 0 units.
+    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}
     policies = (
         [dict(p) for p in DEFAULT_POLICIES] if world.get("kb", "default") == "default" else []
     )
@@ -96,7 +98,7 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
     return WorldView(
         orders=orders,
         shipments=shipments,
-        stock=stock,
+        stock=counted,
         policies=policies,
         approve=bool(world.get("approve", True)),
         approver=str(world.get("approver", "human")),
