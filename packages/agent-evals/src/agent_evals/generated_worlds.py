@@ -34,6 +34,12 @@ ordered SKU by default)."""
 REFERENCE_HOURS = 72
 """Where the ``stale`` dimension's values sit when the policy states no readable period."""
 
+DIGITS_ORDER = "20265001"
+"""An order number of digits only (many shops use them): a number by its look, never an
+amount. The ``digits`` typed id names it; the world holds it instead of :data:`ORDER`."""
+DIGITS_TYPED = f" {DIGITS_ORDER}"
+"""How the customer types it (a leading space: the typed id is still folded)."""
+
 FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)}
 """ASCII -> its full-width form (``A`` -> ``Ａ``), for :meth:`str.translate`."""
 
@@ -219,6 +225,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "regex": f"{ORDER[:-2]}.1",
             "empty": "  ",
             "unknown": "AZ5999",
+            "digits": DIGITS_TYPED,
         },
         "the order id as the customer typed it",
     ),
@@ -337,9 +344,10 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     """A case's input, world and faults from one value per dimension."""
     policy = values["policy"]
     paid, limit = values["amount"]
+    order_id = DIGITS_ORDER if values["typed_id"] == DIGITS_TYPED else ORDER
     world: dict[str, Any] = {
         "orders": {
-            ORDER: {
+            order_id: {
                 "customer": CUSTOMER,
                 "sku": SKU,
                 "status": values["order_status"],
@@ -351,7 +359,7 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     }
     if values["carrier"] is not None:
         world["logistics"] = {
-            ORDER: {
+            order_id: {
                 "carrier": "顺丰",
                 "state": values["carrier"],
                 "last_event": "杭州转运中心",

@@ -218,6 +218,7 @@ def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Ev
             if order is None:
                 ev.claim(role, "order", None)
                 continue
+            ev.claim(role, "order", order_id)
             ev.claim(role, "parcel_state", parcel_state(order["status"]))
             ev.claim(role, "sku", order["sku"])
             closed = order_closure(order["status"])
@@ -249,9 +250,10 @@ def _escalate(reason: str, ev: Evidence, stock: dict[str, str], **more: Any) -> 
     return expect
 
 
-TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours", "order_closed")
-"""The agreed facts every expectation names when the evidence agreed on them (a closed
-order names the final state its status stated first)."""
+TOPIC_FACTS = ("order", "parcel_state", "stale_hours", "reissue_threshold_hours", "order_closed")
+"""The agreed facts every expectation names when the evidence agreed on them (the order
+found, as its id stands in the database, whatever else a fault restates; a closed order
+names the final state its status stated first)."""
 
 
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
