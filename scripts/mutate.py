@@ -1021,6 +1021,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "superseded_evidence_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if found and env.policies.get(found.group(1)):",
+        "            if found and env.policies.get(found.group(1)) is None:",
+        "a superseded policy handed over as evidence passes as current",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "asking_for_superseded_read_from_any_call",
+        f"{AGENT_EVALS}/invariants.py",
+        '        if isinstance(args, dict) and args.get("include_superseded") is True:',
+        "        if isinstance(args, dict):",
+        "any knowledge-base search counts as one that asked for superseded versions",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "stock_before_read_after_the_run",
         f"{AGENT_EVALS}/record.py",
         '"stock_before": None if stock_before is None else dict(stock_before),',
