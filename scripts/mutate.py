@@ -1317,6 +1317,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=ORACLE_TESTS,
     ),
     M(
+        "oracle_no_stock_row_in_stock",
+        f"{AGENT_EVALS}/oracle.py",
+        "    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}",
+        "    counted = {sku: 1 if qty is None else qty for sku, qty in stock.items()}",
+        "the oracle reads a SKU without a stock row as one unit in stock",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "oracle_order_fact_dropped",
+        f"{AGENT_EVALS}/oracle.py",
+        '            ev.claim(role, "order", order_id)\n',
+        "",
+        "the oracle no longer expects the agreed order fact (the id as the database holds it)",
+        tests=ORACLE_TESTS,
+    ),
+    M(
         "oracle_threshold_exclusive",
         f"{AGENT_EVALS}/oracle.py",
         '    reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])',
