@@ -25,7 +25,7 @@ from agent.rule_brains import LogisticsBrain, OrderBrain, ReplyBrain, rule_brain
 from agent_evals import invariants
 from agent_evals.sut import SupportPilotSUT
 from domain import OrderNotFoundError, ShipmentNotFoundError, Store
-from domain.models import Order, Shipment, Ticket
+from domain.models import Order, PolicyDoc, Shipment, Ticket
 from evals.case import Case
 from evals.checks import grade
 from evals.result import CheckResult
@@ -44,6 +44,7 @@ INVARIANTS = (
     "actionable_handover",
     "counts_match_logs",
     "tool_call_budget",
+    "current_policy_evidence",
 )
 ALL_CASES = [
     case
@@ -153,6 +154,19 @@ def outbox_forgets_its_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def outbox_accepts_any_key(monkeypatch: pytest.MonkeyPatch) -> None:
     """The outbox no longer checks that a key is the run's own."""
     monkeypatch.setattr(tools.outbox, "_check_key", lambda *args: None)
+
+
+def search_returns_superseded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The knowledge-base search returns superseded versions when nobody asked for them
+    (after the current ones: the policy in force still rules)."""
+    search = Store.search_policies
+
+    def everything(
+        self: Store, query: str, include_superseded: bool = False, limit: int = 5
+    ) -> list[PolicyDoc]:
+        return search(self, query, include_superseded=True, limit=limit)
+
+    monkeypatch.setattr(Store, "search_policies", everything)
 
 
 def order_read_drops_the_closure(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -665,6 +679,27 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         "orchestrator called support__find_write 2 times for key 'inv-0:reply'; the budget is 1 "
         "per key",
     ),
+    (
+        "current_policy_evidence",
+        search_returns_superseded,
+        _case(),
+        {},
+        "policy_agent hands over superseded policy kb#2, though its search did not ask",
+    ),
+    (
+        "current_policy_evidence",
+        search_returns_superseded,
+        _case(
+            world={
+                "kb": "empty",
+                "policies": [
+                    {"title": "补发政策", "body": "停滞满 24 小时可补发", "superseded": True}
+                ],
+            }
+        ),
+        {},
+        "policy_agent hands over superseded policy kb#100",
+    ),
 ]
 
 
@@ -916,3 +951,27 @@ def test_the_benign_rewrites_change_what_they_say(monkeypatch: pytest.MonkeyPatc
     run = SupportPilotSUT().run(BY_ID["d01"], 0)
     assert run.reply != plain.reply and "尊敬的顾客" in (run.reply or "")
     assert run.dispatched[:3] == ["policy_agent", "logistics_agent", "order_agent"]
+
+
+def test_a_search_that_asks_for_superseded_versions_may_hand_them_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No false alarm: a policy specialist whose own search asks for superseded versions
+    too may cite them (it is told what it asked for)."""
+    read = RULE_BRAINS._read
+
+    def asking(tools: Any, tool: str, args: dict[str, Any]) -> Any:
+        more = {"include_superseded": True} if tool == "kb__search" else {}
+        return read(tools, tool, {**args, **more})
+
+    monkeypatch.setattr(RULE_BRAINS, "_read", asking)
+    case = _case()
+    run = SupportPilotSUT().run(case, 0)
+    cited = [
+        item["id"]
+        for m in run.detail["bus"]
+        if m["kind"] == "result" and m["sender"] == "policy_agent"
+        for item in m["payload"]["evidence"]
+    ]
+    assert "kb#2" in cited  # the superseded version was handed over
+    assert "current_policy_evidence" not in _failed(case, run)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent import openai_brain, orchestrator, prompts, provider, settings, usage
+from agent import decision, openai_brain, orchestrator, prompts, provider, settings, usage
 from agent_evals import sut as sut_module
 from evals.baseline import build_baseline, load_baseline
 from evals.cli import main
@@ -39,11 +39,20 @@ SLOW_TAG = "hang"
 def mutate(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, old: str, new: str) -> None:
     """Replace ``owner.name`` (a function or method) by its own source with ``old``
     (exactly once) turned into ``new``, compiled in its module: one deliberate bug."""
+    mutate_all(monkeypatch, owner, name, {old: new})
+
+
+def mutate_all(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, changes: dict[str, str]
+) -> None:
+    """:func:`mutate` with several replacements (each ``old`` exactly once)."""
     function = getattr(owner, name)
     source = textwrap.dedent(inspect.getsource(function))
-    assert source.count(old) == 1, f"{old!r} is not in {name} exactly once"
+    for old, new in changes.items():
+        assert source.count(old) == 1, f"{old!r} is not in {name} exactly once"
+        source = source.replace(old, new)
     namespace: dict[str, Any] = {}
-    code = compile(source.replace(old, new), inspect.getsourcefile(function) or name, "exec")
+    code = compile(source, inspect.getsourcefile(function) or name, "exec")
     exec(code, function.__globals__, namespace)
     monkeypatch.setattr(owner, name, namespace[name])
     # A module that imported the function by name calls its own reference: patch it too.
@@ -88,13 +97,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   40/40 = 100.0%" in out
+    assert "success                   43/43 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 40
+    assert len(recorded) == 43
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -145,6 +154,15 @@ def _format_left_out(m: pytest.MonkeyPatch) -> None:
         "system_prompt",
         'f"{ROLE_INSTRUCTIONS[role]}\\n\\n{DATA_RULE}\\n\\n{OUTPUT_FORMAT}"',
         'f"{ROLE_INSTRUCTIONS[role]}\\n\\n{DATA_RULE}"',
+    )
+
+
+def _states_by_identity(m: pytest.MonkeyPatch) -> None:
+    """The decision tells parcel states by identity: right for the rule brains' own
+    literals, wrong for a state a model brain sent as JSON."""
+    states = ("delivered", "returning", "unknown")
+    mutate_all(
+        m, decision, "decide", {f'if state == "{s}":': f'if state is "{s}":' for s in states}
     )
 
 
@@ -318,6 +336,8 @@ CONTROLS: list[Control] = [
     _c("customer text not escaped", _unescaped, "m19"),
     _c("the customer's message not marked as data", _message_unmarked, "m18", "m19"),
     _c("output format left out", _format_left_out, "m01", "m02", "m08"),
+    # The decision reads a model's states as values, not as the agent's own objects.
+    _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
     # Tokens recorded must be tokens served.
     _c("prompt tokens counted as completion", _tokens_swapped, phrase="m01: tokens_served"),
     _c("every completion counted twice", _counted_twice, phrase="m01: tokens_served"),

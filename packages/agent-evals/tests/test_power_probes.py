@@ -12,13 +12,17 @@ import json
 import pkgutil
 import types
 from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from unittest import mock
 
 import agent
 import agent.settings as settings_module
+import pluggy
 import pytest
+import sqlite_utils.hookspecs
+import sqlite_utils.plugins
 import tools
 from agent.contracts import WorkerStatus
 from agent.outbox_faults import (
@@ -31,7 +35,7 @@ from agent.outbox_faults import (
 )
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import WorkerResult
-from domain.world import World
+from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 from tools import ToolError
@@ -312,6 +316,45 @@ def resolution_keeps_given_values() -> list[str]:
     return given_values_missed(configurations)
 
 
+def sqlite_utils_plugins(manager: pluggy.PluginManager | None = None) -> list[str]:
+    """Every sqlite-utils plugin installed (an entry point of the ``sqlite_utils`` group)
+    or registered with ``manager`` (default: sqlite-utils' own)."""
+    installed = [f"installed: {ep.name}" for ep in entry_points(group="sqlite_utils")]
+    manager = manager or sqlite_utils.plugins.pm
+    registered = [f"registered: {manager.get_name(p)}" for p in manager.get_plugins()]
+    return installed + registered
+
+
+def no_sqlite_utils_plugins() -> list[str]:
+    """Premise: no sqlite-utils plugin is installed or registered, so a database opened
+    with ``execute_plugins=True`` runs no ``prepare_connection`` hook."""
+    sqlite_utils.plugins.ensure_plugins_loaded()
+    return sqlite_utils_plugins()
+
+
+def policy_keys_at_or_below(
+    policies: Iterable[Mapping[str, Any]], first_added: int, missing: int = 1
+) -> list[str]:
+    """Every policy a world can hold whose in-force key (effective date, version, id) is
+    not above a missing document's ``('', '', missing)``: a default one, or any added one
+    (numbered from ``first_added``, with an empty date and version at worst)."""
+    found = [
+        f"policy {doc['id']}"
+        for doc in policies
+        if (str(doc.get("effective_date", "")), str(doc.get("version", "")), int(doc["id"]))
+        <= ("", "", missing)
+    ]
+    if first_added <= missing:
+        found.append(f"added policies start at {first_added}")
+    return found
+
+
+def every_policy_key_is_above_a_missing_one() -> list[str]:
+    """Premise of the ``_in_force_key`` entries: no document's key ties or falls below the
+    key of a missing one, whether that is ``('', '', 0)`` or ``('', '', 1)``."""
+    return policy_keys_at_or_below(DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID)
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -320,6 +363,8 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "world_schema_is_plain": world_schema_is_plain,
     "world_min_lengths_are_one_on_text": world_min_lengths_are_one_on_text,
     "resolution_keeps_given_values": resolution_keeps_given_values,
+    "no_sqlite_utils_plugins": no_sqlite_utils_plugins,
+    "every_policy_key_is_above_a_missing_one": every_policy_key_is_above_a_missing_one,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -464,3 +509,37 @@ def test_the_resolution_probe_tells_a_dropped_value() -> None:
 
     assert any("seed" in p for p in given_values_missed(configurations, drops_seed))
     assert given_values_missed(configurations, env_first) != []
+
+
+def test_the_plugin_probe_sees_a_registered_plugin() -> None:
+    """The positive control of ``no_sqlite_utils_plugins``: a plugin with a
+    ``prepare_connection`` hook, registered with a plugin manager, is reported."""
+
+    class Plugin:
+        @sqlite_utils.hookspecs.hookimpl
+        def prepare_connection(self, conn: object) -> None:
+            pass
+
+    manager = pluggy.PluginManager("sqlite_utils")
+    manager.add_hookspecs(sqlite_utils.plugins.hookspecs)
+    assert sqlite_utils_plugins(manager) == []
+    manager.register(Plugin(), name="sneaky")
+    assert sqlite_utils_plugins(manager) == ["registered: sneaky"]
+
+
+@pytest.mark.parametrize(
+    ("policies", "first_added", "found"),
+    [
+        ([{"id": 1, "effective_date": "2024-01-01", "version": "v1"}], 100, []),
+        ([{"id": 1, "effective_date": "", "version": ""}], 100, ["policy 1"]),
+        ([{"id": 0, "effective_date": "", "version": ""}], 100, ["policy 0"]),
+        ([{"id": 2, "effective_date": "", "version": ""}], 100, []),
+        ([], 1, ["added policies start at 1"]),
+        ([], 2, []),
+    ],
+)
+def test_the_policy_key_probe_catches_a_key_at_a_missing_ones(
+    policies: list[dict[str, Any]], first_added: int, found: list[str]
+) -> None:
+    """The positive control of ``every_policy_key_is_above_a_missing_one``."""
+    assert policy_keys_at_or_below(policies, first_added) == found

@@ -11,6 +11,7 @@ from domain import (
     WORLD_KEYS,
     InvalidWorldError,
     OrderNotFoundError,
+    OutOfStockError,
     ShipmentNotFoundError,
     build_world,
     parcel_state,
@@ -289,3 +290,28 @@ def test_world_policies_are_added_to_the_knowledge_base(
 ) -> None:
     found = build_world(world).search_policies("补发 物流 停滞")
     assert sorted(doc.id for doc in found) == ids
+
+
+@pytest.mark.parametrize(
+    ("stock", "level"),
+    [
+        ({}, 20),  # an ordered SKU the case does not list: in stock by default
+        ({"SKU-NEW-09": 0}, 0),
+        ({"SKU-NEW-09": 3}, 3),
+        ({"SKU-NEW-09": None}, 0),  # no stock row at all: reads 0
+    ],
+)
+def test_an_ordered_sku_is_stocked_unless_the_case_says_otherwise(
+    stock: dict[str, int | None], level: int
+) -> None:
+    store = build_world({"orders": {"A9001": {"sku": "SKU-NEW-09"}}, "stock": stock})
+    assert store.stock_level("SKU-NEW-09") == level
+    rows = list(store.db.query("SELECT qty FROM stock WHERE sku = 'SKU-NEW-09'"))
+    assert len(rows) == (0 if stock.get("SKU-NEW-09", 1) is None else 1)
+
+
+def test_a_sku_without_a_stock_row_cannot_be_reserved() -> None:
+    store = build_world({"orders": {"A9001": {"sku": "SKU-NEW-09"}}, "stock": {"SKU-NEW-09": None}})
+    with pytest.raises(OutOfStockError):
+        store.reserve_stock("SKU-NEW-09")
+    assert store.stock_level("SKU-NEW-09") == 0

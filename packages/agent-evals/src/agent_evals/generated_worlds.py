@@ -19,16 +19,29 @@ from evals.generate import CaseGenerator, Dimension, Interaction
 
 from agent_evals.oracle import expect_for
 
-ORDER = "A5001"
-"""The order every generated case is about (not in the default world)."""
+ORDER = "AZ5001"
+"""The order every generated case is about (not in the default world): its letters are
+the ends of the ASCII alphabet, where a case-folding slip shows first."""
 CUSTOMER = "赵女士"
 """Its customer."""
 OTHER_CUSTOMER = "张女士"
 """Another customer of the default world (order A1002's)."""
 SKU = "SKU-BAG-05"
 """Its SKU, stocked as the ``stock`` dimension says."""
+UNLISTED = "unlisted"
+"""The ``stock`` value that leaves the SKU out of ``world.stock`` (the world stocks every
+ordered SKU by default)."""
 REFERENCE_HOURS = 72
 """Where the ``stale`` dimension's values sit when the policy states no readable period."""
+
+DIGITS_ORDER = "20265001"
+"""An order number of digits only (many shops use them): a number by its look, never an
+amount. The ``digits`` typed id names it; the world holds it instead of :data:`ORDER`."""
+DIGITS_TYPED = f" {DIGITS_ORDER}"
+"""How the customer types it (a leading space: the typed id is still folded)."""
+
+FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)}
+"""ASCII -> its full-width form (``A`` -> ``Ａ``), for :meth:`str.translate`."""
 
 TOOL_ERROR_TEXT = "系统繁忙，请稍后再试"
 """What a failing read tool says (benign: no instruction in it)."""
@@ -45,6 +58,18 @@ def _policy(body: str, date: str, version: str, *, superseded: bool = False) -> 
         "superseded": superseded,
     }
 
+
+MANY_ADDED: tuple[tuple[int, str, str], ...] = (
+    (24, "2024-08-01", "v3"),
+    (36, "2024-09-01", "v4"),
+    (48, "2024-10-01", "v5"),
+    (60, "2024-11-01", "v6"),
+    (84, "2024-12-01", "v7"),
+    (96, "2025-01-01", "v8"),
+)
+"""Six current reissue policies added in the order they took effect, the one in force
+last: with the default one, seven documents match a reissue search (more than a page of
+five results), every added one's id must be its own, and the last added rules."""
 
 POLICIES: dict[str, dict[str, Any]] = {
     "default": {"kb": "default", "add": [], "hours": 72},
@@ -78,6 +103,19 @@ POLICIES: dict[str, dict[str, Any]] = {
         "kb": "default",
         "add": [_policy("物流信息停滞满 2 天未更新的，可为客户提交补发申请。", "2025-03-01", "v3")],
         "hours": 48,
+    },
+    "ri_newer": {
+        "kb": "default",
+        "add": [_policy("物流信息停滞满 4 日未更新的，可为客户提交补发申请。", "2025-03-01", "v3")],
+        "hours": 96,
+    },
+    "many_added": {
+        "kb": "default",
+        "add": [
+            _policy(f"物流信息停滞满 {hours} 小时未更新的，可为客户提交补发申请。", date, version)
+            for hours, date, version in MANY_ADDED
+        ],
+        "hours": MANY_ADDED[-1][0],
     },
     "fullwidth_newer": {
         "kb": "default",
@@ -176,8 +214,9 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "exact": ORDER,
             "lower": ORDER.lower(),
             "padded": f"  {ORDER} ",
-            "fullwidth": "Ａ５００１",
-            "inner_space": "A5 001",
+            "fullwidth": ORDER.translate(FULLWIDTH),
+            "fullwidth_lower": ORDER.lower().translate(FULLWIDTH),
+            "inner_space": f"{ORDER[:3]} {ORDER[3:]}",
             "ideographic_space": f"{ORDER}\u3000",
             "prefix": ORDER[:-1],
             "extended": f"{ORDER}1",
@@ -185,7 +224,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "like_wildcard": f"{ORDER[:-1]}%",
             "regex": f"{ORDER[:-2]}.1",
             "empty": "  ",
-            "unknown": "A5999",
+            "unknown": "AZ5999",
+            "digits": DIGITS_TYPED,
         },
         "the order id as the customer typed it",
     ),
@@ -204,6 +244,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "refunded_then_closed": "已退款，交易关闭",
             "closed_then_refunded": "交易关闭，退款完成",
             "mentions_refund": "已发货，运输中（客户咨询过退款）",
+            "cancelled_later": "已发货，运输中；订单已取消",
+            "refund_then_return_later": "运输中，退款成功，已退货",
             "pending": "待处理",
         },
         "the order system's status text",
@@ -221,7 +263,12 @@ DIMENSIONS: tuple[Dimension, ...] = (
     ),
     Dimension("stale", STALE_OFFSETS, "hours without a tracking update, against the threshold"),
     Dimension("policy", POLICIES, "how the KB states the reissue period; which version rules"),
-    Dimension("stock", {"many": 100, "one": 1, "zero": 0, "two": 2}, "units of the SKU in stock"),
+    Dimension(
+        "stock",
+        {"many": 100, "one": 1, "zero": 0, "two": 2, "no_row": None, UNLISTED: UNLISTED},
+        "units of the SKU in stock (no_row: the SKU has no stock row; unlisted: the world's"
+        " default for an ordered SKU)",
+    ),
     Dimension("amount", AMOUNTS, "amount paid against the auto-approval limit"),
     Dimension(
         "amount_style",
@@ -297,21 +344,22 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     """A case's input, world and faults from one value per dimension."""
     policy = values["policy"]
     paid, limit = values["amount"]
+    order_id = DIGITS_ORDER if values["typed_id"] == DIGITS_TYPED else ORDER
     world: dict[str, Any] = {
         "orders": {
-            ORDER: {
+            order_id: {
                 "customer": CUSTOMER,
                 "sku": SKU,
                 "status": values["order_status"],
                 "paid": paid,
             }
         },
-        "stock": {SKU: values["stock"]},
+        **({} if values["stock"] == UNLISTED else {"stock": {SKU: values["stock"]}}),
         **values["approver"],
     }
     if values["carrier"] is not None:
         world["logistics"] = {
-            ORDER: {
+            order_id: {
                 "carrier": "顺丰",
                 "state": values["carrier"],
                 "last_event": "杭州转运中心",

@@ -22,7 +22,9 @@ code: an invariant that shared the agent's reading of the world would share its 
 - ``counts_match_logs`` (cost): the record's tasks, steps, characters read and returned,
   outbox calls, blocked attempts and rejected messages agree with the bus and audit logs;
 - ``tool_call_budget`` (cost): no role calls a tool more often than :data:`RULE_BUDGET`
-  (or :func:`model_budget`) allows.
+  (or :func:`model_budget`) allows;
+- ``current_policy_evidence`` (outcome): a specialist hands over no superseded policy
+  document as evidence unless its own search asked for superseded versions.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -97,6 +99,9 @@ class Environment(BaseModel):
     tickets: list[TicketRow]
     replies: list[ReplyRow]
     approvals: list[ApprovalRow]
+    policies: dict[str, bool] = {}
+    """Policy document id -> whether it is superseded (a record from before the field:
+    none known)."""
 
     def writes(self) -> list[tuple[str, str, str]]:
         """Every write as (kind, order id, idempotency key), tickets first."""
@@ -661,3 +666,50 @@ def tool_call_budget(case: Case, run: Run) -> CheckOutput:
         return None
     attempts = Counter(m.recipient for m in bus_of(run) if m.kind == "task")
     return _verdict(over_budget(budget_of(run), audit_of(run), attempts))
+
+
+# --- 8. policy evidence is current --------------------------------------------------------
+
+POLICY_EVIDENCE = re.compile(r"^kb#(\d+)$")
+"""A policy document's evidence id (``kb#3``)."""
+
+
+def _asked_for_superseded(audit: Iterable[AuditCall]) -> set[str]:
+    """The roles whose knowledge-base search asked for superseded versions too."""
+    asked: set[str] = set()
+    for call in audit:
+        if call.tool != "kb__search":
+            continue
+        try:
+            args = json.loads(call.args)
+        except ValueError:
+            continue
+        if isinstance(args, dict) and args.get("include_superseded") is True:
+            asked.add(call.role)
+    return asked
+
+
+@check(kind="outcome", name="current_policy_evidence")
+def current_policy_evidence(case: Case, run: Run) -> CheckOutput:
+    """No specialist hands the orchestrator a superseded policy document as evidence
+    (``environment.policies``, from the database) unless its own knowledge-base search
+    asked for superseded versions (``detail.audit``): a version a newer one replaced is
+    history, not the policy, and a search that did not ask for it must not return it."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    asked = _asked_for_superseded(audit_of(run))
+    problems: list[str] = []
+    for message in bus_of(run):
+        if message.kind != "result" or message.sender in asked:
+            continue
+        for item in message.payload.get("evidence") or []:
+            found = (
+                POLICY_EVIDENCE.match(str(item.get("id", ""))) if isinstance(item, dict) else None
+            )
+            if found and env.policies.get(found.group(1)):
+                problems.append(
+                    f"{message.sender} hands over superseded policy {item['id']}, though its"
+                    " search did not ask for superseded versions"
+                )
+    return _verdict(sorted(set(problems)))

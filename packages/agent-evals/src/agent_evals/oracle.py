@@ -77,9 +77,11 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
 
     orders = merged(DEFAULT_ORDERS, world.get("orders", {}), ORDER_DEFAULTS)
     shipments = merged(DEFAULT_SHIPMENTS, world.get("logistics", {}), SHIPMENT_DEFAULTS)
-    stock = {**DEFAULT_STOCK, **world.get("stock", {})}
+    stock: dict[str, int | None] = {**DEFAULT_STOCK, **world.get("stock", {})}
     for order in orders.values():
         stock.setdefault(order["sku"], DEFAULT_STOCK[ORDER_DEFAULTS["sku"]])
+    # ``None``: the SKU has no stock row, which reads as 0 units.
+    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}
     policies = (
         [dict(p) for p in DEFAULT_POLICIES] if world.get("kb", "default") == "default" else []
     )
@@ -96,7 +98,7 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
     return WorldView(
         orders=orders,
         shipments=shipments,
-        stock=stock,
+        stock=counted,
         policies=policies,
         approve=bool(world.get("approve", True)),
         approver=str(world.get("approver", "human")),
@@ -216,6 +218,7 @@ def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Ev
             if order is None:
                 ev.claim(role, "order", None)
                 continue
+            ev.claim(role, "order", order_id)
             ev.claim(role, "parcel_state", parcel_state(order["status"]))
             ev.claim(role, "sku", order["sku"])
             closed = order_closure(order["status"])
@@ -247,9 +250,10 @@ def _escalate(reason: str, ev: Evidence, stock: dict[str, str], **more: Any) -> 
     return expect
 
 
-TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours", "order_closed")
-"""The agreed facts every expectation names when the evidence agreed on them (a closed
-order names the final state its status stated first)."""
+TOPIC_FACTS = ("order", "parcel_state", "stale_hours", "reissue_threshold_hours", "order_closed")
+"""The agreed facts every expectation names when the evidence agreed on them (the order
+found, as its id stands in the database, whatever else a fault restates; a closed order
+names the final state its status stated first)."""
 
 
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:

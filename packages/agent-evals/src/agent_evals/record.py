@@ -222,6 +222,10 @@ def environment(store: Store, stock_before: Mapping[str, int] | None) -> dict[st
             {"id": a.id, "action": a.action, "order_id": a.order_id, "status": a.status}
             for a in store.approvals()
         ],
+        "policies": {
+            str(row["id"]): bool(row["superseded"])
+            for row in store.db.query("SELECT id, superseded FROM policies ORDER BY id")
+        },
     }
 
 

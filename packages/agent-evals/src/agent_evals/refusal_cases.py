@@ -458,7 +458,7 @@ def _world_mistakes() -> list[Mistake]:
     for key in ("carrier", "state", "last_event"):
         found += _text(f"{ship}.{key}", nullable=True)
     found += _count(f"{ship}.stale_hours", nullable=True)
-    found += _count("world.stock.SKU-NEW-01", nullable=False)
+    found += _count("world.stock.SKU-NEW-01", nullable=True)
     found += _money("world.auto_approve_below", nullable=True)
     found += _type_mistakes("world.approve", "bool", nullable=False)
     found.append(Mistake("world.approve", "inside_literal", (), world={"approve": False}))

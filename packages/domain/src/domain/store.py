@@ -85,16 +85,21 @@ class Store:
     def search_policies(
         self, query: str, include_superseded: bool = False, limit: int = 5
     ) -> list[PolicyDoc]:
-        """Full-text search of the policy KB, best match first; superseded versions only
-        when asked for (and then after the current ones). An empty KB or query returns
-        nothing."""
+        """Full-text search of the policy KB, at most ``limit`` documents: current versions
+        first, the latest to take effect first (then the later version, then the best
+        match), so a search that matches more than a page still holds the policy in force;
+        superseded versions only when asked for (and then after the current ones). An empty
+        KB or query returns nothing."""
         fts = _fts_query(query)
         if not fts:
             return []
         where = None if include_superseded else "superseded = 0"
-        # Current versions first, then by FTS5 relevance.
+        # Current versions first, newest first, then by FTS5 relevance.
         rows = self.db.table("policies").search(
-            fts, where=where, limit=limit, order_by="superseded, rank"
+            fts,
+            where=where,
+            limit=limit,
+            order_by="superseded, effective_date DESC, version DESC, rank",
         )
         return [PolicyDoc.model_validate(row) for row in rows]
 

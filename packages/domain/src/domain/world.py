@@ -176,8 +176,9 @@ class World(BaseModel):
     """Order id -> shipment fields, merged over the default shipments."""
     kb: Literal["default", "empty"] = "default"
     """``empty``: the knowledge base holds no policy documents at all."""
-    stock: dict[str, Count] = Field(default_factory=dict)
-    """SKU -> units in stock (>= 0), merged over the default stock."""
+    stock: dict[str, Count | None] = Field(default_factory=dict)
+    """SKU -> units in stock (>= 0), merged over the default stock; ``None``: the SKU has
+    no stock row at all (not carried), which reads as 0 units."""
     approve: bool = True
     """What the human approver answers."""
     approver: Literal["human", "missing", "silent", "broken"] = "human"
@@ -250,6 +251,8 @@ def _seed(db: sqlite_utils.Database, world: World) -> None:
                 [order_id, ship["carrier"], ship["state"], ship["last_event"], ship["stale_hours"]],
             )
         for sku, qty in stock.items():
+            if qty is None:  # the case says this SKU has no stock row
+                continue
             db.execute("INSERT INTO stock (sku, qty) VALUES (?, ?)", [sku, qty])
         if world.kb == "default":
             for doc in DEFAULT_POLICIES:
