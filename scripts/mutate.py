@@ -1378,6 +1378,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=ORACLE_TESTS,
     ),
     M(
+        "oracle_full_page_budget_past_the_page",
+        f"{AGENT_EVALS}/oracle.py",
+        "    return FULL_PAGE_MAX_CHARS if len(added) >= SEARCH_PAGE else DEFAULT_MAX_CHARS",
+        "    return FULL_PAGE_MAX_CHARS if len(added) > SEARCH_PAGE else DEFAULT_MAX_CHARS",
+        "the oracle gives the doubled character budget only past a full search page",
+        tests=ORACLE_TESTS,
+    ),
+    M(
         "oracle_no_stock_row_in_stock",
         f"{AGENT_EVALS}/oracle.py",
         "    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}",

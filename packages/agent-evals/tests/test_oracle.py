@@ -283,3 +283,26 @@ def test_a_broken_oracle_disagrees_with_the_committed_suite(
     assert stale_lines(GENERATOR, SUITE_FILE) == []
     monkeypatch.setattr(oracle, "order_closure", lambda status: None)
     assert stale_lines(GENERATOR, SUITE_FILE)
+
+
+def _policies(n: int) -> list[dict[str, str]]:
+    return [
+        {"title": f"补发政策 {i}", "body": "物流信息停滞满 72 小时未更新的，可补发。"}
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("added", "budget"),
+    [(0, 4000), (1, 4000), (4, 4000), (5, 8000), (6, 8000)],
+)
+def test_a_world_whose_added_policies_fill_a_search_page_gets_twice_the_budget(
+    added: int, budget: int
+) -> None:
+    case = {
+        "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001"},
+        "world": {"policies": _policies(added)} if added else {},
+    }
+    got = expect_for(case)
+    assert got.get("max_chars", 4000) == budget
+    assert ("max_chars" in got) == (budget != 4000)
