@@ -1021,6 +1021,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "bus_log_order_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "    if seqs != list(range(1, len(bus) + 1)):",
+        "    if sorted(seqs) != sorted(set(seqs)):",
+        "a bus log numbered out of order (1, 0, 3, 2, …) passes as long as no number repeats",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "result_task_seq_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "            or asked.recipient != m.sender\n",
+        "",
+        "a result answering a task sent to another role passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "stock_before_read_after_the_run",
         f"{AGENT_EVALS}/record.py",
         '"stock_before": None if stock_before is None else dict(stock_before),',

@@ -20,7 +20,8 @@ code: an invariant that shared the agent's reading of the world would share its 
 - ``actionable_handover`` (outcome): an escalation hands over a known reason code, a
   suggestion in words and the facts gathered;
 - ``counts_match_logs`` (cost): the record's tasks, steps, characters read and returned,
-  outbox calls, blocked attempts and rejected messages agree with the bus and audit logs;
+  outbox calls, blocked attempts and rejected messages agree with the bus and audit logs,
+  and the bus log is numbered 1..n in order, each result answering an earlier task;
 - ``tool_call_budget`` (cost): no role calls a tool more often than :data:`RULE_BUDGET`
   (or :func:`model_budget`) allows.
 
@@ -372,6 +373,37 @@ def _chars(payload: dict[str, Any]) -> int:
     return len(json.dumps(payload, ensure_ascii=False))
 
 
+def log_order_problems(bus: Sequence[BusMessage]) -> list[str]:
+    """What is wrong with the bus log as a log: its sequence numbers must be 1, 2, … n
+    in the order the messages were logged (the trajectory checks locate "all evidence
+    back" and "reply task sent" by them), and every result must answer, by its
+    ``task_seq``, an earlier delivered task sent to the role that answers."""
+    problems: list[str] = []
+    seqs = [m.seq for m in bus]
+    if seqs != list(range(1, len(bus) + 1)):
+        problems.append(
+            f"the bus log numbers its {len(bus)} message(s) {seqs}, not 1 to {len(bus)} in order"
+        )
+    by_seq = {m.seq: m for m in bus}
+    for m in bus:
+        if m.kind != "result":
+            continue
+        task_seq = m.payload.get("task_seq")
+        asked = by_seq.get(task_seq) if isinstance(task_seq, int) else None
+        if (
+            asked is None
+            or asked.kind != "task"
+            or asked.status != "delivered"
+            or asked.recipient != m.sender
+            or asked.seq >= m.seq
+        ):
+            problems.append(
+                f"result {m.seq} from {m.sender} answers task_seq {task_seq!r}, not an "
+                f"earlier task delivered to {m.sender}"
+            )
+    return problems
+
+
 @check(kind="cost", name="counts_match_logs")
 def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     """The record's counts, recomputed from the logs alone: tasks and steps = task
@@ -382,7 +414,7 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     if environment_of(run) is None:
         return None
     bus, audit = bus_of(run), audit_of(run)
-    problems: list[str] = []
+    problems: list[str] = log_order_problems(bus)
     tasks = [m for m in bus if m.kind == "task"]
     if run.task_count != len(tasks):
         problems.append(
