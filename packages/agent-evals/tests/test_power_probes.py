@@ -7,13 +7,16 @@ file names is one of :data:`PROBES`."""
 from __future__ import annotations
 
 import ast
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, get_args
 
 import pytest
-from agent.contracts import WorkerStatus
-from agent.worker import WorkerResult
+from agent.brain import Task
+from agent.contracts import WorkerStatus, default_contracts
+from agent.faults import CLAIM_TEXT_LIMIT
+from agent.worker import Worker, WorkerResult
 from domain.world import World
 from pydantic import BaseModel
 
@@ -71,9 +74,41 @@ def pydantic_literals_are_interned() -> list[str]:
     return problems
 
 
+def refused_alike(lengths: tuple[int, ...]) -> list[str]:
+    """Whether outputs whose one claim text is each of ``lengths`` characters long get
+    one and the same result from the worker (its status and error)."""
+    contract = default_contracts()["logistics_agent"]
+    seen: dict[tuple[str, str | None], int] = {}
+    for n in lengths:
+        output = {"claims": [{"topic": "parcel_state", "value": "在途", "text": "。" * n}]}
+        worker = Worker(_Answering(output), contract, None)  # type: ignore[arg-type]
+        result = asyncio.run(worker.perform(Task(trace_id="t", role="r", order_id="A1001")))
+        seen.setdefault((result.status, result.error), n)
+    if len(seen) > 1:
+        return [f"texts of {sorted(seen.values())} characters are refused differently"]
+    return []
+
+
+class _Answering:
+    """A brain that answers ``output`` without calling a tool."""
+
+    def __init__(self, output: object) -> None:
+        self.output = output
+
+    async def think(self, task: Task, tools: object) -> object:
+        return self.output
+
+
+def overlong_claims_are_refused_alike() -> list[str]:
+    """Premise: the ``garble`` fault's second answer is refused alike whether its claim
+    text is one character over the schema's limit or twice the limit."""
+    return refused_alike((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1))
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
+    "overlong_claims_are_refused_alike": overlong_claims_are_refused_alike,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -114,3 +149,15 @@ def test_the_interning_probe_tells_a_plain_string_field() -> None:
     built = "".join(["de", "fault"])
     assert Plain(kb=built).kb is built
     assert Plain(kb=built).kb is not Plain(kb=built, lit=built).lit
+
+
+@pytest.mark.parametrize(
+    ("lengths", "alike"),
+    [
+        ((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1), True),
+        ((CLAIM_TEXT_LIMIT, CLAIM_TEXT_LIMIT + 1), False),  # at the limit it is accepted
+    ],
+)
+def test_the_overlong_probe_tells_refusals_apart(lengths: tuple[int, ...], alike: bool) -> None:
+    """The positive control of ``overlong_claims_are_refused_alike``."""
+    assert (refused_alike(lengths) == []) is alike
