@@ -1021,6 +1021,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "output_problems_ignore_order",
+        f"{AGENT_EVALS}/checks.py",
+        "        if got != codes:",
+        "        if sorted(map(str, got)) != sorted(map(str, codes)):",
+        "output_problems takes prose-then-schema for schema-then-prose (a swapped garble fault)",
+        tests=("packages/agent-evals/tests/test_output_problems.py",),
+    ),
+    M(
         "bus_log_order_unchecked",
         f"{AGENT_EVALS}/invariants.py",
         "    if seqs != list(range(1, len(bus) + 1)):",

@@ -140,6 +140,7 @@ def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
             "tickets": 0,
             "dispatched": list(EVIDENCE_ROLES),
             "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
+            "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
         }
     rejected = [r for r in EVIDENCE_ROLES if task_chars(case, r) > BUS_PAYLOAD_LIMIT]
     if not rejected:

@@ -252,8 +252,29 @@ TOPIC_FACTS = ("parcel_state", "stale_hours", "reissue_threshold_hours", "order_
 order names the final state its status stated first)."""
 
 
+OUTPUT_FAULTS = {"garble": ["unparsable", "schema"], "garble_once": ["unparsable"]}
+"""A role fault that makes a specialist's output unusable -> what is wrong with each
+unusable output, in order (docs/cases.md: ``garble`` answers prose, then JSON whose claim
+text is over the schema's limit; ``garble_once`` prose on its first attempt only)."""
+
+
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``expect`` of ``case`` by the decision table (docs/decision-table.md)."""
+    """The ``expect`` of ``case`` by the decision table (docs/decision-table.md), with
+    the problems of the unusable outputs a garbling fault makes (:data:`OUTPUT_FAULTS`)
+    when the specialists are dispatched."""
+    expect = _expect_by_table(case)
+    faults: Mapping[str, str] = case.get("faults", {})
+    problems = {
+        role: OUTPUT_FAULTS[faults[role]]
+        for role in EVIDENCE
+        if faults.get(role) in OUTPUT_FAULTS and role in expect.get("dispatched", [])
+    }
+    if problems:
+        expect["output_problems"] = problems
+    return expect
+
+
+def _expect_by_table(case: Mapping[str, Any]) -> dict[str, Any]:
     view = world_view(case.get("world", {}))
     order_id = canonical_order_id(case["input"].get("order_id"))
     if not order_id:
