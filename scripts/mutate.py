@@ -1029,6 +1029,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_output_problems.py",),
     ),
     M(
+        "reply_approval_sku_checked_only_without_draft",
+        f"{AGENT_EVALS}/invariants.py",
+        '        elif a.action == "reply" and sku in shown:',
+        '        elif a.action == "reply" and sku in shown and not draft:',
+        "a reply-only approval summed up as a reissue passes whenever a reply was drafted",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "bus_log_order_unchecked",
         f"{AGENT_EVALS}/invariants.py",
         "    if seqs != list(range(1, len(bus) + 1)):",

@@ -339,6 +339,31 @@ class FirstTaskBus(Bus):
         return super().send(kind, sender, recipient, payload)
 
 
+def _summary_ignoring_plan(order_id: str, agg: Aggregate, plan: object) -> str:
+    return _TICKET_SUMMARY(order_id, agg, "reissue")
+
+
+_TICKET_SUMMARY = agent.orchestrator._ticket_summary
+
+
+def wait_approval_reads_as_reissue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply-only proposal is summed up for the approver as a reissue."""
+    monkeypatch.setattr(agent.orchestrator, "_ticket_summary", _summary_ignoring_plan)
+
+
+def reissue_approval_hides_the_sku(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reissue proposal does not tell the approver what ships."""
+    monkeypatch.setattr(
+        agent.orchestrator, "_ticket_summary", lambda order_id, agg, plan: f"订单 {order_id}"
+    )
+
+
+WAIT_WORLD = {
+    "orders": {"A2001": {"status": "已发货，圆通运输中", "paid": 59.0}},
+    "logistics": {"A2001": {"state": "运输中", "last_event": "转运中心", "stale_hours": 30}},
+}
+
+
 def bus_misnumbered(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bus numbers its log out of order."""
     monkeypatch.setattr(agent_evals.sut, "Bus", PairwiseSwappedBus)
@@ -591,6 +616,20 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "the record counts 8 task(s); the bus log carries 4",
+    ),
+    (
+        "acts_on_named_order",
+        wait_approval_reads_as_reissue,
+        _case("A2001", world=WAIT_WORLD),
+        {},
+        "the reply-only approval ",
+    ),
+    (
+        "acts_on_named_order",
+        reissue_approval_hides_the_sku,
+        _case(),
+        {},
+        "does not name SKU-TEE-01, the SKU to ship",
     ),
     (
         "counts_match_logs",
