@@ -99,6 +99,7 @@ SUITES = [
     "injection_matrix",
     "generated",
     "refusals",
+    "limits",
     "model_path",
 ]
 
@@ -193,6 +194,12 @@ def evals_settings(session: nox.Session) -> None:
 def evals_refusals(session: nox.Session) -> None:
     """Run the refusal suite: invalid cases the SUT must refuse, line by line (never run)."""
     evals_cli(session, "run", "--suite", "refusals", "--label", "refusals")
+
+
+@nox.session(name="evals_limits", default=False, tags=["suites"])
+def evals_limits(session: nox.Session) -> None:
+    """Run the limits suite: each size limit (bus payload, claims) at and one past it."""
+    evals_cli(session, "run", "--suite", "limits", "--label", "limits")
 
 
 @nox.session(name="evals_model_path", default=False, tags=["suites"])

@@ -17,6 +17,7 @@ import tools.catalog
 import tools.outbox
 from agent.aggregate import Aggregate
 from agent.brain import Task, ToolBox
+from agent.bus import Bus, Message, MessageKind
 from agent.contracts import Claim
 from agent.faults import attempt_write
 from agent.orchestrator import Orchestrator
@@ -328,6 +329,65 @@ class CitedEvidenceBudget(Orchestrator):
         return super()._budget().model_copy(update={"chars_read": cited})
 
 
+class PairwiseSwappedBus(Bus):
+    """Numbers its messages 1, 0, 3, 2, … (``len(log) ^ 1``): every seq is unique, but
+    the log is no longer in order."""
+
+    def send(
+        self, kind: MessageKind, sender: str, recipient: str, payload: dict[str, Any]
+    ) -> Message:
+        message = super().send(kind, sender, recipient, payload)
+        swapped = message.model_copy(update={"seq": (message.seq - 1) ^ 1})
+        self.log[-1] = swapped
+        return swapped
+
+
+class FirstTaskBus(Bus):
+    """Every result claims to answer the first message of the log."""
+
+    def send(
+        self, kind: MessageKind, sender: str, recipient: str, payload: dict[str, Any]
+    ) -> Message:
+        if kind == "result":
+            payload = {**payload, "task_seq": 1}
+        return super().send(kind, sender, recipient, payload)
+
+
+def _summary_ignoring_plan(order_id: str, agg: Aggregate, plan: object) -> str:
+    return _TICKET_SUMMARY(order_id, agg, "reissue")
+
+
+_TICKET_SUMMARY = agent.orchestrator._ticket_summary
+
+
+def wait_approval_reads_as_reissue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply-only proposal is summed up for the approver as a reissue."""
+    monkeypatch.setattr(agent.orchestrator, "_ticket_summary", _summary_ignoring_plan)
+
+
+def reissue_approval_hides_the_sku(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reissue proposal does not tell the approver what ships."""
+    monkeypatch.setattr(
+        agent.orchestrator, "_ticket_summary", lambda order_id, agg, plan: f"订单 {order_id}"
+    )
+
+
+WAIT_WORLD = {
+    "orders": {"A2001": {"status": "已发货，圆通运输中", "paid": 59.0}},
+    "logistics": {"A2001": {"state": "运输中", "last_event": "转运中心", "stale_hours": 30}},
+}
+
+
+def bus_misnumbered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bus numbers its log out of order."""
+    monkeypatch.setattr(agent_evals.sut, "Bus", PairwiseSwappedBus)
+
+
+def results_answer_the_wrong_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results name a task that is not theirs."""
+    monkeypatch.setattr(agent_evals.sut, "Bus", FirstTaskBus)
+
+
 def budget_sums_every_message(monkeypatch: pytest.MonkeyPatch) -> None:
     """Characters returned are summed over task messages too."""
     _use_orchestrator(monkeypatch, EveryMessageBudget)
@@ -603,6 +663,34 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "the record counts 8 task(s); the bus log carries 4",
+    ),
+    (
+        "acts_on_named_order",
+        wait_approval_reads_as_reissue,
+        _case("A2001", world=WAIT_WORLD),
+        {},
+        "the reply-only approval ",
+    ),
+    (
+        "acts_on_named_order",
+        reissue_approval_hides_the_sku,
+        _case(),
+        {},
+        "does not name SKU-TEE-01, the SKU to ship",
+    ),
+    (
+        "counts_match_logs",
+        bus_misnumbered,
+        _case(),
+        {},
+        "the bus log numbers its 8 message(s) [1, 0, 3, 2, 5, 4, 7, 6], not 1 to 8 in order",
+    ),
+    (
+        "counts_match_logs",
+        results_answer_the_wrong_task,
+        _case(),
+        {},
+        "from logistics_agent answers task_seq 1, not an earlier task delivered to logistics_agent",
     ),
     (
         "counts_match_logs",

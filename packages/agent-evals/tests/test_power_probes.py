@@ -7,6 +7,7 @@ file names is one of :data:`PROBES`."""
 from __future__ import annotations
 
 import ast
+import asyncio
 import importlib
 import json
 import pkgutil
@@ -24,7 +25,9 @@ import pytest
 import sqlite_utils.hookspecs
 import sqlite_utils.plugins
 import tools
-from agent.contracts import WorkerStatus
+from agent.brain import Task
+from agent.contracts import WorkerStatus, default_contracts
+from agent.faults import CLAIM_TEXT_LIMIT
 from agent.outbox_faults import (
     KEY_DRIFT,
     LOST_ACK,
@@ -34,7 +37,7 @@ from agent.outbox_faults import (
     parse_outbox_fault,
 )
 from agent.settings import BrainConfigError, BrainSettings
-from agent.worker import WorkerResult
+from agent.worker import Worker, WorkerResult
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
@@ -355,6 +358,37 @@ def every_policy_key_is_above_a_missing_one() -> list[str]:
     return policy_keys_at_or_below(DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID)
 
 
+def refused_alike(lengths: tuple[int, ...]) -> list[str]:
+    """Whether outputs whose one claim text is each of ``lengths`` characters long get
+    one and the same result from the worker (its status and error)."""
+    contract = default_contracts()["logistics_agent"]
+    seen: dict[tuple[str, str | None], int] = {}
+    for n in lengths:
+        output = {"claims": [{"topic": "parcel_state", "value": "在途", "text": "。" * n}]}
+        worker = Worker(_Answering(output), contract, None)  # type: ignore[arg-type]
+        result = asyncio.run(worker.perform(Task(trace_id="t", role="r", order_id="A1001")))
+        seen.setdefault((result.status, result.error), n)
+    if len(seen) > 1:
+        return [f"texts of {sorted(seen.values())} characters are refused differently"]
+    return []
+
+
+class _Answering:
+    """A brain that answers ``output`` without calling a tool."""
+
+    def __init__(self, output: object) -> None:
+        self.output = output
+
+    async def think(self, task: Task, tools: object) -> object:
+        return self.output
+
+
+def overlong_claims_are_refused_alike() -> list[str]:
+    """Premise: the ``garble`` fault's second answer is refused alike whether its claim
+    text is one character over the schema's limit or twice the limit."""
+    return refused_alike((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1))
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -365,6 +399,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "resolution_keeps_given_values": resolution_keeps_given_values,
     "no_sqlite_utils_plugins": no_sqlite_utils_plugins,
     "every_policy_key_is_above_a_missing_one": every_policy_key_is_above_a_missing_one,
+    "overlong_claims_are_refused_alike": overlong_claims_are_refused_alike,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -543,3 +578,15 @@ def test_the_policy_key_probe_catches_a_key_at_a_missing_ones(
 ) -> None:
     """The positive control of ``every_policy_key_is_above_a_missing_one``."""
     assert policy_keys_at_or_below(policies, first_added) == found
+
+
+@pytest.mark.parametrize(
+    ("lengths", "alike"),
+    [
+        ((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1), True),
+        ((CLAIM_TEXT_LIMIT, CLAIM_TEXT_LIMIT + 1), False),  # at the limit it is accepted
+    ],
+)
+def test_the_overlong_probe_tells_refusals_apart(lengths: tuple[int, ...], alike: bool) -> None:
+    """The positive control of ``overlong_claims_are_refused_alike``."""
+    assert (refused_alike(lengths) == []) is alike

@@ -165,3 +165,35 @@ def model_requests(case: Case, run: Run) -> CheckOutput:
     if got == wanted:
         return True
     return False, f"the model server got {got} request(s), expected {wanted}"
+
+
+OUTPUT_PROBLEMS = "output_problems"
+"""The ``expect`` key naming, per role, what was wrong with each of its unusable outputs."""
+
+
+@check(kind="trajectory", name=OUTPUT_PROBLEMS, expect_keys=(OUTPUT_PROBLEMS,))
+def output_problems(case: Case, run: Run) -> CheckOutput:
+    """Each role the case names had its ``invalid_output`` results, in order, for exactly
+    the problems named (``{"policy_agent": ["unparsable", "schema"]}``: prose first, then
+    JSON outside the claim schema; codes: ``unparsable``, ``schema``, ``oversized``,
+    ``no_usable_claims``, ``unusable``), read from the result messages of the bus log.
+    Not applicable when the case names none or the record holds no bus log."""
+    wanted = (case.expect.model_extra or {}).get(OUTPUT_PROBLEMS)
+    bus = run.detail.get("bus")
+    if wanted is None or not isinstance(bus, list):
+        return None
+    if not isinstance(wanted, dict):
+        return False, f"expect.{OUTPUT_PROBLEMS} is {wanted!r}, not an object of role -> codes"
+    problems: list[str] = []
+    for role, codes in sorted(wanted.items()):
+        got = [
+            m["payload"].get("problem")
+            for m in bus
+            if isinstance(m, dict)
+            and m.get("kind") == "result"
+            and m.get("sender") == role
+            and m.get("payload", {}).get("status") == "invalid_output"
+        ]
+        if got != codes:
+            problems.append(f"{role}'s unusable outputs were {got}, expected {codes}")
+    return (False, "; ".join(problems)) if problems else True

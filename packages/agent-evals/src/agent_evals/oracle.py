@@ -274,10 +274,26 @@ def max_chars_for(world: Mapping[str, Any]) -> int:
     return FULL_PAGE_MAX_CHARS if len(added) >= SEARCH_PAGE else DEFAULT_MAX_CHARS
 
 
+OUTPUT_FAULTS = {"garble": ["unparsable", "schema"], "garble_once": ["unparsable"]}
+"""A role fault that makes a specialist's output unusable -> what is wrong with each
+unusable output, in order (docs/cases.md: ``garble`` answers prose, then JSON whose claim
+text is over the schema's limit; ``garble_once`` prose on its first attempt only)."""
+
+
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``expect`` of ``case`` by the decision table (docs/decision-table.md), with the
-    run's character budget where it is not the default."""
+    """The ``expect`` of ``case`` by the decision table (docs/decision-table.md), with
+    the problems of the unusable outputs a garbling fault makes (:data:`OUTPUT_FAULTS`)
+    when the specialists are dispatched, and the run's character budget where it is not
+    the default."""
     expect = _decided(case)
+    faults: Mapping[str, str] = case.get("faults", {})
+    problems = {
+        role: OUTPUT_FAULTS[faults[role]]
+        for role in EVIDENCE
+        if faults.get(role) in OUTPUT_FAULTS and role in expect.get("dispatched", [])
+    }
+    if problems:
+        expect["output_problems"] = problems
     budget = max_chars_for(case.get("world", {}))
     if budget != DEFAULT_MAX_CHARS:
         expect["max_chars"] = budget

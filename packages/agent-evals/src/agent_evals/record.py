@@ -219,7 +219,13 @@ def environment(store: Store, stock_before: Mapping[str, int] | None) -> dict[st
             for r in store.replies()
         ],
         "approvals": [
-            {"id": a.id, "action": a.action, "order_id": a.order_id, "status": a.status}
+            {
+                "id": a.id,
+                "action": a.action,
+                "order_id": a.order_id,
+                "status": a.status,
+                "summary": a.summary,
+            }
             for a in store.approvals()
         ],
         "policies": {

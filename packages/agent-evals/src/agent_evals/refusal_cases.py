@@ -58,6 +58,7 @@ SIMPLE_FAULTS = (
 AMOUNT_STYLES = ("symbol", "yuan", "grouped", "words")
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000
+MAX_CLAIM_COUNT = 1000
 MAX_LOST_CALLS = 9
 MODEL_FAULTS: dict[str, bool] = {
     "malformed_call": True,
@@ -145,7 +146,7 @@ def unknown_role(target: str) -> str:
 
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>"
+    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
 )
 
 
@@ -162,6 +163,7 @@ def role_fault_argument(role: str, fault: str) -> str:
     needs = {
         "flaky": "flaky:<p> needs a probability p from 0 to 1",
         "oversize": f"oversize:<n> needs a whole number n from 1 to {MAX_OVERSIZE}",
+        "claims": f"claims:<n> needs a whole number n from 1 to {MAX_CLAIM_COUNT}",
         "amount_format": f"amount_format:<style> needs one of {', '.join(AMOUNT_STYLES)}",
     }
     if kind in needs:
@@ -611,6 +613,14 @@ def _role_fault_mistakes() -> list[Mistake]:
                 ("not_a_number", "1.5"),
                 ("not_a_number", "abc"),
                 ("not_ascii", "²"),
+            ),
+        ),
+        "claims": (
+            ("1", "1000", "50"),
+            (
+                ("below_min", "0"),
+                ("above_max", "1001"),
+                ("not_a_number", "abc"),
             ),
         ),
         "amount_format": (

@@ -13,6 +13,7 @@
 | `garble_once`   | prose on the first attempt only; the retry works normally        |
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
 | `oversize:n`    | pads the output with filler claims to exactly n characters      |
+| `claims:n`      | pads the output with empty filler claims to exactly n claims    |
 
 The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
 :mod:`agent.outbox_faults`.
@@ -177,9 +178,27 @@ def padded(raw: object, size: int) -> object:
         claims.append(filler(min(_FILLER_TEXT_CHARS, room - _FILLER_TEXT_CHARS)))
 
 
+CLAIM_COUNT = "claims"
+MAX_CLAIM_COUNT = 1000
+"""The most claims a ``claims`` fault pads to (past about 300 empty claims the output is
+over the contract's size limit anyway)."""
+
+
+def with_claims(raw: object, count: int) -> object:
+    """``raw`` (a well-formed output) with empty filler claims added so that it holds
+    exactly ``count`` claims (``raw`` unchanged when it already holds that many or more,
+    or is not a well-formed output)."""
+    output = _claims(raw)
+    claims = output["claims"]
+    if claims is None or len(claims) >= count:
+        return raw
+    filler = Claim(topic=FILLER_TOPIC, value="", text="").model_dump(mode="json")
+    return {**output, "claims": [*claims, *([filler] * (count - len(claims)))]}
+
+
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>"
+    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
 )
 """Every form a role's fault takes, as an unknown one's refusal lists them."""
 FLAKY = "flaky"
@@ -224,6 +243,13 @@ def parse_fault(fault: str) -> tuple[str, float]:
             return kind, 1.0
         raise UnknownFaultError(
             fault, f"{kind}:<n> needs a whole number n from 1 to {MAX_OVERSIZE}, got {arg!r}"
+        )
+    if kind == CLAIM_COUNT:
+        n = _whole_number(arg)
+        if n is not None and 0 < n <= MAX_CLAIM_COUNT:
+            return kind, 1.0
+        raise UnknownFaultError(
+            fault, f"{kind}:<n> needs a whole number n from 1 to {MAX_CLAIM_COUNT}, got {arg!r}"
         )
     if kind == FLAKY:
         probability = _probability(arg)
@@ -272,6 +298,8 @@ class FaultyBrain:
             return _restated(raw, self.fault.partition(":")[2])
         if self.kind == OVERSIZE:
             return padded(raw, int(self.fault.partition(":")[2]))
+        if self.kind == CLAIM_COUNT:
+            return with_claims(raw, int(self.fault.partition(":")[2]))
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError
 from tools import (
@@ -20,6 +20,12 @@ from agent.bus import payload_chars
 from agent.contracts import Claim, Contract, WorkerOutput, WorkerStatus
 from agent.errors import ProviderError, UnusableOutputError
 from agent.hygiene import DroppedClaim, screen
+
+OutputProblem = Literal["unusable", "unparsable", "schema", "oversized", "no_usable_claims"]
+"""Why an output was ``invalid_output``: the brain found nothing usable (``unusable``, a
+model brain after its repair round), it is not JSON (``unparsable``), it is JSON outside
+the claim schema (``schema``), it is over the contract's size (``oversized``), or hygiene
+dropped every claim (``no_usable_claims``)."""
 
 
 class WorkerResult(BaseModel):
@@ -37,20 +43,18 @@ class WorkerResult(BaseModel):
     """Claims removed by hygiene."""
     error: str | None = None
     """What went wrong, when not ``ok``."""
+    problem: OutputProblem | None = None
+    """For ``invalid_output``: what was wrong with the output, as a code (``None``
+    otherwise, and then left out of the result message)."""
     chars_read: int = 0
     """Characters of evidence the brain read."""
 
     def payload(self, task_seq: int) -> dict[str, Any]:
         """The result message payload (what the orchestrator receives)."""
-        data = self.model_dump(mode="json", exclude={"chars_read"})
+        left_out = {"chars_read"} if self.problem is not None else {"chars_read", "problem"}
+        data = self.model_dump(mode="json", exclude=left_out)
         data["task_seq"] = task_seq
         return data
-
-
-def _parse(raw: object) -> WorkerOutput:
-    if isinstance(raw, str):
-        raw = json.loads(raw)
-    return WorkerOutput.model_validate(raw)
 
 
 class Worker:
@@ -83,9 +87,15 @@ class Worker:
         """
         box = ToolBox(self.gateway, self.role)
 
-        def failed(status: WorkerStatus, error: str) -> WorkerResult:
+        def failed(
+            status: WorkerStatus, error: str, problem: OutputProblem | None = None
+        ) -> WorkerResult:
             return WorkerResult(
-                role=self.role, status=status, error=error, chars_read=box.chars_read
+                role=self.role,
+                status=status,
+                error=error,
+                problem=problem,
+                chars_read=box.chars_read,
             )
 
         try:
@@ -95,7 +105,7 @@ class Worker:
         except (ToolRefusedError, UnknownToolError, NotCustomersOrderError) as e:
             return failed("refused", str(e))
         except UnusableOutputError as e:
-            return failed("invalid_output", str(e))
+            return failed("invalid_output", str(e), "unusable")
         except ProviderError:
             # Not the brain's fault: the run is aborted and recorded as `error` upstream.
             raise
@@ -105,20 +115,29 @@ class Worker:
         if box.refused:
             return failed("refused", box.refused[0])
         try:
-            output = _parse(raw)
+            parsed = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError as e:
+            return failed(
+                "invalid_output", f"output does not match the claim schema: {e}", "unparsable"
+            )
+        try:
+            output = WorkerOutput.model_validate(parsed)
         except (ValidationError, ValueError) as e:
-            return failed("invalid_output", f"output does not match the claim schema: {e}")
+            return failed(
+                "invalid_output", f"output does not match the claim schema: {e}", "schema"
+            )
         size = payload_chars(output.model_dump(mode="json"))
         if size > self.contract.max_output_chars:
             return failed(
                 "invalid_output",
                 f"output of {size} characters exceeds {self.contract.max_output_chars}",
+                "oversized",
             )
         kept, dropped = screen(
             output.claims, box.evidence.keys(), instructions=self.screen_instructions
         )
         if not kept:
-            result = failed("invalid_output", "no usable claims")
+            result = failed("invalid_output", "no usable claims", "no_usable_claims")
             return result.model_copy(update={"dropped": dropped})
         cited = dict.fromkeys(eid for claim in kept for eid in claim.evidence)
         return WorkerResult(

@@ -1,0 +1,172 @@
+"""The limits suite (``cases/limits.jsonl``): SupportPilot's size limits, each at the
+limit and one past it, from the table :data:`LIMITS` (docs/cases.md, "The limits suite").
+
+- The bus delivers a message whose payload, as JSON characters, is at most
+  :data:`BUS_PAYLOAD_LIMIT`; a longer one is rejected, logged, never delivered, and its
+  task is not retried (only ``invalid_output`` earns a retry). The cases size the
+  customer's message so that the logistics specialist's task (the evidence role with the
+  longest name, so the largest of the three tasks) is exactly at the limit, then one
+  character over it: at the limit the turn goes on as usual; over it that one task is
+  rejected and the turn escalates (``specialist_failed``) with three tasks sent.
+- A specialist's output holds at most :data:`CLAIMS_LIMIT` claims: the fault
+  ``claims:<n>`` pads the policy specialist's output to exactly ``n`` claims. At the
+  limit it is used; one over it is ``invalid_output``, retried once, then escalated.
+
+The expectation comes from the oracle below, which reads the case alone. The goal's
+length is computed when the suite is generated, from the task message the agent sends
+(:class:`agent.brain.Task`, measured as :func:`agent.bus.payload_chars` measures it) for
+trial 0 (the trace id is ``<case id>-<trial>``; trials 0 to 9 have the same length).
+A change of the task message's fields moves the boundary: the suite is then stale and
+``evals generate --check`` says so (regenerate it).
+
+    uv run evals generate agent_evals.limit_cases:GENERATOR           # (re)write it
+    uv run evals generate agent_evals.limit_cases:GENERATOR --check   # exit 1: stale
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agent.brain import Task
+from agent.bus import payload_chars
+from evals.generate import CaseGenerator, Dimension, case_id
+
+BUS_PAYLOAD_LIMIT = 64_000
+"""The largest payload the bus delivers, in JSON characters (non-ASCII kept as is)."""
+CLAIMS_LIMIT = 50
+"""The most claims one specialist output may hold."""
+PREFIX = "lm"
+ORDER_ID = "A1001"
+"""The default world's reissue: due, in stock, approved (the reference reply)."""
+SIZED_ROLE = "logistics_agent"
+"""The evidence role whose task is the largest (its name is the longest)."""
+EVIDENCE_ROLES = ("order_agent", "logistics_agent", "policy_agent")
+CLAIMS_ROLE = "policy_agent"
+CLAIMS_BUDGET_CHARS = 6000
+"""The characters a run at the claims limit may return (the default budget is 4,000)."""
+GOAL_TEXT = "包裹一直没到，要求马上补发。"
+SHORT_GOAL = "包裹一直没到，要求马上补发"
+TRIAL = 0
+
+
+def trace_id(case: Mapping[str, Any], trial: int = TRIAL) -> str:
+    """The trace id SupportPilot gives a run of ``case``."""
+    return f"{case['id']}-{trial}"
+
+
+def task_chars(case: Mapping[str, Any], role: str) -> int:
+    """Characters of the first task message ``role`` is sent for ``case``."""
+    given = case["input"]
+    task = Task(trace_id=trace_id(case), role=role, order_id=given["order_id"], goal=given["goal"])
+    return payload_chars(task.model_dump(mode="json"))
+
+
+def _goal_for(label: str, over: int) -> str:
+    """A customer message that puts :data:`SIZED_ROLE`'s task ``over`` characters past
+    the bus limit (0: exactly at it)."""
+
+    def probe(goal: str) -> dict[str, Any]:
+        given = {"order_id": ORDER_ID, "goal": goal}
+        return {"id": case_id(PREFIX, {"limit": label}), "input": given}
+
+    room = BUS_PAYLOAD_LIMIT + over - task_chars(probe(""), SIZED_ROLE)
+    goal = (GOAL_TEXT * (room // len(GOAL_TEXT) + 1))[:room]
+    if task_chars(probe(goal), SIZED_ROLE) != BUS_PAYLOAD_LIMIT + over:
+        raise AssertionError(f"{label}: the goal does not size the task as intended")
+    return goal
+
+
+LIMITS: dict[str, dict[str, Any]] = {
+    "bus_task_at": {"over": 0, "title": "任务消息恰好 64000 字符：照常投递，照常补发"},
+    "bus_task_over": {
+        "over": 1,
+        "title": "任务消息超出总线上限一个字符：被拒收，不重试，转人工",
+    },
+    "claims_at": {"claims": CLAIMS_LIMIT, "title": "专员输出恰好 50 条陈述：照常使用"},
+    "claims_over": {
+        "claims": CLAIMS_LIMIT + 1,
+        "title": "专员输出 51 条陈述：不合规，重试一次后转人工",
+    },
+}
+"""Label -> the limit it puts the run at (``over`` characters past the bus limit, or
+``claims`` in the policy specialist's output) and its title."""
+
+DIMENSIONS = (
+    Dimension(
+        "limit",
+        {label: label for label in LIMITS},
+        doc="which limit the run is put at, at it or one past it",
+    ),
+)
+
+
+def build(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The case of one row of :data:`LIMITS`."""
+    label = str(values["limit"])
+    row = LIMITS[label]
+    built: dict[str, Any] = {"title": row["title"]}
+    if "over" in row:
+        built["input"] = {"goal": _goal_for(label, int(row["over"])), "order_id": ORDER_ID}
+    else:
+        built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
+        built["faults"] = {CLAIMS_ROLE: f"claims:{row['claims']}"}
+    return built
+
+
+def _claims_fault(case: Mapping[str, Any]) -> int | None:
+    fault = str(case.get("faults", {}).get(CLAIMS_ROLE, ""))
+    kind, _, n = fault.partition(":")
+    return int(n) if kind == "claims" else None
+
+
+def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
+    """What a correct run of ``case`` does, from the limits alone."""
+    all_ok = {role: ["ok"] for role in EVIDENCE_ROLES}
+    replied = {
+        "outcome": "replied",
+        "tickets": 1,
+        "dispatched": [*EVIDENCE_ROLES, "reply_agent"],
+        "statuses": {**all_ok, "reply_agent": ["ok"]},
+    }
+    claims = _claims_fault(case)
+    if claims is not None:
+        if claims <= CLAIMS_LIMIT:
+            # Fifty empty claims return about 2,700 characters over a usual run's 2,000.
+            return {**replied, "max_chars": CLAIMS_BUDGET_CHARS}
+        return {
+            "outcome": "escalate",
+            "outcome_reason": "specialist_failed",
+            "tickets": 0,
+            "dispatched": list(EVIDENCE_ROLES),
+            "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
+            "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
+        }
+    rejected = [r for r in EVIDENCE_ROLES if task_chars(case, r) > BUS_PAYLOAD_LIMIT]
+    if not rejected:
+        return replied
+    return {
+        "outcome": "escalate",
+        "outcome_reason": "specialist_failed",
+        "tickets": 0,
+        "dispatched": list(EVIDENCE_ROLES),
+        # A rejected task gets no result (no status) and is not retried.
+        "statuses": {r: ["ok"] for r in EVIDENCE_ROLES if r not in rejected},
+        "max_tasks": len(EVIDENCE_ROLES),
+    }
+
+
+GENERATOR = CaseGenerator(
+    prefix=PREFIX,
+    dimensions=DIMENSIONS,
+    build=build,
+    oracle=expect_for,
+    tags=("limits", "fault"),
+    header=(
+        "# Generated by agent_evals.limit_cases (each size limit at and one past it; expect"
+        " from its oracle); do not edit by hand (regenerate: uv run evals generate"
+        " agent_evals.limit_cases:GENERATOR)."
+    ),
+    suite="limits",
+)
+"""The limits suite."""

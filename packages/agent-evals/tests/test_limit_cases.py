@@ -1,0 +1,128 @@
+"""The limits suite (cases/limits.jsonl): in sync with its generator, each case at exactly
+the limit it names (measured on the real run's bus log, not on the generator's own
+arithmetic), and its expectations failing on a SUT whose limit moved by one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import agent.bus
+import agent.worker
+import agent_evals.sut
+import pytest
+from agent.contracts import Claim
+from agent.errors import UnknownFaultError
+from agent.faults import parse_fault, with_claims
+from agent_evals.limit_cases import (
+    BUS_PAYLOAD_LIMIT,
+    CLAIMS_LIMIT,
+    CLAIMS_ROLE,
+    GENERATOR,
+    SIZED_ROLE,
+)
+from agent_evals.sut import SupportPilotSUT
+from evals.case import Case
+from evals.checks import grade
+from evals.generate import stale_lines
+from pydantic import ConfigDict, Field, create_model
+
+from .conftest import CASES_DIR
+
+CASES = {c["tags"][-1].partition(":")[2]: Case.model_validate(c) for c in GENERATOR.cases()}
+
+
+def _failed(case: Case, sut: SupportPilotSUT) -> list[str]:
+    run = sut.run(case, 0)
+    return [r.name for r in grade(case, run) if r.passed is False]
+
+
+def test_the_committed_limits_suite_is_in_sync() -> None:
+    assert GENERATOR.suite == "limits"
+    assert stale_lines(GENERATOR, CASES_DIR / "limits.jsonl") == []
+
+
+@pytest.mark.parametrize(("label", "over"), [("bus_task_at", 0), ("bus_task_over", 1)])
+def test_the_bus_cases_put_the_largest_task_at_and_one_past_the_limit(
+    label: str, over: int
+) -> None:
+    case = CASES[label]
+    run = SupportPilotSUT().run(case, 0)
+    tasks = [m for m in run.detail["bus"] if m["kind"] == "task" and m["payload"]["attempt"] == 1]
+    sized = [m for m in tasks if m["recipient"] == SIZED_ROLE]
+    assert [m["chars"] for m in sized] == [BUS_PAYLOAD_LIMIT + over]
+    assert max(m["chars"] for m in tasks) == BUS_PAYLOAD_LIMIT + over
+    rejected = [m["recipient"] for m in run.detail["bus"] if m["status"] == "rejected"]
+    assert rejected == ([SIZED_ROLE] if over else [])
+
+
+@pytest.mark.parametrize("label", list(CASES))
+def test_every_limits_case_passes_on_supportpilot(label: str) -> None:
+    assert _failed(CASES[label], SupportPilotSUT()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "caught"),
+    [(BUS_PAYLOAD_LIMIT + 1, "bus_task_over"), (BUS_PAYLOAD_LIMIT - 1, "bus_task_at")],
+)
+def test_a_bus_limit_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, value: int, caught: str
+) -> None:
+    class MovedBus(agent.bus.Bus):
+        def __init__(self, trace_id: str, participants: Iterable[str]) -> None:
+            super().__init__(trace_id, participants, max_payload_chars=value)
+
+    monkeypatch.setattr(agent_evals.sut, "Bus", MovedBus)
+    assert _failed(CASES[caught], SupportPilotSUT())
+
+
+@pytest.mark.parametrize(
+    ("limit", "caught"), [(CLAIMS_LIMIT + 1, "claims_over"), (CLAIMS_LIMIT - 1, "claims_at")]
+)
+def test_a_claims_limit_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, limit: int, caught: str
+) -> None:
+    moved = create_model(
+        "MovedOutput",
+        __config__=ConfigDict(extra="forbid"),
+        claims=(list[Claim], Field(max_length=limit)),
+    )
+    monkeypatch.setattr(agent.worker, "WorkerOutput", moved)
+    assert _failed(CASES[caught], SupportPilotSUT())
+
+
+@pytest.mark.parametrize("count", [1, 2, CLAIMS_LIMIT, CLAIMS_LIMIT + 1])
+def test_the_claims_fault_pads_to_exactly_n_claims(count: int) -> None:
+    one = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
+    padded = with_claims(one, count)
+    assert isinstance(padded, dict)
+    assert len(padded["claims"]) == count
+    assert padded["claims"][0] == one["claims"][0]
+
+
+def test_the_claims_fault_leaves_what_it_cannot_pad() -> None:
+    assert with_claims("prose", 5) == "prose"
+    many = {"claims": [{"topic": "t", "value": "v"}] * 3}
+    assert with_claims(many, 2) is many
+
+
+@pytest.mark.parametrize(
+    ("fault", "accepted"),
+    [
+        ("claims:1", True),
+        ("claims:1000", True),
+        ("claims:0", False),
+        ("claims:1001", False),
+        ("claims:x", False),
+        ("claims", False),
+    ],
+)
+def test_the_claims_fault_takes_a_count_from_1_to_1000(fault: str, accepted: bool) -> None:
+    if accepted:
+        assert parse_fault(fault) == ("claims", 1.0)
+    else:
+        with pytest.raises(UnknownFaultError, match="claims"):
+            parse_fault(fault)
+
+
+def test_the_claims_case_names_the_policy_specialist() -> None:
+    assert CASES["claims_over"].faults == {CLAIMS_ROLE: f"claims:{CLAIMS_LIMIT + 1}"}
