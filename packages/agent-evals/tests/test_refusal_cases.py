@@ -163,7 +163,9 @@ BREAKAGES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
     "faults: an unknown kind accepted": lambda m: m.setattr(
         "agent.faults.SIMPLE_FAULTS", {*__import__("agent.faults").faults.SIMPLE_FAULTS, "explode"}
     ),
-    "faults: the oversize boundary moved": lambda m: m.setattr("agent.faults.MAX_OVERSIZE", 99_999),
+    "faults: the oversize boundary moved": lambda m: m.setitem(
+        __import__("agent.faults").faults.COUNTED_KINDS, "oversize", 99_999
+    ),
     "outbox: the count boundary moved": lambda m: m.setattr(
         "agent.outbox_faults.MAX_LOST_CALLS", 10
     ),

@@ -219,6 +219,11 @@ def _probability(text: str) -> float | None:
     return p if p is not None and 0.0 <= p <= 1.0 else None
 
 
+COUNTED_KINDS = {OVERSIZE: MAX_OVERSIZE, CLAIM_COUNT: MAX_CLAIM_COUNT}
+"""The kinds whose argument is a count from 1 to the most each allows (``oversize:<n>``
+characters, ``claims:<n>`` claims)."""
+
+
 def parse_fault(fault: str) -> tuple[str, float]:
     """Split a fault into its kind and probability (1.0 unless ``flaky:p``).
 
@@ -237,19 +242,13 @@ def parse_fault(fault: str) -> tuple[str, float]:
             return kind, 1.0
         styles = ", ".join(AMOUNT_STYLES)
         raise UnknownFaultError(fault, f"{kind}:<style> needs one of {styles}, got {arg!r}")
-    if kind == OVERSIZE:
+    if kind in COUNTED_KINDS:
+        most = COUNTED_KINDS[kind]
         n = _whole_number(arg)
-        if n is not None and 0 < n <= MAX_OVERSIZE:
+        if n is not None and 0 < n <= most:
             return kind, 1.0
         raise UnknownFaultError(
-            fault, f"{kind}:<n> needs a whole number n from 1 to {MAX_OVERSIZE}, got {arg!r}"
-        )
-    if kind == CLAIM_COUNT:
-        n = _whole_number(arg)
-        if n is not None and 0 < n <= MAX_CLAIM_COUNT:
-            return kind, 1.0
-        raise UnknownFaultError(
-            fault, f"{kind}:<n> needs a whole number n from 1 to {MAX_CLAIM_COUNT}, got {arg!r}"
+            fault, f"{kind}:<n> needs a whole number n from 1 to {most}, got {arg!r}"
         )
     if kind == FLAKY:
         probability = _probability(arg)
