@@ -389,6 +389,17 @@ CONTROLS: list[Control] = [
 ]
 
 
+def assert_caught(control: Control, code: int, out: str) -> None:
+    """The gate failed on ``control``'s breakage: exit 1, a FAIL verdict naming its phrase,
+    and every case it names newly failing."""
+    verdict = out[out.index("Gate: ") :]
+    assert code == 1, f"{control.what}: the gate passed\n{verdict}"
+    assert verdict.startswith("Gate: FAIL"), verdict
+    newly = verdict.split("Pass -> fail: ", 1)[1].splitlines()[0]
+    assert control.failing <= set(newly.split(", ")), f"{control.what}: {newly}"
+    assert control.phrase in verdict, verdict
+
+
 @pytest.mark.parametrize("control", CONTROLS, ids=[c.what for c in CONTROLS])
 def test_the_suite_fails_when_the_model_path_is_broken(
     at_root: Path,
@@ -399,12 +410,7 @@ def test_the_suite_fails_when_the_model_path_is_broken(
 ) -> None:
     control.breaks(monkeypatch)
     code, out = gate(tmp_path, capsys, everything="m17" in control.failing)
-    verdict = out[out.index("Gate: ") :]
-    assert code == 1, f"{control.what}: the gate passed\n{verdict}"
-    assert verdict.startswith("Gate: FAIL"), verdict
-    newly = verdict.split("Pass -> fail: ", 1)[1].splitlines()[0]
-    assert control.failing <= set(newly.split(", ")), f"{control.what}: {newly}"
-    assert control.phrase in verdict, verdict
+    assert_caught(control, code, out)
 
 
 def _limit(tool: str, argument: str, by: int) -> Break:
@@ -462,12 +468,7 @@ def test_the_suite_fails_when_a_tool_limit_moves(
 ) -> None:
     control.breaks(monkeypatch)
     code, out = gate(tmp_path, capsys)
-    verdict = out[out.index("Gate: ") :]
-    assert code == 1 and verdict.startswith("Gate: FAIL"), f"{control.what}\n{verdict}"
-    if control.failing:
-        newly = verdict.split("Pass -> fail: ", 1)[1].splitlines()[0]
-        assert control.failing <= set(newly.split(", ")), f"{control.what}: {newly}"
-    assert control.phrase in verdict, verdict
+    assert_caught(control, code, out)
 
 
 def test_every_model_fault_of_the_suite_has_a_positive_control() -> None:
