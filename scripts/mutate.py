@@ -398,6 +398,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "the must-pass threshold of gate.json is not the one applied",
     ),
     M(
+        "source_warnings_ignored",
+        f"{EVALS}/source_check.py",
+        'warnings.simplefilter("always")',
+        'warnings.simplefilter("ignore")',
+        "the gate's source check hears no compiler warning: `x is \"ok\"` lands",
+    ),
+    M(
+        "source_threshold_off_by_one",
+        f"{EVALS}/gate.py",
+        "if source_warnings is not None and len(source_warnings) > hard_rules.source_warnings_max:",
+        "if source_warnings is not None and len(source_warnings) > hard_rules.source_warnings_max + 1:",
+        "one compiler warning in the code under test passes the gate",
+    ),
+    M(
+        "source_skips_subfolders",
+        f"{EVALS}/source_check.py",
+        'modules = sorted(p for p in where.rglob("*.py") if p.is_file())',
+        'modules = sorted(p for p in where.glob("*.py") if p.is_file())',
+        "the source check compiles only a folder's top level: a package's modules go unchecked",
+    ),
+    M(
         "gate_config_accepts_nan",
         f"{EVALS}/gate_config.py",
         "Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]",

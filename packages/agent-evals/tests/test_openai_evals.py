@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import socket
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     by_id = {c.id: c for c in load_cases()}
     lines = [by_id[i].model_dump_json(exclude_defaults=True) for i in CASE_IDS]
     (root / "cases" / "mixed.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    shutil.copy(CASES_DIR / "gate.json", root / "cases" / "gate.json")
+    # The repo's rules, less its `source` section (SupportPilot's folders, not in here).
+    rules = json.loads((CASES_DIR / "gate.json").read_text(encoding="utf-8"))
+    rules.pop("source", None)
+    (root / "cases" / "gate.json").write_text(json.dumps(rules), encoding="utf-8")
     (root / "pyproject.toml").write_text(
         '[project]\nname = "p"\n\n[tool.evals]\nsut = "agent_evals.sut:SupportPilotSUT"\n',
         encoding="utf-8",

@@ -50,6 +50,7 @@ from evals.report import (
 )
 from evals.resume import load_meta, rebuild
 from evals.runner import STOP_SIGNALS
+from evals.source_check import check_sources
 from evals.sut import load_sut
 from evals.traces import RunMeta
 
@@ -261,7 +262,14 @@ def _baseline(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace) -> int:
     config = load_config()
-    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    gate_config_path = args.gate_config or config.gate_config_path
+    gate_config = load_gate_config(gate_config_path)
+    # Compiled before any case runs: the code under review cannot rewrite itself first.
+    source_warnings = (
+        check_sources(gate_config.source.paths, config.root, gate_config_path)
+        if gate_config.source is not None
+        else None
+    )
     baseline = load_baseline(args.baseline or _baseline_path(args, config))  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     try:
@@ -278,7 +286,12 @@ def _gate(args: argparse.Namespace) -> int:
         print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
         return done.stopped_exit
     verdict = gate(
-        done.report, baseline, gate_config, strict=args.strict, max_errors=args.max_errors
+        done.report,
+        baseline,
+        gate_config,
+        strict=args.strict,
+        max_errors=args.max_errors,
+        source_warnings=source_warnings,
     )
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.

@@ -16,7 +16,7 @@ plan of an evaluation to resume), decides where files go, and owns Ctrl-C.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
@@ -44,6 +44,7 @@ from evals.runner import (
     DEFAULT_TIMEOUT_S,
     Runner,
 )
+from evals.source_check import SourceWarning
 from evals.sut import AnySUT, Task, as_sut, load_sut, sut_description, sut_name
 from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.validation import require_runnable
@@ -405,11 +406,14 @@ def gate(
     *,
     strict: bool = False,
     max_errors: int | None = None,
+    source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
     """Judge ``report`` against ``baseline`` (a :class:`~evals.baseline.Baseline` or its
     file) under ``config`` (a :class:`~evals.gate_config.GateConfig`, its file, or the
     defaults). ``verdict.passed`` says whether the change may land; ``verdict.render()``
-    says why. ``max_errors`` overrides the config's errored-runs limit."""
+    says why. ``max_errors`` overrides the config's errored-runs limit;
+    ``source_warnings`` (:func:`evals.source_check.check_sources` of the config's
+    ``source`` paths) are judged by ``hard.source_warnings_max``."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
     if config is None:
         rules = GateConfig()
@@ -418,5 +422,11 @@ def gate(
     else:
         rules = load_gate_config(Path(config))
     return judge(
-        report.results, base, rules, strict=strict, max_errors=max_errors, meta=report.meta
+        report.results,
+        base,
+        rules,
+        strict=strict,
+        max_errors=max_errors,
+        meta=report.meta,
+        source_warnings=source_warnings,
     )

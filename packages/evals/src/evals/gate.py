@@ -33,6 +33,7 @@ from evals.gate_config import (
 )
 from evals.metrics import Metrics, compute
 from evals.result import CheckKind, RunResult
+from evals.source_check import SourceWarning
 from evals.traces import RunMeta
 
 __all__ = [
@@ -61,6 +62,7 @@ Rule = Literal[
     "newly_failing",
     "errored_runs",
     "grader_errors",
+    "source_warnings",
     "baseline_mismatch",
     "newly_failing_checks",
     "success_drop",
@@ -151,6 +153,7 @@ def evaluate(
     strict: bool = False,
     max_errors: int | None = None,
     meta: RunMeta | None = None,
+    source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
     """Judge results against the baseline under the rules of ``config``.
 
@@ -160,7 +163,9 @@ def evaluate(
 
     Results of cases with an excluded tag (flaky) are dropped first, so they count
     neither for nor against the change. ``max_errors`` overrides
-    ``config.hard.errored_runs_max`` when given.
+    ``config.hard.errored_runs_max`` when given. ``source_warnings`` are what the
+    compiler said of the code under test (:func:`evals.source_check.check_sources`);
+    ``None``: not checked.
     """
     kept = excluding(results, config.exclude_tags)
     metrics = compute(kept)
@@ -190,6 +195,13 @@ def evaluate(
     grader_errors = _grader_error_finding(metrics, hard_rules)
     if grader_errors is not None:
         hard.append(grader_errors)
+    if source_warnings is not None and len(source_warnings) > hard_rules.source_warnings_max:
+        shown = _names([w.render() for w in source_warnings], NAMED_AT_MOST)
+        message = (
+            f"{_count(len(source_warnings), 'compiler warning')} in the code under test"
+            f" (at most {hard_rules.source_warnings_max} allowed): {shown}"
+        )
+        hard.append(Finding(rule="source_warnings", severity="hard", message=message))
     if len(newly_failing) > hard_rules.newly_failing_cases_max:
         hard.append(
             Finding(

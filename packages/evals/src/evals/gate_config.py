@@ -54,6 +54,10 @@ class HardRules(BaseModel):
     grader_errors_max: Count = 0
     """Checks that raised instead of judging a run (bugs of the checks, reported apart
     from the agent's failures), at most: the gate cannot vouch for what they missed."""
+    source_warnings_max: Count = 0
+    """Warnings Python's compiler raises for the modules of the ``source`` section (an
+    identity test against a literal, an assert of a tuple, …; :mod:`evals.source_check`),
+    at most. Not judged without a ``source`` section."""
     newly_failing_checks_max: dict[CheckKind, Count] = Field(
         default_factory=lambda: dict.fromkeys(get_args(CheckKind), 0)
     )
@@ -94,6 +98,16 @@ class SoftThresholds(BaseModel):
     """… and is not judged at all while the new p95 is below this floor (noise)."""
 
 
+class SourceSection(BaseModel):
+    """The code under test, as the gate compiles it (:mod:`evals.source_check`)."""
+
+    model_config = _STRICT
+
+    paths: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    """Folders or modules, relative to the project root (the folder of the
+    ``pyproject.toml`` with ``[tool.evals]``)."""
+
+
 class GateConfig(BaseModel):
     """The committed gate configuration (``cases/gate.json``)."""
 
@@ -114,6 +128,8 @@ class GateConfig(BaseModel):
     """Hard rules and their thresholds."""
     soft: SoftThresholds = Field(default_factory=SoftThresholds)
     """Soft thresholds."""
+    source: SourceSection | None = None
+    """The code under test whose compiler warnings the gate judges (none: not judged)."""
 
     @field_validator("schema_version")
     @classmethod
