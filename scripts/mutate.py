@@ -1052,6 +1052,31 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "kb_ids_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "    problems = kb_problems(env.policies, described_policies(case.world))",
+        "    problems = kb_problems(env.policies, env.policies)",
+        "a knowledge base holding other documents than the case describes passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "kb_superseded_flags_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if i in held and held[i] != described[i]",
+        "        if i in held and held[i] and not described[i]",
+        "a document the case marks superseded passes when the knowledge base holds it in force",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "oracle_numbers_added_policies_from_101",
+        f"{AGENT_EVALS}/oracle.py",
+        "FIRST_ADDED_POLICY_ID = 100\n",
+        "FIRST_ADDED_POLICY_ID = 101\n",
+        "the oracle numbers the documents a case adds from 101 (the invariant then fires on"
+        " the unbroken agent)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "asking_for_superseded_read_from_any_call",
         f"{AGENT_EVALS}/invariants.py",
         '        if isinstance(args, dict) and args.get("include_superseded") is True:',

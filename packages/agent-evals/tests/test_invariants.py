@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import agent.orchestrator
 import agent_evals.sut
+import domain.world
 import pytest
 import tools.catalog
 import tools.outbox
@@ -168,6 +169,26 @@ def search_returns_superseded(monkeypatch: pytest.MonkeyPatch) -> None:
         return search(self, query, include_superseded=True, limit=limit)
 
     monkeypatch.setattr(Store, "search_policies", everything)
+
+
+def _fresh_templates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """World databases built anew (not copied from a template the unbroken run built)."""
+    monkeypatch.setattr(domain.world, "_TEMPLATES", {})
+
+
+def added_policies_numbered_from_99(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The world numbers the documents a case adds from 99, not 100: every trace cites
+    them under ids the case's author was never told."""
+    _fresh_templates(monkeypatch)
+    monkeypatch.setattr(domain.world, "FIRST_ADDED_POLICY_ID", 99)
+
+
+def old_policy_seeded_in_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The world seeds the default knowledge base with the old 168 h policy (kb#2) no
+    longer marked superseded."""
+    _fresh_templates(monkeypatch)
+    seeded = [{**doc, "superseded": 0} for doc in domain.world.DEFAULT_POLICIES]
+    monkeypatch.setattr(domain.world, "DEFAULT_POLICIES", seeded)
 
 
 def order_read_drops_the_closure(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -787,6 +808,20 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         ),
         {},
         "policy_agent hands over superseded policy kb#100",
+    ),
+    (
+        "current_policy_evidence",
+        added_policies_numbered_from_99,
+        _case(world={"policies": [{"title": "备忘", "body": "说明"}]}),
+        {},
+        "the case describes policy kb#100, which the knowledge base does not hold",
+    ),
+    (
+        "current_policy_evidence",
+        old_policy_seeded_in_force,
+        _case(),
+        {},
+        "policy kb#2 is not superseded in the knowledge base, but the case says it is",
     ),
 ]
 

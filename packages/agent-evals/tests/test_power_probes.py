@@ -12,10 +12,11 @@ import importlib
 import json
 import pkgutil
 import types
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 from unittest import mock
 
 import agent
@@ -38,11 +39,15 @@ from agent.outbox_faults import (
 )
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import Worker, WorkerResult
+from domain import build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
-from tools import ToolError
+from tools import ToolError, ToolGateway
+from tools.gateway import TOOLS
 from typing_extensions import TypedDict
+
+_T = TypeVar("_T")
 
 AGENT = Path(__file__).resolve().parents[2] / "agent" / "src" / "agent"
 ROOT = Path(__file__).resolve().parents[3]
@@ -389,6 +394,153 @@ def overlong_claims_are_refused_alike() -> list[str]:
     return refused_alike((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1))
 
 
+def _holds_model(annotation: Any) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_model(a) for a in get_args(annotation) if not isinstance(a, FieldInfo))
+
+
+def model_walk_steps(root: type[BaseModel]) -> list[tuple[str, Any]]:
+    """Every annotation ``domain.problems._model_at`` can stand on when it walks from
+    ``root`` to a model (an unknown key is raised only by a model): the models, and the
+    containers and unions on the way to one (never a leaf, which holds no model)."""
+    steps: list[tuple[str, Any]] = []
+    seen: set[type[BaseModel]] = set()
+
+    def visit(annotation: Any, path: str) -> None:
+        if not _holds_model(annotation):
+            return
+        steps.append((path, annotation))
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in seen:
+                seen.add(annotation)
+                for name, f in annotation.model_fields.items():
+                    visit(f.annotation, f"{path}.{name}")
+            return
+        for a in get_args(annotation):
+            if not isinstance(a, FieldInfo):
+                visit(a, f"{path}.<item>")
+
+    visit(root, root.__name__)
+    return steps
+
+
+def walk_step_problems(steps: Iterable[tuple[str, Any]]) -> list[str]:
+    """Every step where the walk's tests could read otherwise: ``isinstance(x, type) and
+    issubclass(x, BaseModel)`` against ``or`` (which calls ``issubclass`` on what is no
+    class), and ``get_origin(x) is list`` / ``is dict`` against ``==``."""
+    problems: list[str] = []
+    for path, annotation in steps:
+        try:
+            either = isinstance(annotation, type) or issubclass(annotation, BaseModel)
+        except TypeError as e:
+            problems.append(f"{path}: issubclass({annotation!r}, BaseModel) raises: {e}")
+            either = None
+        both = isinstance(annotation, type) and issubclass(annotation, BaseModel)
+        if either is not None and either != both:
+            problems.append(f"{path}: {annotation!r} is a class but no model")
+        origin = get_origin(annotation)
+        for container in (list, dict):
+            if (origin is container) != (origin == container):
+                problems.append(f"{path}: the origin {origin!r} equals {container.__name__}")
+    return problems
+
+
+def world_walk_steps_agree() -> list[str]:
+    """Premise: on every step of the walk from World to a model (models, then ``dict[str,
+    Model]`` and ``list[Model]``), ``and``/``or`` in ``_model_at``'s model test agree (a
+    model class passes both; a container alias is no class, and ``issubclass`` of it is
+    false without raising), and its origin is ``list``/``dict`` by ``==`` exactly when by
+    ``is``."""
+    steps = model_walk_steps(World)
+    if len(steps) < 4:
+        return [f"only {len(steps)} steps found"]
+    return walk_step_problems(steps)
+
+
+def names_at_or_before(names: Iterable[str], pivot: str) -> list[str]:
+    """The names other than ``pivot`` that sort at or before it."""
+    return [n for n in names if n != pivot and n <= pivot]
+
+
+def settings_errors_name_one_later_field() -> list[str]:
+    """Premise: a refusal of ``_validated`` names one field of BrainSettings (every field
+    is a leaf, the table of variables names exactly the fields, and an unknown setting is
+    refused before anything is validated), and every field but ``api_key`` sorts after
+    ``'api_key'``: ``where == 'api_key'`` and ``where <= 'api_key'`` agree."""
+    fields = BrainSettings.model_fields
+    problems = [f"{n} sorts at or before 'api_key'" for n in names_at_or_before(fields, "api_key")]
+    problems += [
+        f"{n}: {f.annotation!r} is no leaf"
+        for n, f in fields.items()
+        if _holds_structure(f.annotation)
+    ]
+    if set(settings_module.ENV_VARS) != set(fields):
+        problems.append("the table of variables does not name exactly the fields")
+    try:
+        settings_module.resolve({"aaa": "1"}, {})
+        problems.append("an unknown setting was not refused")
+    except BrainConfigError as e:
+        if "unknown setting" not in str(e):
+            problems.append(f"an unknown setting was refused as: {e}")
+    return problems
+
+
+WRITE_ARGS: dict[str, dict[str, str]] = {
+    "support__create_ticket": {
+        "order_id": "A1001",
+        "sku": "SKU-TEE-01",
+        "approval_id": "p:approval",
+        "idempotency_key": "p:ticket",
+        "summary": "补发",
+    },
+    "support__send_reply": {
+        "order_id": "A1001",
+        "text": "您好",
+        "approval_id": "p:approval",
+        "idempotency_key": "p:reply",
+    },
+}
+"""Arguments for each write tool (a write tool missing here fails the probe)."""
+
+
+def created_flag_problems(tool: str, flags: list[object]) -> list[str]:
+    """Whether a write then its replay said ``created`` True, then False, as booleans."""
+    if len(flags) != 2 or flags[0] is not True or flags[1] is not False:
+        return [f"{tool}: a write then its replay said created = {flags!r}, not [True, False]"]
+    return []
+
+
+def write_results_flag_created() -> list[str]:
+    """Premise: every write tool's result says ``created``, a boolean (True for a write,
+    False for its replay), so ``created is False`` and ``created <= False`` agree (and the
+    gateway tests it only for a write: ``tool.kind == "write"`` comes first)."""
+    problems: list[str] = []
+    writes = sorted(name for name, tool in TOOLS.items() if tool.kind == "write")
+    if not writes:
+        return ["no write tool found"]
+    for name in writes:
+        if name not in WRITE_ARGS:
+            problems.append(f"{name}: a write tool the probe does not know")
+            continue
+        store = build_world()
+        store.record_approval(
+            approval_id="p:approval",
+            trace_id="p",
+            action="reissue",
+            order_id="A1001",
+            amount=59.0,
+            summary="补发",
+            status="approved",
+            decided_by="approver",
+        )
+        gateway = ToolGateway(store, "p")
+        flags = [gateway.call("orchestrator", name, WRITE_ARGS[name]).data.get("created")]
+        flags.append(gateway.call("orchestrator", name, WRITE_ARGS[name]).data.get("created"))
+        problems += created_flag_problems(name, flags)
+    return problems
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -400,6 +552,9 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "no_sqlite_utils_plugins": no_sqlite_utils_plugins,
     "every_policy_key_is_above_a_missing_one": every_policy_key_is_above_a_missing_one,
     "overlong_claims_are_refused_alike": overlong_claims_are_refused_alike,
+    "world_walk_steps_agree": world_walk_steps_agree,
+    "settings_errors_name_one_later_field": settings_errors_name_one_later_field,
+    "write_results_flag_created": write_results_flag_created,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -590,3 +745,65 @@ def test_the_policy_key_probe_catches_a_key_at_a_missing_ones(
 def test_the_overlong_probe_tells_refusals_apart(lengths: tuple[int, ...], alike: bool) -> None:
     """The positive control of ``overlong_claims_are_refused_alike``."""
     assert (refused_alike(lengths) == []) is alike
+
+
+class _EqualsList(type):
+    """A metaclass whose classes say they equal ``list``."""
+
+    def __eq__(cls, other: object) -> bool:
+        return other is list or cls is other
+
+    __hash__ = type.__hash__
+
+
+class _ListLike(Generic[_T], metaclass=_EqualsList):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("steps", "problem"),
+    [
+        ([("x", _Address), ("y", dict[str, _Address]), ("z", list[_Address])], None),
+        ([("x", typing.Dict[str, _Address])], "raises"),  # noqa: UP006
+        ([("x", str)], "a class but no model"),
+        ([("x", _ListLike[_Address])], "equals list"),
+    ],
+)
+def test_the_walk_probe_tells_a_step_that_reads_otherwise(
+    steps: list[tuple[str, Any]], problem: str | None
+) -> None:
+    """The positive control of ``world_walk_steps_agree``: a ``typing.Dict`` on the way
+    (``issubclass`` raises on it), a class that is no model, an origin equal to ``list``
+    without being it."""
+    found = walk_step_problems(steps)
+    assert found == [] if problem is None else any(problem in f for f in found), found
+
+
+def test_the_walk_probe_finds_every_step_to_a_model() -> None:
+    """The steps of the World schema: the dict and list of models are among them, the
+    leaves are not."""
+    paths = {path for path, _ in model_walk_steps(World)}
+    assert {"World", "World.orders", "World.orders.<item>", "World.policies.<item>"} <= paths
+    assert "World.stock" not in paths and "World.kb" not in paths
+
+
+@pytest.mark.parametrize(
+    ("names", "bad"),
+    [(("api_key", "brain", "base_url"), []), (("agent", "api_key", "brain"), ["agent"])],
+)
+def test_the_settings_order_probe_tells_a_field_before_api_key(
+    names: tuple[str, ...], bad: list[str]
+) -> None:
+    """The positive control of ``settings_errors_name_one_later_field``: a setting named
+    before ``api_key`` (``agent``) would have its value hidden."""
+    assert names_at_or_before(names, "api_key") == bad
+
+
+@pytest.mark.parametrize(
+    ("flags", "ok"),
+    [([True, False], True), ([True, None], False), ([1, 0], False), ([True, True], False)],
+)
+def test_the_created_probe_tells_a_flag_that_is_no_boolean(flags: list[object], ok: bool) -> None:
+    """The positive control of ``write_results_flag_created``: a replay without the flag
+    (``None <= False`` raises), a flag that is a number, a replay said to be new."""
+    assert (created_flag_problems("t", flags) == []) is ok

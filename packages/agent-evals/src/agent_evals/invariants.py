@@ -25,7 +25,8 @@ code: an invariant that shared the agent's reading of the world would share its 
   and the bus log is numbered 1..n in order, each result answering an earlier task;
 - ``tool_call_budget`` (cost): no role calls a tool more often than :data:`RULE_BUDGET`
   (or :func:`model_budget`) allows;
-- ``current_policy_evidence`` (outcome): a specialist hands over no superseded policy
+- ``current_policy_evidence`` (outcome): the knowledge base holds the documents the case
+  describes, under their documented ids; a specialist hands over no superseded policy
   document as evidence unless its own search asked for superseded versions.
 
 A run record without the environment (a run built by hand, another project's) is not
@@ -37,7 +38,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -47,6 +48,7 @@ from evals.run import Run
 from pydantic import BaseModel
 
 from agent_evals.case_rules import support_input
+from agent_evals.oracle import world_view
 from agent_evals.record import ENVIRONMENT
 from agent_evals.spec_terms import canonical_order_id, order_closure
 
@@ -750,17 +752,49 @@ def _asked_for_superseded(audit: Iterable[AuditCall]) -> set[str]:
     return asked
 
 
+def described_policies(world: Mapping[str, Any]) -> dict[str, bool]:
+    """The knowledge base a case's ``world`` describes: document id -> superseded (the
+    default documents unless ``kb: empty``, then each added one from 100 in order,
+    docs/cases.md)."""
+    return {str(doc["id"]): bool(doc.get("superseded")) for doc in world_view(world).policies}
+
+
+def kb_problems(held: Mapping[str, bool], described: Mapping[str, bool]) -> list[str]:
+    """How the knowledge base the run read (``held``: id -> superseded) differs from the
+    one the case describes: a document missing, one more, or another superseded flag."""
+    problems = [
+        f"the case describes policy kb#{i}, which the knowledge base does not hold"
+        for i in described
+        if i not in held
+    ]
+    problems += [
+        f"the knowledge base holds policy kb#{i}, which the case does not describe"
+        for i in held
+        if i not in described
+    ]
+    problems += [
+        f"policy kb#{i} is {'' if held[i] else 'not '}superseded in the knowledge base,"
+        f" but the case says it is{'' if described[i] else ' not'}"
+        for i in described
+        if i in held and held[i] != described[i]
+    ]
+    return problems
+
+
 @check(kind="outcome", name="current_policy_evidence")
 def current_policy_evidence(case: Case, run: Run) -> CheckOutput:
-    """No specialist hands the orchestrator a superseded policy document as evidence
-    (``environment.policies``, from the database) unless its own knowledge-base search
-    asked for superseded versions (``detail.audit``): a version a newer one replaced is
-    history, not the policy, and a search that did not ask for it must not return it."""
+    """The knowledge base the run read is the one the case describes, each document under
+    its documented id (evidence ``kb#<id>`` names it in every trace) with its superseded
+    flag; and no specialist hands the orchestrator a superseded policy document as
+    evidence (``environment.policies``, from the database) unless its own knowledge-base
+    search asked for superseded versions (``detail.audit``): a version a newer one
+    replaced is history, not the policy, and a search that did not ask for it must not
+    return it."""
     env = environment_of(run)
     if env is None:
         return None
     asked = _asked_for_superseded(audit_of(run))
-    problems: list[str] = []
+    problems = kb_problems(env.policies, described_policies(case.world))
     for message in bus_of(run):
         if message.kind != "result" or message.sender in asked:
             continue

@@ -18,12 +18,17 @@ from domain.world import (
     DEFAULT_POLICIES,
     DEFAULT_SHIPMENTS,
     DEFAULT_STOCK,
-    FIRST_ADDED_POLICY_ID,
     ORDER_DEFAULTS,
     SHIPMENT_DEFAULTS,
 )
 
 from agent_evals.spec_terms import canonical_order_id, order_closure, reissue_threshold_hours
+
+FIRST_ADDED_POLICY_ID = 100
+"""The id of the first policy document a case's ``world.policies`` adds, then 101, 102 …
+(docs/cases.md). Written here from the docs, not read from ``domain.world``: the ids are
+a promise to whoever reads a trace (evidence ``kb#<id>``), and a world that numbers them
+otherwise must disagree with the oracle."""
 
 EVIDENCE = ("order_agent", "logistics_agent", "policy_agent")
 """The evidence specialists, dispatched for every message that names an order."""

@@ -376,10 +376,23 @@ def _text(path: str, *, nullable: bool, required: bool = False) -> list[Mistake]
     return found
 
 
+def _at_quote_limit(extra: int) -> dict[str, Any]:
+    """Values whose repr is ``QUOTE_LIMIT + extra`` characters: a string and a list (each
+    of its kind of repr), for the boundary of the cut."""
+    text = "很" * (QUOTE_LIMIT - 2 + extra)  # the quotes make two of the characters
+    length = QUOTE_LIMIT + extra
+    items = [1] * (length // 3)  # [1, 1, …]: three characters per item
+    items[0] = 10 ** (length % 3)  # a longer first item makes up the rest
+    assert len(repr(text)) == len(repr(items)) == QUOTE_LIMIT + extra
+    return {"string": text, "array": items}
+
+
 def _long_text() -> list[Mistake]:
+    """Values shown in full up to the quoting limit, then cut: far over it, exactly at it,
+    and one character past it."""
     path = "world.orders.A1001.paid"
     value = "很" * 300
-    return [
+    found = [
         Mistake(
             path,
             "type_string",
@@ -388,6 +401,18 @@ def _long_text() -> list[Mistake]:
             note="long_value_cut",
         )
     ]
+    for extra, note in ((0, "at_quote_limit"), (1, "past_quote_limit")):
+        for label, long_value in _at_quote_limit(extra).items():
+            found.append(
+                Mistake(
+                    path,
+                    f"type_{label}",
+                    (expected(path, "a number", long_value),),
+                    world=_at(path, long_value),
+                    note=note,
+                )
+            )
+    return found
 
 
 def _world_mistakes() -> list[Mistake]:
