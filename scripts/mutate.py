@@ -1039,6 +1039,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "evidence_numbers_unbounded",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if not 1 <= number <= made:",
+        "            if number < 0:",
+        "evidence ids of any non-negative number pass, whatever reads the run made",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "output_problems_ignore_order",
         f"{AGENT_EVALS}/checks.py",
         "        if got != codes:",
