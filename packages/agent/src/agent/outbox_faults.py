@@ -158,18 +158,23 @@ class KeyDriftGateway(ToolGateway):
 class StaleStore(Store):
     """The store as a second process sees it before the first write committed: its
     first idempotency lookup finds nothing, whatever the database holds; the database
-    and every other read are the real ones."""
+    and every other read are the real ones. A row the stale lookup did not see is added
+    to ``hidden`` (its key), so the run can say the fault did its work."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, hidden: list[str]) -> None:
         super().__init__(store.db, world=store.world, path=store.path)
         self.missed = False
         """Whether the one stale lookup has happened."""
+        self.hidden = hidden
 
     def _existing(self, table: str, key: str) -> dict[str, Any] | None:
-        if not self.missed:
-            self.missed = True
-            return None
-        return super()._existing(table, key)
+        row = super()._existing(table, key)
+        if self.missed:
+            return row
+        self.missed = True
+        if row is not None:
+            self.hidden.append(key)
+        return None
 
 
 class StaleLookupGateway(LostAckGateway):
@@ -183,8 +188,9 @@ class StaleLookupGateway(LostAckGateway):
         super().__init__(store, trace_id, tools, customer=customer, kind=LOST_ACK, times=1)
         self.stale = set(tools)
         """The write tools whose retry is still to look up stale."""
-        self.stale_calls: list[str] = []
-        """The write tools whose retry looked up stale, in order."""
+        self.hidden: list[str] = []
+        """The idempotency keys a stale lookup missed although the database held them
+        (one per retry the fault made stale): what ``outbox.hidden_writes`` counts."""
 
     def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
         """Call tool ``name`` as ``role``; the retry after a lost acknowledgement looks
@@ -192,9 +198,8 @@ class StaleLookupGateway(LostAckGateway):
         if name not in self.stale or name in self.pending:
             return super().call(role, name, args)
         self.stale.discard(name)
-        self.stale_calls.append(name)
         real = self.context
-        self.context = replace(real, store=StaleStore(real.store))
+        self.context = replace(real, store=StaleStore(real.store, self.hidden))
         try:
             return super().call(role, name, args)
         finally:
