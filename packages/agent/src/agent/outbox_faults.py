@@ -179,25 +179,24 @@ class StaleStore(Store):
 
 class StaleLookupGateway(LostAckGateway):
     """A gateway that loses the acknowledgement of the first call of each named write
-    tool (as ``lost_ack``) and runs that tool's retry against a :class:`StaleStore`, so the
-    duplicate insert reaches the database's UNIQUE index."""
+    tool (as ``lost_ack``) and runs every call of those tools against a fresh
+    :class:`StaleStore`: the first call's stale lookup misses nothing (its key is not
+    written yet), the retry's misses the first write, so the duplicate insert reaches the
+    database's UNIQUE index."""
 
     def __init__(
         self, store: Store, trace_id: str, tools: frozenset[str], *, customer: str | None = None
     ) -> None:
         super().__init__(store, trace_id, tools, customer=customer, kind=LOST_ACK, times=1)
-        self.stale = set(tools)
-        """The write tools whose retry is still to look up stale."""
+        self.tools = tools
         self.hidden: list[str] = []
-        """The idempotency keys a stale lookup missed although the database held them
-        (one per retry the fault made stale): what ``outbox.hidden_writes`` counts."""
+        """The idempotency keys a stale lookup missed although the database held them:
+        what ``outbox.hidden_writes`` counts."""
 
     def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
-        """Call tool ``name`` as ``role``; the retry after a lost acknowledgement looks
-        its key up stale."""
-        if name not in self.stale or name in self.pending:
+        """Call tool ``name`` as ``role``; a named write tool looks its key up stale."""
+        if name not in self.tools:
             return super().call(role, name, args)
-        self.stale.discard(name)
         real = self.context
         self.context = replace(real, store=StaleStore(real.store, self.hidden))
         try:
