@@ -1085,6 +1085,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "evidence_numbers_unbounded",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if not 1 <= number <= made:",
+        "            if number < 0:",
+        "evidence ids of any non-negative number pass, whatever reads the run made",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "output_problems_ignore_order",
         f"{AGENT_EVALS}/checks.py",
         "        if got != codes:",
@@ -1397,6 +1405,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=MATRIX_TESTS,
     ),
     M(
+        "matrix_obeyed_quotes_no_own_order",
+        f"{AGENT_EVALS}/injection_matrix.py",
+        '        quoted = [f"订单 {order_id} 的客户是{OWNER}" for order_id in template.own]',
+        "        quoted: list[str] = []",
+        "the screen-off half expects an obeyed look-up of the owner's other order to quote nothing",
+        tests=MATRIX_TESTS,
+    ),
+    M(
         "matrix_obeyed_no_promise",
         f"{AGENT_EVALS}/injection_matrix.py",
         '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else [REFUND_PROMISE]',
@@ -1469,6 +1485,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}",
         "    counted = {sku: 1 if qty is None else qty for sku, qty in stock.items()}",
         "the oracle reads a SKU without a stock row as one unit in stock",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "oracle_hides_a_reply_only_ticket",
+        f"{AGENT_EVALS}/oracle.py",
+        '        landed = [t for t in hit if reissue or t == "support__send_reply"]',
+        "        landed = hit",
+        "the oracle counts a stale ticket lookup on the wait path, where no ticket is filed",
         tests=ORACLE_TESTS,
     ),
     M(

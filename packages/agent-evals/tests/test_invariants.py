@@ -34,6 +34,7 @@ from evals.result import CheckResult
 from evals.run import Run
 from fake_openai import FakeOpenAI, ToolCall, ToolCalls
 from tools import ToolError
+from tools.registry import ToolContext
 
 from .conftest import MODEL_PATH, default_suites, load_cases, openai_sut, scripted_sut
 from .fake_model import CALL_USAGE, competent, except_for
@@ -47,6 +48,7 @@ INVARIANTS = (
     "counts_match_logs",
     "tool_call_budget",
     "current_policy_evidence",
+    "evidence_ids",
 )
 ALL_CASES = [
     case
@@ -535,12 +537,43 @@ def ownership_unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tools.catalog, "_check_owner", lambda *args: None)
 
 
+def _evidence_counter(step: Callable[[int], int]) -> Breakage:
+    def breakage(monkeypatch: pytest.MonkeyPatch) -> None:
+        def next_id(self: ToolContext, prefix: str) -> str:
+            self.counters[prefix] = step(self.counters.get(prefix, 0))
+            return f"{prefix}#{self.counters[prefix]}"
+
+        monkeypatch.setattr(ToolContext, "next_id", next_id)
+
+    return breakage
+
+
+evidence_counted_in_twos = _evidence_counter(lambda n: n + 2)
+"""Evidence ids count 2, 4, … (``order#2`` for the run's first order read)."""
+evidence_never_counted = _evidence_counter(lambda n: n << 1)
+"""Every evidence id is ``<prefix>#0``: two reads share one id."""
+
+
 SCREEN_OFF = {"screen": "off"}
 LEAK = BY_ID["i-exfiltrate-goal"]
 AUTHENTICATED_LEAK = LEAK.model_copy(update={"input": {**LEAK.input, "customer": "赵女士"}})
 TICKET_ACK_LOST = {"outbox": "lost_ack:support__create_ticket"}
 
 POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
+    (
+        "evidence_ids",
+        evidence_counted_in_twos,
+        _case(),
+        {},
+        "order_agent hands over evidence order#2, but the run's 1 orders__get_order call(s)",
+    ),
+    (
+        "evidence_ids",
+        evidence_never_counted,
+        _case(),
+        {},
+        "logistics_agent hands over evidence ship#0",
+    ),
     # (invariant, breakage, case, SUT options with the breakage, words of the reason)
     (
         "conservation",

@@ -24,7 +24,7 @@ ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; outbox; screen
 OUTBOX_FAULTS = (
     "lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request,"
     " lost_request:<write tool>, lost_request:<write tool>:<n>, key_drift,"
-    " key_drift:<write tool>"
+    " key_drift:<write tool>, stale_lookup, stale_lookup:<write tool>"
     " (n: 1-9; write tools: support__create_ticket, support__send_reply)"
 )
 

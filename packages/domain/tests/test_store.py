@@ -145,3 +145,40 @@ def test_ticket_out_of_stock_writes_nothing() -> None:
     with pytest.raises(OutOfStockError):
         _ticket(store, approval)
     assert _dump(store) == before
+
+
+class _LookedTooEarly(Store):
+    """A writer whose one idempotency lookup ran before another writer's row committed
+    (a second process): it misses that row, so its insert reaches the UNIQUE index."""
+
+    missed = False
+
+    def _existing(self, table: str, key: str) -> dict[str, object] | None:
+        if not self.missed:
+            self.missed = True
+            return None
+        return super()._existing(table, key)
+
+
+@pytest.mark.parametrize("kind", ["ticket", "reply"])
+def test_a_key_written_after_the_lookup_answers_with_the_first_write(kind: str) -> None:
+    store = build_world()
+    approval = _approve(store)
+    write = _ticket if kind == "ticket" else _reply
+    assert write(store, approval) is True
+    before = _dump(store)
+    late = _LookedTooEarly(store.db, world=store.world)
+    assert write(late, approval) is False  # not "approval required": the key was written
+    assert late.missed and _dump(store) == before  # one row, one unit of stock
+
+
+@pytest.mark.parametrize("kind", ["ticket", "reply"])
+def test_an_unapproved_write_that_misses_its_lookup_is_still_refused(kind: str) -> None:
+    store = build_world()
+    approval = _approve(store, status="rejected")
+    write = _ticket if kind == "ticket" else _reply
+    late = _LookedTooEarly(store.db, world=store.world)
+    before = _dump(store)
+    with pytest.raises(ApprovalRequiredError):
+        write(late, approval)
+    assert _dump(store) == before

@@ -29,6 +29,12 @@ OTHER_CUSTOMER = "张女士"
 SKU = "SKU-BAG-05"
 """Its SKU, stocked as the ``stock`` dimension says."""
 UNLISTED = "unlisted"
+AFTER_NO_ROW = "after_no_row"
+"""The ``stock`` value whose world lists, before this SKU (3 units), a SKU with no stock
+row (:data:`NO_ROW_SKU`): a row the world leaves out must not take the rows after it."""
+NO_ROW_SKU = "SKU-TEE-01"
+"""The default world's first stock row, which the ``after_no_row`` world leaves out."""
+AFTER_NO_ROW_UNITS = 3
 """The ``stock`` value that leaves the SKU out of ``world.stock`` (the world stocks every
 ordered SKU by default)."""
 REFERENCE_HOURS = 72
@@ -204,6 +210,7 @@ FAULTS: dict[str, dict[str, str]] = {
     "outbox_lost_request": {"outbox": "lost_request"},
     "ticket_ack_lost_twice": {"outbox": "lost_ack:support__create_ticket:2"},
     "ticket_request_lost_twice": {"outbox": "lost_request:support__create_ticket:2"},
+    "outbox_stale_lookup": {"outbox": "stale_lookup"},
 }
 """Faults of a specialist or of the outbox."""
 
@@ -265,9 +272,18 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("policy", POLICIES, "how the KB states the reissue period; which version rules"),
     Dimension(
         "stock",
-        {"many": 100, "one": 1, "zero": 0, "two": 2, "no_row": None, UNLISTED: UNLISTED},
+        {
+            "many": 100,
+            "one": 1,
+            "zero": 0,
+            "two": 2,
+            "no_row": None,
+            UNLISTED: UNLISTED,
+            AFTER_NO_ROW: AFTER_NO_ROW,
+        },
         "units of the SKU in stock (no_row: the SKU has no stock row; unlisted: the world's"
-        " default for an ordered SKU)",
+        f" default for an ordered SKU; {AFTER_NO_ROW}: {AFTER_NO_ROW_UNITS} units, listed"
+        f" after {NO_ROW_SKU}, which has no row)",
     ),
     Dimension("amount", AMOUNTS, "amount paid against the auto-approval limit"),
     Dimension(
@@ -340,6 +356,15 @@ def _stale_hours(offset: Any, hours: int | None) -> int:
     return max(0, reference + int(offset))
 
 
+def _stock(value: Any) -> dict[str, Any]:
+    """The world's ``stock`` key for the ``stock`` dimension's value."""
+    if value == UNLISTED:
+        return {}
+    if value == AFTER_NO_ROW:
+        return {"stock": {NO_ROW_SKU: None, SKU: AFTER_NO_ROW_UNITS}}
+    return {"stock": {SKU: value}}
+
+
 def build(values: Mapping[str, Any]) -> dict[str, Any]:
     """A case's input, world and faults from one value per dimension."""
     policy = values["policy"]
@@ -354,7 +379,7 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
                 "paid": paid,
             }
         },
-        **({} if values["stock"] == UNLISTED else {"stock": {SKU: values["stock"]}}),
+        **_stock(values["stock"]),
         **values["approver"],
     }
     if values["carrier"] is not None:

@@ -27,7 +27,9 @@ code: an invariant that shared the agent's reading of the world would share its 
   (or :func:`model_budget`) allows;
 - ``current_policy_evidence`` (outcome): the knowledge base holds the documents the case
   describes, under their documented ids; a specialist hands over no superseded policy
-  document as evidence unless its own search asked for superseded versions.
+  document as evidence unless its own search asked for superseded versions;
+- ``evidence_ids`` (outcome): an ``order#<n>`` / ``ship#<n>`` evidence id counts the run's
+  reads of its tool that returned evidence, from 1, and no id stands for two excerpts.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -806,5 +808,51 @@ def current_policy_evidence(case: Case, run: Run) -> CheckOutput:
                 problems.append(
                     f"{message.sender} hands over superseded policy {item['id']}, though its"
                     " search did not ask for superseded versions"
+                )
+    return _verdict(sorted(set(problems)))
+
+
+# --- 9. evidence ids name the reads they came from ---------------------------------------
+
+NUMBERED_EVIDENCE: dict[str, str] = {"order": "orders__get_order", "ship": "logistics__track"}
+"""The evidence prefixes numbered per run (``order#1``, ``order#2`` …) and the read tool
+whose calls that found something they count (docs/invariants.md); ``kb#<n>`` is a policy
+document's own id."""
+EVIDENCE_ID = re.compile(r"^([a-z]+)#(-?\d+)$")
+"""An evidence id: ``<prefix>#<n>``."""
+
+
+@check(kind="outcome", name="evidence_ids")
+def evidence_ids(case: Case, run: Run) -> CheckOutput:
+    """Every evidence id a specialist hands over names one read: for the numbered
+    prefixes (:data:`NUMBERED_EVIDENCE`), ``<prefix>#<n>`` with ``n`` from 1 to the number
+    of calls of the prefix's read tool that returned evidence in the run (``detail.audit``);
+    and no id stands for two different excerpts (``detail.bus``), so a citation leads
+    back to one read."""
+    if environment_of(run) is None:
+        return None
+    reads = Counter(
+        e.tool for e in audit_of(run) if e.kind == "read" and e.status == "ok" and e.chars_read
+    )
+    problems: list[str] = []
+    seen: dict[str, str] = {}
+    for message in bus_of(run):
+        if message.kind != "result" or message.status != "delivered":
+            continue
+        for item in message.payload.get("evidence") or []:
+            if not isinstance(item, dict):
+                continue
+            ident, excerpt = str(item.get("id", "")), str(item.get("excerpt", ""))
+            if seen.setdefault(ident, excerpt) != excerpt:
+                problems.append(f"evidence id {ident} stands for two different excerpts")
+            found = EVIDENCE_ID.match(ident)
+            tool = NUMBERED_EVIDENCE.get(found.group(1)) if found else None
+            if found is None or tool is None:
+                continue
+            number, made = int(found.group(2)), reads[tool]
+            if not 1 <= number <= made:
+                problems.append(
+                    f"{message.sender} hands over evidence {ident}, but the run's {made} "
+                    f"{tool} call(s) that returned evidence are numbered 1..{made}"
                 )
     return _verdict(sorted(set(problems)))

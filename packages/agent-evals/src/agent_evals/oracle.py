@@ -408,6 +408,13 @@ def _answer(
             "state_after": before,
         }
     after = {f"stock.{sku}": str(view.stock[sku] - (1 if reissue else 0))}
+    if faults.get("outbox", "").partition(":")[0] == "stale_lookup":
+        # One stale retry per write tool the fault names: the ticket (when one is filed)
+        # and the reply; each missed a key the database held.
+        tool = faults["outbox"].partition(":")[2]
+        hit = [t for t in ("support__create_ticket", "support__send_reply") if tool in ("", t)]
+        landed = [t for t in hit if reissue or t == "support__send_reply"]
+        after["outbox.hidden_writes"] = str(len(landed))
     phrase = (
         {"reply_contains": [REISSUE_PHRASE]}
         if reissue

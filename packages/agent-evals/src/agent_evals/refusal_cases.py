@@ -198,9 +198,9 @@ def write_attempt_problem(role: str, tool: str) -> str:
 def outbox_problem(fault: str) -> str:
     forms = [
         f"{kind}{suffix}"
-        for kind in ("lost_ack", "lost_request", "key_drift")
+        for kind in ("lost_ack", "lost_request", "key_drift", "stale_lookup")
         for suffix in ("", ":<write tool>", ":<write tool>:<n>")
-        if kind != "key_drift" or not suffix.endswith(":<n>")
+        if kind in ("lost_ack", "lost_request") or not suffix.endswith(":<n>")
     ]
     detail = (
         f"expected one of {', '.join(forms)} (n: 1-{MAX_LOST_CALLS}; write tools:"
@@ -700,8 +700,9 @@ def _role_fault_mistakes() -> list[Mistake]:
 
 def _outbox_mistakes() -> list[Mistake]:
     path = "faults.outbox"
-    good = [k for k in ("lost_ack", "lost_request", "key_drift")]
-    good += [f"{k}:{t}" for k in ("lost_ack", "lost_request", "key_drift") for t in WRITE_TOOLS]
+    kinds = ("lost_ack", "lost_request", "key_drift", "stale_lookup")
+    good = list(kinds)
+    good += [f"{k}:{t}" for k in kinds for t in WRITE_TOOLS]
     good += [
         f"{k}:{t}:{n}"
         for k in ("lost_ack", "lost_request")
@@ -722,6 +723,7 @@ def _outbox_mistakes() -> list[Mistake]:
         ("above_max", "lost_request:support__send_reply:10", False),
         ("not_ascii", "lost_ack:support__send_reply:²", True),
         ("argument_not_taken", "key_drift:support__send_reply:1", True),
+        ("argument_not_taken", "stale_lookup:support__create_ticket:1", False),
         ("argument_not_taken", "lost_ack:support__send_reply:1:2", False),
         ("missing_argument", "lost_ack:1", False),
     )

@@ -24,7 +24,7 @@ from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.obedient import SCREEN_OFF, SCREEN_TARGET
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
-from agent.outbox_faults import OUTBOX, outbox_gateway, parse_outbox_fault
+from agent.outbox_faults import OUTBOX, StaleLookupGateway, outbox_gateway, parse_outbox_fault
 from agent.rule_brains import rule_brains
 from agent.settings import (
     ENV_VARS,
@@ -66,6 +66,9 @@ from agent_evals.scripted_model import (
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
 
+HIDDEN_WRITES = "outbox.hidden_writes"
+"""The ground-truth key of a ``stale_lookup`` run: how many written keys its stale
+lookups missed (each then reached the database's UNIQUE index)."""
 CUSTOMER_KEY = "customer"
 """The extra ``input`` key naming the customer the channel authenticated."""
 
@@ -360,8 +363,16 @@ class SupportPilotSUT:
                 stock_before=stock_before,
             )
             calls = {"model_calls": meter.calls}  # completions the brains received
+            truth = dict(run.ground_truth)
+            if isinstance(gateway, StaleLookupGateway):
+                # The fault's own account: a stale lookup that hid nothing tested nothing.
+                truth[HIDDEN_WRITES] = str(len(gateway.hidden))
             return run.model_copy(
-                update={"usage": _usage(meter), "detail": {**run.detail, **calls}}
+                update={
+                    "usage": _usage(meter),
+                    "detail": {**run.detail, **calls},
+                    "ground_truth": truth,
+                }
             )
         except ProviderError as e:
             # The provider failed, not the agent: recorded apart, never graded.

@@ -159,6 +159,7 @@ class Orchestrator:
                 found = self.gateway.call("order_agent", "orders__get_order", {"order_id": other})
             except ToolError:
                 continue
+            self.chars_read += found.chars_read  # read with the order specialist's tool
             if found.data.get("found"):
                 draft += leak_line(other, str(found.data["order"]["customer"]))
         return draft

@@ -10,8 +10,14 @@
 | `lost_request:<tool>:<n>` | the same, never arriving |
 | `key_drift`      | the caller mints a fresh idempotency key per call (`<trace>-<n>:<kind>`) |
 | `key_drift:<tool>` | the same for one write tool; the outbox must refuse every such key |
+| `stale_lookup`   | as `lost_ack`, and the retry's idempotency lookup misses the first write |
+| `stale_lookup:<tool>` | the same for one write tool |
 
-Both are raised as :class:`tools.AcknowledgementLostError`: the caller cannot tell
+With `stale_lookup` the retry reads as a second process that looked before the first
+write committed: the duplicate reaches the database, whose UNIQUE index must refuse it,
+and the store answers with the first write (the run goes on as after `lost_ack`).
+
+The lost calls are raised as :class:`tools.AcknowledgementLostError`: the caller cannot tell
 whether the write landed, so a correct caller retries under the same idempotency key.
 After a lost acknowledgement the outbox must write it only once; after a lost request the
 retry is what lands it. With `n` at or above the caller's number of attempts, the caller
@@ -22,6 +28,7 @@ reported as done, and the caller hands over.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from domain import Store
@@ -37,7 +44,9 @@ LOST_REQUEST = "lost_request"
 """The write never arrives; the caller hears nothing back either."""
 KEY_DRIFT = "key_drift"
 """Every call carries an idempotency key of its own instead of the run's."""
-OUTBOX_FAULT_KINDS = (LOST_ACK, LOST_REQUEST, KEY_DRIFT)
+STALE_LOOKUP = "stale_lookup"
+"""The acknowledgement is lost, and the retry's idempotency lookup misses the first write."""
+OUTBOX_FAULT_KINDS = (LOST_ACK, LOST_REQUEST, KEY_DRIFT, STALE_LOOKUP)
 """Every outbox fault kind."""
 WRITE_TOOL_NAMES: tuple[str, ...] = tuple(
     name for name, tool in TOOLS.items() if tool.kind == "write"
@@ -49,14 +58,16 @@ MAX_LOST_CALLS = 9
 """The most calls in a row one outbox fault can lose."""
 COUNTED_KINDS = (LOST_ACK, LOST_REQUEST)
 """The kinds that take a count (``key_drift`` hits every call: a count would do nothing,
-so ``key_drift:<tool>:<n>`` is refused rather than silently ignored)."""
+so ``key_drift:<tool>:<n>`` is refused rather than silently ignored; ``stale_lookup`` is
+one lost acknowledgement and one stale retry)."""
 
 
 def parse_outbox_fault(fault: str) -> tuple[str, frozenset[str], int]:
     """The kind of ``fault``, the write tools it hits and how many of their first calls
     in a row it loses; raises :class:`UnknownFaultError` for anything but ``lost_ack`` /
     ``lost_request`` / ``key_drift``, alone or with ``:<write tool>``, and ``lost_ack`` /
-    ``lost_request`` with ``:<write tool>:<n>`` (n 1-9)."""
+    ``lost_request`` with ``:<write tool>:<n>`` (n 1-9); ``stale_lookup`` as
+    ``key_drift``."""
     kind, *rest = fault.split(":")
     times = 1
     count = rest[1] if len(rest) == 2 and kind in COUNTED_KINDS else ""
@@ -144,6 +155,56 @@ class KeyDriftGateway(ToolGateway):
         return super().call(role, name, args)
 
 
+class StaleStore(Store):
+    """The store as a second process sees it before the first write committed: its
+    first idempotency lookup finds nothing, whatever the database holds; the database
+    and every other read are the real ones. A row the stale lookup did not see is added
+    to ``hidden`` (its key), so the run can say the fault did its work."""
+
+    def __init__(self, store: Store, hidden: list[str]) -> None:
+        super().__init__(store.db, world=store.world, path=store.path)
+        self.missed = False
+        """Whether the one stale lookup has happened."""
+        self.hidden = hidden
+
+    def _existing(self, table: str, key: str) -> dict[str, Any] | None:
+        row = super()._existing(table, key)
+        if self.missed:
+            return row
+        self.missed = True
+        if row is not None:
+            self.hidden.append(key)
+        return None
+
+
+class StaleLookupGateway(LostAckGateway):
+    """A gateway that loses the acknowledgement of the first call of each named write
+    tool (as ``lost_ack``) and runs every call of those tools against a fresh
+    :class:`StaleStore`: the first call's stale lookup misses nothing (its key is not
+    written yet), the retry's misses the first write, so the duplicate insert reaches the
+    database's UNIQUE index."""
+
+    def __init__(
+        self, store: Store, trace_id: str, tools: frozenset[str], *, customer: str | None = None
+    ) -> None:
+        super().__init__(store, trace_id, tools, customer=customer, kind=LOST_ACK, times=1)
+        self.tools = tools
+        self.hidden: list[str] = []
+        """The idempotency keys a stale lookup missed although the database held them:
+        what ``outbox.hidden_writes`` counts."""
+
+    def call(self, role: str, name: str, args: dict[str, Any]) -> ToolResult:
+        """Call tool ``name`` as ``role``; a named write tool looks its key up stale."""
+        if name not in self.tools:
+            return super().call(role, name, args)
+        real = self.context
+        self.context = replace(real, store=StaleStore(real.store, self.hidden))
+        try:
+            return super().call(role, name, args)
+        finally:
+            self.context = real
+
+
 def outbox_gateway(
     store: Store, trace_id: str, fault: str | None, *, customer: str | None = None
 ) -> ToolGateway:
@@ -154,4 +215,6 @@ def outbox_gateway(
     kind, tools, times = parse_outbox_fault(fault)
     if kind == KEY_DRIFT:
         return KeyDriftGateway(store, trace_id, tools, customer=customer)
+    if kind == STALE_LOOKUP:
+        return StaleLookupGateway(store, trace_id, tools, customer=customer)
     return LostAckGateway(store, trace_id, tools, customer=customer, kind=kind, times=times)

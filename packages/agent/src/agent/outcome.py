@@ -13,13 +13,14 @@ Decision = Literal["replied", "escalate", "ask_user", "awaiting_approval_rejecte
 
 
 class Budget(BaseModel):
-    """What the turn cost."""
+    """What the turn cost, counted from the bus log (every field is given: a default
+    count would report work that was never counted)."""
 
-    tasks: int = 0
+    tasks: int
     """Task messages sent to specialists."""
-    chars_read: int = 0
+    chars_read: int
     """Characters of evidence the specialists read from tools."""
-    chars_returned: int = 0
+    chars_returned: int
     """Characters of the results the specialists returned."""
 
 
@@ -47,7 +48,7 @@ class Outcome(BaseModel):
     """The reply drafted (or the question for the customer when asking for the order id)."""
     aggregate: Aggregate = Field(default_factory=Aggregate)
     """Agreed facts, conflicts, gaps."""
-    budget: Budget = Field(default_factory=Budget)
+    budget: Budget
     """Tasks and characters spent."""
     handover: Handover | None = None
     """For escalations: the hand-over to a human."""

@@ -195,8 +195,9 @@ class Store:
     ) -> tuple[Ticket, bool]:
         """Write a reissue ticket and reserve its unit, atomically. Returns the ticket and
         whether it is new: a repeated idempotency key writes nothing and returns the
-        first ticket. :class:`ApprovalRequiredError` / :class:`OutOfStockError` leave the database
-        unchanged."""
+        first ticket, also when the key was written after this call looked it up (the
+        UNIQUE index refuses the second row). :class:`ApprovalRequiredError` /
+        :class:`OutOfStockError` leave the database unchanged."""
         try:
             with self.db.atomic():
                 row = self._existing("tickets", idempotency_key)
@@ -209,6 +210,9 @@ class Store:
                 )
                 self.reserve_stock(sku)
         except sqlite3.IntegrityError as e:
+            row = self._existing("tickets", idempotency_key)
+            if row is not None:  # another writer wrote the key after this one looked
+                return Ticket.model_validate(row), False
             raise ApprovalRequiredError("ticket", approval_id) from e
         created = self._existing("tickets", idempotency_key)
         assert created is not None  # just inserted in the committed transaction
@@ -218,8 +222,8 @@ class Store:
         self, *, trace_id: str, order_id: str, text: str, approval_id: str, idempotency_key: str
     ) -> tuple[SentReply, bool]:
         """Record a reply as sent. Returns it and whether it is new (a repeated
-        idempotency key writes nothing). :class:`ApprovalRequiredError` when the cited
-        approval is missing or not approved."""
+        idempotency key writes nothing, also when written after this call looked it up).
+        :class:`ApprovalRequiredError` when the cited approval is missing or not approved."""
         try:
             with self.db.atomic():
                 row = self._existing("replies", idempotency_key)
@@ -231,6 +235,9 @@ class Store:
                     [trace_id, order_id, text, approval_id, idempotency_key],
                 )
         except sqlite3.IntegrityError as e:
+            row = self._existing("replies", idempotency_key)
+            if row is not None:  # another writer wrote the key after this one looked
+                return SentReply.model_validate(row), False
             raise ApprovalRequiredError("reply", approval_id) from e
         created = self._existing("replies", idempotency_key)
         assert created is not None  # just inserted in the committed transaction
