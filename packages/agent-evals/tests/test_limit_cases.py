@@ -123,7 +123,7 @@ def test_the_claims_fault_leaves_what_it_cannot_pad() -> None:
 )
 def test_the_claims_fault_takes_a_count_from_1_to_1000(fault: str, accepted: bool) -> None:
     if accepted:
-        assert parse_fault(fault) == ("claims", 1.0)
+        assert parse_fault(fault) == "claims"
     else:
         with pytest.raises(UnknownFaultError, match="claims"):
             parse_fault(fault)
