@@ -1007,6 +1007,38 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
+        "padding_one_off_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "    if added and size != n:",
+        "    if added and abs(size - n) > 1:",
+        "faults_as_stated lets oversize:<n> pad to a character short of n",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "garble_retry_any_overlong_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "    if longest != limit + 1:",
+        "    if longest <= limit:",
+        "faults_as_stated lets garble's retry go any number of characters past the limit",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "key_drift_any_number_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "        if key != want:",
+        '        if not key.startswith(f"{run.trace_id}-"):',
+        "faults_as_stated takes a key_drift key of any number",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "padding_case_off_its_edge",
+        f"{AGENT_EVALS}/limit_cases.py",
+        '        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS,\n',
+        '        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS + 1,\n',
+        "the padding_at case no longer sits exactly at room for one empty filler",
+        tests=("packages/agent-evals/tests/test_limit_cases.py",),
+    ),
+    M(
         "conservation_lets_extra_units_go",
         f"{AGENT_EVALS}/invariants.py",
         "            if taken != filed[sku]:",
