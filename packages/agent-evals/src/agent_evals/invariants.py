@@ -27,6 +27,10 @@ code: an invariant that shared the agent's reading of the world would share its 
   (or :func:`model_budget`) allows;
 - ``current_policy_evidence`` (outcome): a specialist hands over no superseded policy
   document as evidence unless its own search asked for superseded versions.
+- ``faults_as_stated`` (trajectory): every fault a case names did exactly what its text
+  says (``oversize:<n>`` pads to exactly n characters, ``garble``'s retry is one character
+  past the limit its refusal states, ``key_drift`` numbers its keys from 1, …), computed
+  from what the brain inside the fault answered (``run.detail["faulted"]``).
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
