@@ -1007,6 +1007,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
+        "key_drift_other_tools_unchecked",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if key != own:",
+        "            if key is None:",
+        "faults_as_stated lets key_drift:<tool> drift the keys of the tools it does not name",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "padding_one_off_passes",
         f"{AGENT_EVALS}/invariants.py",
         "    if added and size != n:",

@@ -568,6 +568,19 @@ class KeysFromZero(agent.outbox_faults.KeyDriftGateway):
         self.minted = -1
 
 
+class DriftsEveryTool(agent.outbox_faults.KeyDriftGateway):
+    """``key_drift:<tool>`` mints keys for every write tool, not only the one named."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tools = frozenset(agent.outbox_faults.WRITE_TOOL_NAMES)
+
+
+def drifts_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``key_drift:support__send_reply`` also drifts the ticket's key."""
+    monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", DriftsEveryTool)
+
+
 def keys_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """``key_drift`` mints ``<trace>-0:<kind>`` first."""
     monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", KeysFromZero)
@@ -884,6 +897,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(faults={"outbox": "key_drift"}),
         {},
         "write call 1 (support__create_ticket) carried key 'inv-0-0:ticket', not 'inv-0-1:ticket'",
+    ),
+    (
+        "faults_as_stated",
+        drifts_every_tool,
+        _case(faults={"outbox": "key_drift:support__send_reply"}),
+        {},
+        "a support__create_ticket call carried key 'inv-0-1:ticket', not the run's 'inv-0:ticket'",
     ),
 ]
 

@@ -51,7 +51,7 @@ from evals.run import Run
 from pydantic import BaseModel
 
 from agent_evals.case_rules import support_input
-from agent_evals.record import ENVIRONMENT
+from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS
 from agent_evals.spec_terms import canonical_order_id, order_closure
 
 ORCHESTRATOR = "orchestrator"
@@ -955,7 +955,8 @@ def fault_problems(case: Case, run: Run) -> list[str]:
     return problems
 
 
-KEY_DRIFT_KEY = re.compile(r"^(?P<trace>.+)-(?P<n>\d+):(?P<kind>[a-z]+)$")
+WRITE_KINDS = {tool: kind for kind, tool in OUTBOX_TOOLS.items()}
+"""Write tool -> the kind its idempotency key ends with (``ticket``, ``reply``)."""
 
 
 def key_drift_problems(case: Case, run: Run) -> list[str]:
@@ -972,10 +973,12 @@ def key_drift_problems(case: Case, run: Run) -> list[str]:
         if call.kind != "write" or key is None:
             continue
         if tool and call.tool != tool:
+            own = f"{run.trace_id}:{WRITE_KINDS.get(call.tool, '?')}"
+            if key != own:
+                problems.append(f"a {call.tool} call carried key {key!r}, not the run's {own!r}")
             continue
         minted += 1
-        suffix = key.rpartition(":")[2]
-        want = f"{run.trace_id}-{minted}:{suffix}"
+        want = f"{run.trace_id}-{minted}:{WRITE_KINDS.get(call.tool, '?')}"
         if key != want:
             problems.append(f"write call {minted} ({call.tool}) carried key {key!r}, not {want!r}")
     return problems
