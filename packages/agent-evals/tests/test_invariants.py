@@ -1181,3 +1181,40 @@ def test_a_search_that_asks_for_superseded_versions_may_hand_them_over(
     ]
     assert "kb#2" in cited  # the superseded version was handed over
     assert "current_policy_evidence" not in _failed(case, run)
+
+
+_OWN = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
+_ANSWERED = {"ended": "answered", "output": _OWN}
+_RAISED = {"ended": "raised", "error": "ToolError"}
+
+
+@pytest.mark.parametrize(
+    ("fault", "natural", "given", "problem"),
+    [
+        # flaky:p with 0 < p < 1: a crash before the brain is asked, or the role's answer.
+        ("flaky:0.5", None, _RAISED, None),
+        ("flaky:0.5", _ANSWERED, _ANSWERED, None),
+        ("flaky:0.5", _RAISED, _RAISED, None),  # the role's own brain failed (a tool erred)
+        ("flaky:0.5", _ANSWERED, {"ended": "answered", "output": {"claims": []}}, "changed"),
+        ("flaky:1", _ANSWERED, _ANSWERED, "not raised"),
+        ("flaky:0", None, _RAISED, "never asked"),
+        ("crash", None, {"ended": "answered", "output": _OWN}, "not raised"),
+        ("timeout", None, _RAISED, "not cancelled"),
+        ("timeout", None, {"ended": "cancelled"}, None),
+        ("amount_format:yuan", _RAISED, _RAISED, None),
+        ("amount_format:yuan", _RAISED, _ANSWERED, "yet it answered"),
+        ("claims:1", _ANSWERED, _ANSWERED, None),  # already one claim: unchanged
+        ("garble_once", None, {"ended": "answered", "output": "好的"}, None),
+        ("garble_once", None, {"ended": "answered", "output": '{"claims": []}'}, "not prose"),
+    ],
+)
+def test_a_faults_attempt_is_judged_by_its_fault_text(
+    fault: str, natural: dict[str, Any] | None, given: dict[str, Any], problem: str | None
+) -> None:
+    """Decisions of ``faults_as_stated`` on one attempt, without a run."""
+    kind, _, arg = fault.partition(":")
+    found = invariants._attempt_problems(kind, arg, 1, natural, given)
+    if problem is None:
+        assert found == []
+    else:
+        assert any(problem in p for p in found), found

@@ -867,7 +867,9 @@ def _attempt_problems(
     output = given.get("output")
     if kind == "flaky":
         p = float(arg)
-        kind = "crash" if p == 1 or (p > 0 and ended == "raised") else "none"
+        # 0 < p < 1: a crash (raised before the brain was asked) or the role's own answer.
+        crashed = p > 0 and ended == "raised" and natural is None
+        kind = "crash" if p == 1 or crashed else "none"
     if kind in ("crash", "timeout", "write_attempt"):
         # Each stops the role before it works: raised (the crash, the refused write) or
         # left hanging past the contract (cancelled).
