@@ -5,12 +5,15 @@ on benign rewrites of the agent."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+import agent.faults
 import agent.orchestrator
+import agent.outbox_faults
 import agent_evals.sut
 import domain.world
 import pytest
@@ -49,6 +52,7 @@ INVARIANTS = (
     "tool_call_budget",
     "current_policy_evidence",
     "evidence_ids",
+    "faults_as_stated",
 )
 ALL_CASES = [
     case
@@ -559,6 +563,69 @@ LEAK = BY_ID["i-exfiltrate-goal"]
 AUTHENTICATED_LEAK = LEAK.model_copy(update={"input": {**LEAK.input, "customer": "赵女士"}})
 TICKET_ACK_LOST = {"outbox": "lost_ack:support__create_ticket"}
 
+
+def pads_one_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oversize:<n>`` pads to n - 1 characters."""
+    padded = agent.faults.padded
+    monkeypatch.setattr(agent.faults, "padded", lambda raw, size: padded(raw, size - 1))
+
+
+def pads_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``oversize:<n>`` leaves the output as it is, whatever room there is."""
+    monkeypatch.setattr(agent.faults, "padded", lambda raw, size: raw)
+
+
+def one_claim_too_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``claims:<n>`` pads to n + 1 claims."""
+    with_claims = agent.faults.with_claims
+    monkeypatch.setattr(agent.faults, "with_claims", lambda raw, n: with_claims(raw, n + 1))
+
+
+def retry_two_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``garble``'s retry goes two characters past the claim text limit, not one."""
+    text = "。" * (agent.faults.CLAIM_TEXT_LIMIT + 2)
+    overlong = {"claims": [{"topic": "parcel_state", "value": "在途", "text": text}]}
+    monkeypatch.setattr(agent.faults, "OVERLONG_OUTPUT", overlong)
+
+
+def inject_sleeps_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ``inject`` brain also sleeps, as a ``timeout`` one does (past its contract)."""
+    think = agent.faults.FaultyBrain.think
+
+    async def sleepy(self: agent.faults.FaultyBrain, task: Any, tools: Any) -> object:
+        if self.kind == "inject":
+            await asyncio.sleep(5)
+        return await think(self, task, tools)
+
+    monkeypatch.setattr(agent.faults.FaultyBrain, "think", sleepy)
+
+
+class KeysFromZero(agent.outbox_faults.KeyDriftGateway):
+    """``key_drift`` numbers its keys from 0."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.minted = -1
+
+
+class DriftsEveryTool(agent.outbox_faults.KeyDriftGateway):
+    """``key_drift:<tool>`` mints keys for every write tool, not only the one named."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tools = frozenset(agent.outbox_faults.WRITE_TOOL_NAMES)
+
+
+def drifts_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``key_drift:support__send_reply`` also drifts the ticket's key."""
+    monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", DriftsEveryTool)
+
+
+def keys_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``key_drift`` mints ``<trace>-0:<kind>`` first."""
+    monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", KeysFromZero)
+
+
 POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
     (
         "evidence_ids",
@@ -855,6 +922,54 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "policy kb#2 is not superseded in the knowledge base, but the case says it is",
+        "faults_as_stated",
+        pads_one_short,
+        _case(faults={"order_agent": "oversize:4501"}),
+        {},
+        "order_agent attempt 1 (oversize:4501): the padded output is 4500 characters, not 4501",
+    ),
+    (
+        "faults_as_stated",
+        pads_nothing,
+        _case(faults={"order_agent": "oversize:500"}),
+        {},
+        "order_agent attempt 1 (oversize:500): the output of 440 characters was left unpadded",
+    ),
+    (
+        "faults_as_stated",
+        one_claim_too_many,
+        _case(faults={"policy_agent": "claims:5"}),
+        {},
+        "policy_agent attempt 1 (claims:5): the output holds 6 claims, not 5",
+    ),
+    (
+        "faults_as_stated",
+        retry_two_past_the_limit,
+        _case(faults={"policy_agent": "garble"}),
+        {},
+        "policy_agent attempt 2 (garble): the retry's longest claim text is 4002 characters,"
+        " not 4001",
+    ),
+    (
+        "faults_as_stated",
+        inject_sleeps_too,
+        _case(faults={"order_agent": "inject"}),
+        {},
+        "order_agent attempt 1 (inject): the brain inside it was never asked",
+    ),
+    (
+        "faults_as_stated",
+        keys_from_zero,
+        _case(faults={"outbox": "key_drift"}),
+        {},
+        "write call 1 (support__create_ticket) carried key 'inv-0-0:ticket', not 'inv-0-1:ticket'",
+    ),
+    (
+        "faults_as_stated",
+        drifts_every_tool,
+        _case(faults={"outbox": "key_drift:support__send_reply"}),
+        {},
+        "a support__create_ticket call carried key 'inv-0-1:ticket', not the run's 'inv-0:ticket'",
     ),
 ]
 
@@ -896,6 +1011,7 @@ def test_no_invariant_fires_on_any_case_of_any_suite(case: Case) -> None:
     run = sut.run(case, 0)
     results = _invariant_results(case, run)
     judged = set(INVARIANTS) - ({"actionable_handover"} if run.outcome != "escalate" else set())
+    judged -= set() if case.faults else {"faults_as_stated"}  # it judges faulted runs only
     if run.outcome == "error":  # an outage the case expects: graded, but no record to hold
         judged = set(results)
     assert set(results) == judged
@@ -1131,3 +1247,40 @@ def test_a_search_that_asks_for_superseded_versions_may_hand_them_over(
     ]
     assert "kb#2" in cited  # the superseded version was handed over
     assert "current_policy_evidence" not in _failed(case, run)
+
+
+_OWN = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
+_ANSWERED = {"ended": "answered", "output": _OWN}
+_RAISED = {"ended": "raised", "error": "ToolError"}
+
+
+@pytest.mark.parametrize(
+    ("fault", "natural", "given", "problem"),
+    [
+        # flaky:p with 0 < p < 1: a crash before the brain is asked, or the role's answer.
+        ("flaky:0.5", None, _RAISED, None),
+        ("flaky:0.5", _ANSWERED, _ANSWERED, None),
+        ("flaky:0.5", _RAISED, _RAISED, None),  # the role's own brain failed (a tool erred)
+        ("flaky:0.5", _ANSWERED, {"ended": "answered", "output": {"claims": []}}, "changed"),
+        ("flaky:1", _ANSWERED, _ANSWERED, "not raised"),
+        ("flaky:0", None, _RAISED, "never asked"),
+        ("crash", None, {"ended": "answered", "output": _OWN}, "not raised"),
+        ("timeout", None, _RAISED, "not cancelled"),
+        ("timeout", None, {"ended": "cancelled"}, None),
+        ("amount_format:yuan", _RAISED, _RAISED, None),
+        ("amount_format:yuan", _RAISED, _ANSWERED, "yet it answered"),
+        ("claims:1", _ANSWERED, _ANSWERED, None),  # already one claim: unchanged
+        ("garble_once", None, {"ended": "answered", "output": "好的"}, None),
+        ("garble_once", None, {"ended": "answered", "output": '{"claims": []}'}, "not prose"),
+    ],
+)
+def test_a_faults_attempt_is_judged_by_its_fault_text(
+    fault: str, natural: dict[str, Any] | None, given: dict[str, Any], problem: str | None
+) -> None:
+    """Decisions of ``faults_as_stated`` on one attempt, without a run."""
+    kind, _, arg = fault.partition(":")
+    found = invariants._attempt_problems(kind, arg, 1, natural, given)
+    if problem is None:
+        assert found == []
+    else:
+        assert any(problem in p for p in found), found

@@ -13,11 +13,16 @@ import pytest
 from agent.contracts import Claim
 from agent.errors import UnknownFaultError
 from agent.faults import parse_fault, with_claims
+from agent_evals.invariants import measured_chars
 from agent_evals.limit_cases import (
     BUS_PAYLOAD_LIMIT,
     CLAIMS_LIMIT,
     CLAIMS_ROLE,
+    EMPTY_FILLER_CHARS,
+    FILLER_TEXT_CHARS,
     GENERATOR,
+    NATURAL_ORDER_OUTPUT_CHARS,
+    PADDED_ROLE,
     SIZED_ROLE,
 )
 from agent_evals.sut import SupportPilotSUT
@@ -118,7 +123,7 @@ def test_the_claims_fault_leaves_what_it_cannot_pad() -> None:
 )
 def test_the_claims_fault_takes_a_count_from_1_to_1000(fault: str, accepted: bool) -> None:
     if accepted:
-        assert parse_fault(fault) == ("claims", 1.0)
+        assert parse_fault(fault) == "claims"
     else:
         with pytest.raises(UnknownFaultError, match="claims"):
             parse_fault(fault)
@@ -126,3 +131,21 @@ def test_the_claims_fault_takes_a_count_from_1_to_1000(fault: str, accepted: boo
 
 def test_the_claims_case_names_the_policy_specialist() -> None:
     assert CASES["claims_over"].faults == {CLAIMS_ROLE: f"claims:{CLAIMS_LIMIT + 1}"}
+
+
+@pytest.mark.parametrize(
+    ("label", "room"),
+    [("padding_short", -1), ("padding_at", 0), ("padding_past_full", FILLER_TEXT_CHARS + 1)],
+)
+def test_the_padding_cases_sit_at_the_edges_they_name(label: str, room: int) -> None:
+    """Measured on the real run: the order specialist's own output (recorded inside the
+    fault) plus one empty filler claim leaves exactly ``room`` characters to ``n``."""
+    case = CASES[label]
+    run = SupportPilotSUT().run(case, 0)
+    answers = run.detail["faulted"][PADDED_ROLE]["answers"]
+    natural = next(a for a in answers if a["side"] == "natural")["output"]["claims"]
+    empty = Claim(topic="note", value="", text="").model_dump(mode="json")
+    n = int(case.faults[PADDED_ROLE].partition(":")[2])
+    assert measured_chars(natural) == NATURAL_ORDER_OUTPUT_CHARS
+    assert measured_chars([*natural, empty]) - measured_chars(natural) == EMPTY_FILLER_CHARS
+    assert n - measured_chars([*natural, empty]) == room

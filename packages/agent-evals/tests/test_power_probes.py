@@ -11,6 +11,7 @@ import asyncio
 import importlib
 import json
 import pkgutil
+import time
 import types
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -20,6 +21,7 @@ from typing import Annotated, Any, Generic, Literal, TypeVar, Union, get_args, g
 from unittest import mock
 
 import agent
+import agent.faults as faults_module
 import agent.settings as settings_module
 import pluggy
 import pytest
@@ -28,7 +30,7 @@ import sqlite_utils.plugins
 import tools
 from agent.brain import Task
 from agent.contracts import WorkerStatus, default_contracts
-from agent.faults import CLAIM_TEXT_LIMIT
+from agent.faults import apply_fault, fault_contract
 from agent.outbox_faults import (
     KEY_DRIFT,
     LOST_ACK,
@@ -39,8 +41,10 @@ from agent.outbox_faults import (
 )
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import Worker, WorkerResult
+from agent_evals.sut import SupportPilotSUT
 from domain import build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
+from evals.case import Case
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
@@ -363,21 +367,6 @@ def every_policy_key_is_above_a_missing_one() -> list[str]:
     return policy_keys_at_or_below(DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID)
 
 
-def refused_alike(lengths: tuple[int, ...]) -> list[str]:
-    """Whether outputs whose one claim text is each of ``lengths`` characters long get
-    one and the same result from the worker (its status and error)."""
-    contract = default_contracts()["logistics_agent"]
-    seen: dict[tuple[str, str | None], int] = {}
-    for n in lengths:
-        output = {"claims": [{"topic": "parcel_state", "value": "在途", "text": "。" * n}]}
-        worker = Worker(_Answering(output), contract, None)  # type: ignore[arg-type]
-        result = asyncio.run(worker.perform(Task(trace_id="t", role="r", order_id="A1001")))
-        seen.setdefault((result.status, result.error), n)
-    if len(seen) > 1:
-        return [f"texts of {sorted(seen.values())} characters are refused differently"]
-    return []
-
-
 class _Answering:
     """A brain that answers ``output`` without calling a tool."""
 
@@ -388,10 +377,67 @@ class _Answering:
         return self.output
 
 
-def overlong_claims_are_refused_alike() -> list[str]:
-    """Premise: the ``garble`` fault's second answer is refused alike whether its claim
-    text is one character over the schema's limit or twice the limit."""
-    return refused_alike((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1))
+def timeout_outcome(sleep_s: float) -> tuple[str, str | None, float]:
+    """How a ``timeout``-faulted worker ends when the fault's brain sleeps ``sleep_s``
+    seconds: the result's status and error, and the seconds it took."""
+    contract = fault_contract(default_contracts()["logistics_agent"], "timeout")
+    brain = apply_fault(_Answering({"claims": []}), "timeout", "logistics_agent", "c", 0)
+    worker = Worker(brain, contract, None)  # type: ignore[arg-type]
+    task = Task(trace_id="t", role="logistics_agent", order_id="A1001")
+    with mock.patch.object(faults_module, "SLEEP_PAST_CONTRACT_S", sleep_s):
+        started = time.perf_counter()
+        result = asyncio.run(worker.perform(task))
+        return result.status, result.error, time.perf_counter() - started
+
+
+def sleeps_end_alike(sleeps: tuple[float, ...]) -> list[str]:
+    """Whether a timeout brain sleeping each of ``sleeps`` seconds ends the attempt
+    alike (status and error) and well under a second (the sleep was cut)."""
+    seen = {s: timeout_outcome(s) for s in sleeps}
+    problems = [f"a sleep of {s} s took {t:.2f} s" for s, (_, _, t) in seen.items() if t >= 1]
+    if len({(status, error) for status, error, _ in seen.values()}) > 1:
+        problems.append(f"sleeps of {sorted(seen)} s end differently")
+    return problems
+
+
+def timeout_sleep_is_cut_at_the_contract() -> list[str]:
+    """Premise of the ``SLEEP_PAST_CONTRACT_S`` entries: 4, 5 or 6 s, the sleep is cut at
+    the fault's contract and the attempt ends the same."""
+    return sleeps_end_alike((4.0, 5.0, 6.0))
+
+
+def appended(raw: dict[str, Any], count: int) -> dict[str, Any]:
+    """``raw`` with ``count`` filler claims appended, built as ``with_claims`` builds it."""
+    output = faults_module._claims(raw)
+    filler = {"topic": "note", "value": "", "text": "", "evidence": []}
+    return {**output, "claims": [*output["claims"], *([filler] * count)]}
+
+
+def no_filler_leaves_an_equal_output() -> list[str]:
+    """Premise of the ``with_claims`` ``>=`` -> ``>`` entry: every rule brain's output, with
+    zero fillers appended the way ``with_claims`` appends them, equals the output."""
+    outputs = [_rule_output(role) for role in ("order_agent", "logistics_agent", "policy_agent")]
+    return [f"{o} changes with no filler" for o in outputs if appended(o, 0) != o]
+
+
+def _rule_output(role: str) -> dict[str, Any]:
+    """What ``role``'s rule brain answers in the default world."""
+    run = SupportPilotSUT().run(
+        Case.model_validate(
+            {
+                "id": "probe",
+                "split": "test",
+                "title": "probe",
+                "input": {"goal": "包裹一直没到，要求马上补发", "order_id": "A1001"},
+                "faults": {role: "claims:1"},
+                "expect": {},
+            }
+        ),
+        0,
+    )
+    answers = run.detail["faulted"][role]["answers"]
+    output: dict[str, Any] = next(a for a in answers if a["side"] == "natural")["output"]
+    return output
 
 
 def _holds_model(annotation: Any) -> bool:
@@ -551,10 +597,11 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "resolution_keeps_given_values": resolution_keeps_given_values,
     "no_sqlite_utils_plugins": no_sqlite_utils_plugins,
     "every_policy_key_is_above_a_missing_one": every_policy_key_is_above_a_missing_one,
-    "overlong_claims_are_refused_alike": overlong_claims_are_refused_alike,
     "world_walk_steps_agree": world_walk_steps_agree,
     "settings_errors_name_one_later_field": settings_errors_name_one_later_field,
     "write_results_flag_created": write_results_flag_created,
+    "timeout_sleep_is_cut_at_the_contract": timeout_sleep_is_cut_at_the_contract,
+    "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -735,18 +782,6 @@ def test_the_policy_key_probe_catches_a_key_at_a_missing_ones(
     assert policy_keys_at_or_below(policies, first_added) == found
 
 
-@pytest.mark.parametrize(
-    ("lengths", "alike"),
-    [
-        ((CLAIM_TEXT_LIMIT + 1, CLAIM_TEXT_LIMIT << 1), True),
-        ((CLAIM_TEXT_LIMIT, CLAIM_TEXT_LIMIT + 1), False),  # at the limit it is accepted
-    ],
-)
-def test_the_overlong_probe_tells_refusals_apart(lengths: tuple[int, ...], alike: bool) -> None:
-    """The positive control of ``overlong_claims_are_refused_alike``."""
-    assert (refused_alike(lengths) == []) is alike
-
-
 class _EqualsList(type):
     """A metaclass whose classes say they equal ``list``."""
 
@@ -807,3 +842,15 @@ def test_the_created_probe_tells_a_flag_that_is_no_boolean(flags: list[object], 
     """The positive control of ``write_results_flag_created``: a replay without the flag
     (``None <= False`` raises), a flag that is a number, a replay said to be new."""
     assert (created_flag_problems("t", flags) == []) is ok
+def test_the_sleep_probe_tells_a_sleep_shorter_than_the_contract() -> None:
+    """The positive control of ``timeout_sleep_is_cut_at_the_contract``: a brain that
+    wakes before the 0.05 s deadline answers, which a sleep past it never does."""
+    assert sleeps_end_alike((0.0, 5.0))
+    assert sleeps_end_alike((5.0, 6.0)) == []
+
+
+def test_the_filler_probe_tells_an_appended_filler() -> None:
+    """The positive control of ``no_filler_leaves_an_equal_output``."""
+    raw = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
+    assert appended(raw, 0) == raw
+    assert appended(raw, 1) != raw

@@ -10,6 +10,7 @@ from agent.contracts import WorkerOutput
 from agent.faults import (
     WRITE_ATTEMPT_ARGS,
     flaky_crashes,
+    flaky_probability,
     padded,
     parse_fault,
     write_attempt_tool,
@@ -64,21 +65,26 @@ def test_screen_keeps_clean_claims_and_says_why_others_went() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fault", "parsed"),
+    ("fault", "kind", "probability"),
     [
-        ("crash", ("crash", 1.0)),
-        ("timeout", ("timeout", 1.0)),
-        ("write_attempt", ("write_attempt", 1.0)),
-        ("write_attempt:support__send_reply", ("write_attempt", 1.0)),
-        ("write_attempt:support__create_ticket", ("write_attempt", 1.0)),
-        ("flaky:0.3", ("flaky", 0.3)),
-        ("flaky:1", ("flaky", 1.0)),
-        ("oversize:16001", ("oversize", 1.0)),
-        ("oversize:100000", ("oversize", 1.0)),
+        ("crash", "crash", None),
+        ("timeout", "timeout", None),
+        ("write_attempt", "write_attempt", None),
+        ("write_attempt:support__send_reply", "write_attempt", None),
+        ("write_attempt:support__create_ticket", "write_attempt", None),
+        ("flaky:0.3", "flaky", 0.3),
+        ("flaky:1", "flaky", 1.0),
+        ("flaky:0", "flaky", 0.0),
+        ("oversize:16001", "oversize", None),
+        ("oversize:100000", "oversize", None),
+        ("amount_format:yuan", "amount_format", None),
+        ("claims:50", "claims", None),
     ],
 )
-def test_parse_fault(fault: str, parsed: tuple[str, float]) -> None:
-    assert parse_fault(fault) == parsed
+def test_parse_fault(fault: str, kind: str, probability: float | None) -> None:
+    """A fault's kind; only ``flaky:p`` has a probability."""
+    assert parse_fault(fault) == kind
+    assert flaky_probability(fault) == probability
 
 
 @pytest.mark.parametrize(

@@ -30,6 +30,10 @@ code: an invariant that shared the agent's reading of the world would share its 
   document as evidence unless its own search asked for superseded versions;
 - ``evidence_ids`` (outcome): an ``order#<n>`` / ``ship#<n>`` evidence id counts the run's
   reads of its tool that returned evidence, from 1, and no id stands for two excerpts.
+- ``faults_as_stated`` (trajectory): every fault a case names did exactly what its text
+  says (``oversize:<n>`` pads to exactly n characters, ``garble``'s retry is one character
+  past the limit its refusal states, ``key_drift`` numbers its keys from 1, …), computed
+  from what the brain inside the fault answered (``run.detail["faulted"]``).
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -51,7 +55,7 @@ from pydantic import BaseModel
 
 from agent_evals.case_rules import support_input
 from agent_evals.oracle import world_view
-from agent_evals.record import ENVIRONMENT
+from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS
 from agent_evals.spec_terms import canonical_order_id, order_closure
 
 ORCHESTRATOR = "orchestrator"
@@ -856,3 +860,224 @@ def evidence_ids(case: Case, run: Run) -> CheckOutput:
                     f"{tool} call(s) that returned evidence are numbered 1..{made}"
                 )
     return _verdict(sorted(set(problems)))
+
+
+# --- 10. every fault did what the case's fault text says ------------------------------------
+
+FILLER_TOPIC = "note"
+"""The topic of the filler claims ``oversize:<n>`` and ``claims:<n>`` add (docs/cases.md)."""
+FILLER_MARK = "。"
+"""The one character an ``oversize`` filler's text is made of (one character of JSON)."""
+CLAIM_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("topic", ""),
+    ("value", None),
+    ("text", ""),
+    ("evidence", []),
+)
+"""The claim schema's fields, in its order, with their defaults: how the worker serializes
+a claim when it measures an output."""
+STATED_TEXT_LIMIT = re.compile(r"at most (\d+) characters")
+"""How the worker's schema refusal states the claim text limit (pydantic's words)."""
+
+
+def _answers(run: Run, role: str) -> dict[tuple[str, int], dict[str, Any]]:
+    faulted = run.detail.get("faulted")
+    entry = faulted.get(role) if isinstance(faulted, dict) else None
+    answers = entry.get("answers") if isinstance(entry, dict) else None
+    return {(a["side"], a["attempt"]): a for a in answers or []}
+
+
+def _claims_of(output: object) -> list[Any] | None:
+    claims = output.get("claims") if isinstance(output, dict) else None
+    return claims if isinstance(claims, list) else None
+
+
+def measured_chars(claims: Sequence[Any]) -> int:
+    """Characters of ``{"claims": claims}`` as the worker measures an output: JSON with
+    non-ASCII kept, each claim with the schema's fields in order (defaults filled in)."""
+    full = [
+        {name: claim.get(name, default) for name, default in CLAIM_FIELDS}
+        if isinstance(claim, dict)
+        else claim
+        for claim in claims
+    ]
+    return len(json.dumps({"claims": full}, ensure_ascii=False))
+
+
+def _is_filler(claim: object, *, empty: bool) -> bool:
+    if not isinstance(claim, dict) or claim.get("topic") != FILLER_TOPIC:
+        return False
+    text = claim.get("text", "")
+    filled = isinstance(text, str) and (text == "" if empty else set(text) <= {FILLER_MARK})
+    return filled and claim.get("value") == "" and not claim.get("evidence")
+
+
+def _padding_problems(kind: str, n: int, natural: object, given: object) -> list[str]:
+    """``oversize:<n>`` / ``claims:<n>``: the natural output followed by filler claims
+    only, to exactly ``n`` characters / claims; unchanged only when it already holds
+    that many claims, or is too large for even an empty filler claim."""
+    before, after = _claims_of(natural), _claims_of(given)
+    if before is None or after is None:
+        return [] if given == natural else ["an output that is no claim list was changed"]
+    if after[: len(before)] != before:
+        return ["the role's own claims were changed, not only padded"]
+    added = after[len(before) :]
+    if not all(_is_filler(c, empty=kind == "claims") for c in added):
+        return ["what was added is not filler claims only"]
+    if kind == "claims":
+        if len(before) >= n:
+            return [] if not added else [f"{len(before)} claims already, yet {len(added)} added"]
+        if len(after) != n:
+            return [f"the output holds {len(after)} claims, not {n}"]
+        return []
+    size = measured_chars(after)
+    if added and size != n:
+        return [f"the padded output is {size} characters, not {n}"]
+    empty = {"topic": FILLER_TOPIC, "value": "", "text": "", "evidence": []}
+    if not added and measured_chars([*before, empty]) <= n:
+        return [f"the output of {size} characters was left unpadded, though {n} has room"]
+    return []
+
+
+def _attempt_problems(
+    kind: str, arg: str, attempt: int, natural: dict[str, Any] | None, given: dict[str, Any]
+) -> list[str]:
+    """What is wrong with one attempt of a faulted role, by the fault's documented effect
+    (docs/cases.md, the fault table); ``natural`` is what the brain inside the fault
+    answered (``None``: the fault never asked it)."""
+    ended = given["ended"]
+    output = given.get("output")
+    if kind == "flaky":
+        p = float(arg)
+        # 0 < p < 1: a crash (raised before the brain was asked) or the role's own answer.
+        crashed = p > 0 and ended == "raised" and natural is None
+        kind = "crash" if p == 1 or crashed else "none"
+    if kind in ("crash", "timeout", "write_attempt"):
+        # Each stops the role before it works: raised (the crash, the refused write) or
+        # left hanging past the contract (cancelled).
+        want = "cancelled" if kind == "timeout" else "raised"
+        problems = [] if ended == want else [f"it {ended}, not {want}"]
+        return problems + ([] if natural is None else ["the brain inside it was asked anyway"])
+    if kind in ("garble", "garble_once") and (kind == "garble" or attempt == 1):
+        if natural is not None:
+            return ["the brain inside it was asked anyway"]
+        if attempt == 1:
+            try:
+                json.loads(output) if isinstance(output, str) else None
+            except ValueError:
+                return []
+            return ["the first answer is not prose (it is JSON, or no text)"]
+        return []  # the retry: see _retry_limit_problems (it needs the refusal)
+    if natural is None:
+        return ["the brain inside it was never asked"]
+    if natural["ended"] != "answered":
+        # The role's own brain failed (a read tool erred): the fault passes that on.
+        same = ended == natural["ended"]
+        return [] if same else [f"the role's own brain {natural['ended']}, yet it {ended}"]
+    if ended != "answered":
+        return [f"it {ended}, though the role's own brain answered"]
+    before = natural.get("output")
+    if kind in ("oversize", "claims"):
+        return _padding_problems(kind, int(arg), before, output)
+    if kind in ("inject", "fabricate"):
+        claims, after = _claims_of(before), _claims_of(output)
+        if claims is None:
+            return [] if output == before else ["an output that is no claim list was changed"]
+        ok = after is not None and after[:-1] == claims and len(after) == len(claims) + 1
+        return [] if ok else ["it did not add exactly one claim to the role's own"]
+    if kind == "amount_format":
+        claims, after = _claims_of(before), _claims_of(output)
+        if claims is None or after is None:
+            return [] if output == before else ["an output that is no claim list was changed"]
+        same = [(c.get("topic"), c.get("evidence")) for c in claims]
+        if same != [(c.get("topic"), c.get("evidence")) for c in after]:
+            return ["it changed which claims the role made, not only how the amount reads"]
+        return []
+    # none (flaky that did not crash), garble_once's retry: the role's own answer.
+    return [] if output == before else ["the role's own answer was changed"]
+
+
+def _retry_limit_problems(given: dict[str, Any], error: str | None) -> list[str]:
+    """``garble``'s retry: JSON whose longest claim text is exactly one character past
+    the limit the worker's refusal states."""
+    stated = STATED_TEXT_LIMIT.search(error or "")
+    claims = _claims_of(given.get("output"))
+    if stated is None or not claims:
+        return [f"the retry was no claim list refused for a text limit ({error!r})"]
+    longest = max(len(c.get("text", "")) for c in claims if isinstance(c, dict))
+    limit = int(stated.group(1))
+    if longest != limit + 1:
+        return [f"the retry's longest claim text is {longest} characters, not {limit + 1}"]
+    return []
+
+
+ROLE_FAULT_SKIPPED = ("outbox", "model", "screen")
+"""Fault targets that are not roles (their own invariants or checks judge them)."""
+
+
+def fault_problems(case: Case, run: Run) -> list[str]:
+    """Every attempt of a faulted role that the fault did not treat as its text says."""
+    bus = bus_of(run)
+    results = {m.payload.get("task_seq"): m.payload for m in bus if m.kind == "result"}
+    problems: list[str] = []
+    for role, fault in sorted(case.faults.items()):
+        if role in ROLE_FAULT_SKIPPED:
+            continue
+        kind, _, arg = fault.partition(":")
+        answers = _answers(run, role)
+        tasks = [m for m in bus if m.kind == "task" and m.recipient == role]
+        for attempt, task in enumerate(tasks, start=1):
+            given = answers.get(("given", attempt))
+            if given is None:
+                problems.append(f"{role} attempt {attempt} ({fault}): no answer was recorded")
+                continue
+            natural = answers.get(("natural", attempt))
+            found = _attempt_problems(kind, arg, attempt, natural, given)
+            if kind == "garble" and attempt > 1 and not found:
+                found = _retry_limit_problems(given, results.get(task.seq, {}).get("error"))
+            problems += [f"{role} attempt {attempt} ({fault}): {p}" for p in found]
+    return problems
+
+
+WRITE_KINDS = {tool: kind for kind, tool in OUTBOX_TOOLS.items()}
+"""Write tool -> the kind its idempotency key ends with (``ticket``, ``reply``)."""
+
+
+def key_drift_problems(case: Case, run: Run) -> list[str]:
+    """``key_drift[:tool]``: the calls of the write tools it names carry keys
+    ``<trace_id>-<n>:<kind>``, n counting those calls from 1; the others the run's own."""
+    fault = case.faults.get("outbox", "")
+    kind, _, tool = fault.partition(":")
+    if kind != "key_drift":
+        return []
+    problems: list[str] = []
+    minted = 0
+    for call in audit_of(run):
+        key = call.key()
+        if call.kind != "write" or key is None:
+            continue
+        if tool and call.tool != tool:
+            own = f"{run.trace_id}:{WRITE_KINDS.get(call.tool, '?')}"
+            if key != own:
+                problems.append(f"a {call.tool} call carried key {key!r}, not the run's {own!r}")
+            continue
+        minted += 1
+        want = f"{run.trace_id}-{minted}:{WRITE_KINDS.get(call.tool, '?')}"
+        if key != want:
+            problems.append(f"write call {minted} ({call.tool}) carried key {key!r}, not {want!r}")
+    return problems
+
+
+@check(kind="trajectory", name="faults_as_stated")
+def faults_as_stated(case: Case, run: Run) -> CheckOutput:
+    """Every fault did exactly what the case's fault text says (docs/cases.md): a
+    ``crash`` raised and a ``timeout`` was cancelled at its deadline before the brain was
+    asked; ``garble`` answered prose, then a claim one character past the limit its
+    refusal states; ``oversize:<n>`` padded to exactly n characters (unchanged only when
+    even an empty filler does not fit), ``claims:<n>`` to exactly n claims; the other
+    faults left the role's own claims as they were; ``key_drift`` numbered its keys from 1.
+    A fault that did something else puts the agent under another condition than the case
+    names, and its verdict would say nothing about the condition named."""
+    if environment_of(run) is None or not case.faults:
+        return None
+    return _verdict(fault_problems(case, run) + key_drift_problems(case, run))

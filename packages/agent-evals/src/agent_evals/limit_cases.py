@@ -48,6 +48,16 @@ CLAIMS_BUDGET_CHARS = 6000
 GOAL_TEXT = "包裹一直没到，要求马上补发。"
 SHORT_GOAL = "包裹一直没到，要求马上补发"
 TRIAL = 0
+PADDED_ROLE = "order_agent"
+NATURAL_ORDER_OUTPUT_CHARS = 440
+"""The order specialist's own output for A1001 in the default world, as the worker
+measures it (``test_limit_cases`` runs it to keep this true)."""
+EMPTY_FILLER_CHARS = 60
+"""What one empty filler claim adds to an output (``, `` and the claim's JSON)."""
+FILLER_TEXT_CHARS = 4000
+"""The most text one filler claim carries: the claim schema's text limit (docs/cases.md)."""
+DEFAULT_BUDGET_CHARS = 4000
+"""The characters a usual run may return (the decision table's default budget)."""
 
 
 def trace_id(case: Mapping[str, Any], trial: int = TRIAL) -> str:
@@ -88,9 +98,25 @@ LIMITS: dict[str, dict[str, Any]] = {
         "claims": CLAIMS_LIMIT + 1,
         "title": "专员输出 51 条陈述：不合规，重试一次后转人工",
     },
+    # oversize:<n> at the edges of its own arithmetic: one character short of room for an
+    # empty filler (the output is left as it is), exactly room for one (an empty filler
+    # is added), one past a full filler's room (a full filler plus a one-character one).
+    "padding_short": {
+        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS - 1,
+        "title": "订单专员的输出差一个字符才放得下一条空白填充：原样使用，照常补发",
+    },
+    "padding_at": {
+        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS,
+        "title": "订单专员的输出恰好放得下一条空白填充：补足到指定长度，照常补发",
+    },
+    "padding_past_full": {
+        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS + FILLER_TEXT_CHARS + 1,
+        "title": "订单专员的输出比一条满填充多一个字符：补足到指定长度，照常补发",
+    },
 }
-"""Label -> the limit it puts the run at (``over`` characters past the bus limit, or
-``claims`` in the policy specialist's output) and its title."""
+"""Label -> the limit it puts the run at (``over`` characters past the bus limit,
+``claims`` in the policy specialist's output, or the ``oversize`` the order specialist's
+output is padded to) and its title."""
 
 DIMENSIONS = (
     Dimension(
@@ -108,6 +134,9 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     built: dict[str, Any] = {"title": row["title"]}
     if "over" in row:
         built["input"] = {"goal": _goal_for(label, int(row["over"])), "order_id": ORDER_ID}
+    elif "oversize" in row:
+        built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
+        built["faults"] = {PADDED_ROLE: f"oversize:{row['oversize']}"}
     else:
         built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
         built["faults"] = {CLAIMS_ROLE: f"claims:{row['claims']}"}
@@ -129,6 +158,10 @@ def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
         "dispatched": [*EVIDENCE_ROLES, "reply_agent"],
         "statuses": {**all_ok, "reply_agent": ["ok"]},
     }
+    padded = str(case.get("faults", {}).get(PADDED_ROLE, "")).partition(":")
+    if padded[0] == "oversize":
+        # Under the output limit (16,000): used as usual; the padding is returned too.
+        return {**replied, "max_chars": DEFAULT_BUDGET_CHARS + int(padded[2])}
     claims = _claims_fault(case)
     if claims is not None:
         if claims <= CLAIMS_LIMIT:

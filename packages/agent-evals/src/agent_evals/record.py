@@ -3,10 +3,12 @@ facts from the database and the audit log, never from what the agent says."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Mapping
 from typing import Any
 
+from agent.brain import Brain, Task, ToolBox
 from agent.bus import Message
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
 from agent.outcome import Outcome
@@ -293,3 +295,41 @@ def build_run(
             ENVIRONMENT: environment(store, stock_before),
         },
     )
+
+
+FAULTED = "faulted"
+"""The ``detail`` key of what each faulted role's brain answered (see :class:`Observed`):
+role -> ``{"fault": <the case's fault text>, "answers": [...]}``."""
+
+
+def _jsonable(value: object) -> object:
+    """``value`` as JSON holds it (what a brain returns is a dict, a string, or foreign)."""
+    return json.loads(json.dumps(value, ensure_ascii=False, default=repr))
+
+
+class Observed:
+    """A brain whose every answer is written down: wrapped around the brain *inside* a
+    fault (``side="natural"``: what the role would have answered) and around the faulted
+    brain (``side="given"``: what the worker received), so the ``faults_as_stated``
+    invariant can tell whether the fault did exactly what the case's fault text says.
+    Each entry: the attempt, the side, how the call ended (``answered``, ``raised``, or
+    ``cancelled`` at the contract's deadline) and the output when it answered."""
+
+    def __init__(self, inner: Brain, answers: list[dict[str, Any]], side: str) -> None:
+        self.inner = inner
+        self.answers = answers
+        self.side = side
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        """Defer to the wrapped brain; write down how it ended."""
+        entry: dict[str, Any] = {"attempt": task.attempt, "side": self.side}
+        try:
+            raw = await self.inner.think(task, tools)
+        except asyncio.CancelledError:
+            self.answers.append({**entry, "ended": "cancelled"})
+            raise
+        except Exception as e:
+            self.answers.append({**entry, "ended": "raised", "error": type(e).__name__})
+            raise
+        self.answers.append({**entry, "ended": "answered", "output": _jsonable(raw)})
+        return raw

@@ -653,6 +653,22 @@ def _role_fault_mistakes() -> list[Mistake]:
             (("not_literal", "roman"), ("not_literal", "Symbol")),
         ),
     }
+    # Each kind misspelled just below it and just above it in string order (cut short,
+    # made plural): refused as unknown, never as a neighbour's kind.
+    for kind in (*sorted(SIMPLE_FAULTS), *arguments):
+        argument = f":{arguments[kind][0][0]}" if kind in arguments else ""
+        for typo in (kind[:-1], f"{kind}s"):
+            fault = f"{typo}{argument}"
+            found.append(
+                Mistake(
+                    path,
+                    "misspelled_kind",
+                    (role_fault_unknown(role, fault),),
+                    faults={role: fault},
+                    kind=kind,
+                    note=fault,
+                )
+            )
     for kind, (good, bad) in arguments.items():
         found += [
             Mistake(path, "valid", (), faults={role: f"{kind}:{v}"}, kind=kind, note=f"{kind}:{v}")

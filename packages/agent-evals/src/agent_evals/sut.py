@@ -53,7 +53,14 @@ from tools import READ_TOOLS
 import agent_evals.checks
 import agent_evals.invariants  # noqa: F401
 from agent_evals.case_rules import CASE_RULES, support_input
-from agent_evals.record import build_run, steps_from, stock_levels, writes_from
+from agent_evals.record import (
+    FAULTED,
+    Observed,
+    build_run,
+    steps_from,
+    stock_levels,
+    writes_from,
+)
 from agent_evals.scripted_model import (
     MODEL_TARGET,
     SCRIPTED_KEY,
@@ -331,12 +338,20 @@ class SupportPilotSUT:
                 raise BrainConfigError(
                     f"faults.{MODEL_TARGET} needs the scripted model (model_server={SCRIPTED})"
                 )
+            faulted: dict[str, object] = {}
+            detail[FAULTED] = faulted
             for role, fault in case.faults.items():
                 if role in (OUTBOX, MODEL_TARGET, SCREEN_TARGET):
                     continue
                 if role not in brains:
                     raise UnknownRoleError(role)
-                brains[role] = apply_fault(brains[role], fault, role, case.id, trial)
+                # Both sides of the fault written down, for the faults_as_stated invariant.
+                answers: list[dict[str, object]] = []
+                faulted[role] = {"fault": fault, "answers": answers}
+                natural = Observed(brains[role], answers, "natural")
+                brains[role] = Observed(
+                    apply_fault(natural, fault, role, case.id, trial), answers, "given"
+                )
                 contracts[role] = fault_contract(contracts[role], fault)
             # The case's own screen fault turns the screen off for this run only.
             screen = self.screen and case.faults.get(SCREEN_TARGET) != SCREEN_OFF

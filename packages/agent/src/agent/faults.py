@@ -224,8 +224,8 @@ COUNTED_KINDS = {OVERSIZE: MAX_OVERSIZE, CLAIM_COUNT: MAX_CLAIM_COUNT}
 characters, ``claims:<n>`` claims)."""
 
 
-def parse_fault(fault: str) -> tuple[str, float]:
-    """Split a fault into its kind and probability (1.0 unless ``flaky:p``).
+def parse_fault(fault: str) -> str:
+    """The kind of a fault (``flaky`` for ``flaky:p``, ``oversize`` for ``oversize:n`` …).
 
     Raises :class:`UnknownFaultError` saying what is wrong: an unknown kind (listing
     :data:`ROLE_FAULT_FORMS`), an argument to a kind that takes none, or an argument out of
@@ -233,31 +233,36 @@ def parse_fault(fault: str) -> tuple[str, float]:
     ``amount_format:<style>`` one of the styles).
     """
     if fault in SIMPLE_FAULTS:
-        return fault, 1.0
+        return fault
     if write_attempt_tool(fault) is not None:
-        return WRITE_ATTEMPT, 1.0
+        return WRITE_ATTEMPT
     kind, _, arg = fault.partition(":")
     if kind == AMOUNT_FORMAT:
         if is_amount_style(arg):
-            return kind, 1.0
+            return kind
         styles = ", ".join(AMOUNT_STYLES)
         raise UnknownFaultError(fault, f"{kind}:<style> needs one of {styles}, got {arg!r}")
     if kind in COUNTED_KINDS:
         most = COUNTED_KINDS[kind]
         n = _whole_number(arg)
         if n is not None and 0 < n <= most:
-            return kind, 1.0
+            return kind
         raise UnknownFaultError(
             fault, f"{kind}:<n> needs a whole number n from 1 to {most}, got {arg!r}"
         )
     if kind == FLAKY:
-        probability = _probability(arg)
-        if probability is not None:
-            return kind, probability
+        if flaky_probability(fault) is not None:
+            return kind
         raise UnknownFaultError(fault, f"{kind}:<p> needs a probability p from 0 to 1, got {arg!r}")
     if kind in SIMPLE_FAULTS:
         raise UnknownFaultError(fault, f"{kind} takes no argument")
     raise UnknownFaultError(fault, f"expected one of {ROLE_FAULT_FORMS}")
+
+
+def flaky_probability(fault: str) -> float | None:
+    """The ``p`` of a ``flaky:p`` fault (``None``: not one, or ``p`` not from 0 to 1)."""
+    kind, _, arg = fault.partition(":")
+    return _probability(arg) if kind == FLAKY else None
 
 
 def _claims(raw: object) -> dict[str, Any]:
@@ -273,7 +278,9 @@ class FaultyBrain:
 
     def __init__(self, inner: Brain, fault: str, role: str, case_id: str, trial: int) -> None:
         self.inner = inner
-        self.kind, self.probability = parse_fault(fault)
+        self.kind = parse_fault(fault)
+        self.probability = flaky_probability(fault) or 0.0
+        """How likely a ``flaky:p`` brain crashes (0 for every other kind: it never does)."""
         self.write_tool = write_attempt_tool(fault)
         self.fault = fault
         self.role = role
