@@ -440,6 +440,16 @@ def _both_order_tools(by: int) -> Break:
     return apply
 
 
+def _extra_arguments_taken(m: pytest.MonkeyPatch) -> None:
+    """Every tool's schema open to arguments it does not name."""
+    for name, held in list(gateway.TOOLS.items()):
+        m.setitem(
+            gateway.TOOLS,
+            name,
+            replace(held, parameters={**held.parameters, "additionalProperties": True}),
+        )
+
+
 LIMIT_CONTROLS: list[Control] = [
     # The tool contract's argument limits (docs/models.md, "Tool arguments"): a limit one
     # looser takes the argument one past it, one tighter refuses the one at it.
@@ -454,6 +464,12 @@ LIMIT_CONTROLS: list[Control] = [
         "a KB query one character shorter required",
         _limit("kb__search", "query", -1),
         phrase="m38: model_requests",
+    ),
+    # Every tool takes exactly its arguments: one it does not name is refused.
+    _c(
+        "an argument no schema names taken",
+        _extra_arguments_taken,
+        phrase="m44: model_requests, m45: model_requests, m46: model_requests",
     ),
 ]
 

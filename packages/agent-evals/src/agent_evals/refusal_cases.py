@@ -71,6 +71,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "two_mistakes": True,
     "at_limit": True,
     "past_limit": True,
+    "extra_argument": True,
     "bad_request": True,
     "rate_limited_once": True,
     "unauthorized": False,

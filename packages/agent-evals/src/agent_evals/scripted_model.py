@@ -484,6 +484,7 @@ FAULTS: dict[str, tuple[bool, str]] = {
     ),
     "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
     "past_limit": (True, "its first tool call's text argument is one character past the limit"),
+    "extra_argument": (True, "its first tool call carries an argument no tool's schema names"),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -502,6 +503,12 @@ ARGUMENT_LIMITS: dict[str, tuple[str, int]] = {
 longest length, from docs/models.md ("Tool arguments"), never from the schema the request
 offers: a limit the tools loosen or tighten is then a different run (a test holds this
 table to the docs)."""
+
+
+EXTRA_ARGUMENT = ("priority", "urgent")
+"""What an ``extra_argument`` call adds to its arguments: a name no tool's schema holds
+(every tool takes exactly its arguments, docs/models.md "Tool arguments"), so the gateway
+must refuse the call as invalid arguments and the model make the well-formed one."""
 
 
 def stretched(value: str, length: int) -> str:
@@ -689,6 +696,11 @@ class ScriptedModel:
                 length += 1 if kind == "past_limit" else 0
                 arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
                 return _call(call.name, arguments, conversation)
+        if kind == "extra_argument" and isinstance(answer, ToolCalls) and not conversation.calls:
+            call = answer.calls[0]
+            if isinstance(call.arguments, dict):
+                name, value = EXTRA_ARGUMENT
+                return _call(call.name, {**call.arguments, name: value}, conversation)
         if kind == "two_mistakes" and isinstance(answer, Reply):
             repair = conversation.messages[-1] if conversation.answered_before else {}
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
