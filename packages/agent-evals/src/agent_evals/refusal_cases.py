@@ -147,7 +147,8 @@ def unknown_role(target: str) -> str:
 
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
+    " hidden_write_attempt:<write tool>, flaky:<p>, garble, garble_once,"
+    " amount_format:<style>, oversize:<n>, claims:<n>"
 )
 
 

@@ -8,6 +8,7 @@
 | `fabricate`     | adds a claim citing `ghost#9`, which nobody obtained             |
 | `write_attempt` | calls `support__create_ticket` before working (refused)          |
 | `write_attempt:tool` | calls the write tool `tool` before working (refused)        |
+| `hidden_write_attempt:tool` | the same, but catches the refusal and works on (hides it) |
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
 | `garble`        | answers prose (no JSON), then JSON outside the claim schema      |
 | `garble_once`   | prose on the first attempt only; the retry works normally        |
@@ -27,7 +28,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from tools import TOOLS
+from tools import TOOLS, ToolError
 
 from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
@@ -75,6 +76,9 @@ def flaky_crashes(p: float, case_id: str, trial: int) -> bool:
 
 
 WRITE_ATTEMPT = "write_attempt"
+HIDDEN_WRITE_ATTEMPT = "hidden_write_attempt"
+"""A write attempt whose refusal the brain catches and hides, answering as if nothing
+happened (foreign code may): the tool box remembers the refusal all the same."""
 DEFAULT_WRITE_ATTEMPT_TOOL = "support__create_ticket"
 """The tool a plain ``write_attempt`` calls."""
 
@@ -119,7 +123,7 @@ def write_attempt_tool(fault: str) -> str | None:
     any run.
     """
     kind, colon, tool = fault.partition(":")
-    if kind != WRITE_ATTEMPT:
+    if kind not in (WRITE_ATTEMPT, HIDDEN_WRITE_ATTEMPT):
         return None
     if not colon:
         return DEFAULT_WRITE_ATTEMPT_TOOL
@@ -133,10 +137,15 @@ def write_attempt_tool(fault: str) -> str | None:
     return tool
 
 
-def attempt_write(tools: ToolBox, task: Task, tool: str) -> None:
+def attempt_write(tools: ToolBox, task: Task, tool: str, *, hide: bool = False) -> None:
     """Call write tool ``tool`` through the role's tool box, as a misbehaving role would;
-    the refusal propagates (and is remembered by the box)."""
-    tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
+    the refusal propagates (and is remembered by the box), or with ``hide`` is caught and
+    dropped, as a brain that hides it would."""
+    try:
+        tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
+    except ToolError:
+        if not hide:
+            raise
 
 
 OVERSIZE = "oversize"
@@ -198,7 +207,8 @@ def with_claims(raw: object, count: int) -> object:
 
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
+    " hidden_write_attempt:<write tool>, flaky:<p>, garble, garble_once,"
+    " amount_format:<style>, oversize:<n>, claims:<n>"
 )
 """Every form a role's fault takes, as an unknown one's refusal lists them."""
 FLAKY = "flaky"
@@ -235,7 +245,7 @@ def parse_fault(fault: str) -> tuple[str, float]:
     if fault in SIMPLE_FAULTS:
         return fault, 1.0
     if write_attempt_tool(fault) is not None:
-        return WRITE_ATTEMPT, 1.0
+        return fault.partition(":")[0], 1.0
     kind, _, arg = fault.partition(":")
     if kind == AMOUNT_FORMAT:
         if is_amount_style(arg):
@@ -289,7 +299,7 @@ class FaultyBrain:
         if self.kind == "timeout":
             await asyncio.sleep(SLEEP_PAST_CONTRACT_S)
         if self.write_tool is not None:
-            attempt_write(tools, task, self.write_tool)
+            attempt_write(tools, task, self.write_tool, hide=self.kind == HIDDEN_WRITE_ATTEMPT)
         if garbles(self.kind, task.attempt):
             return GARBLED_OUTPUT if task.attempt == 1 else OVERLONG_OUTPUT
         raw = await self.inner.think(task, tools)
