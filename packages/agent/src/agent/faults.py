@@ -245,7 +245,8 @@ def parse_fault(fault: str) -> tuple[str, float]:
     if fault in SIMPLE_FAULTS:
         return fault, 1.0
     if write_attempt_tool(fault) is not None:
-        return fault.partition(":")[0], 1.0
+        hidden = fault.startswith(HIDDEN_WRITE_ATTEMPT)
+        return (HIDDEN_WRITE_ATTEMPT if hidden else WRITE_ATTEMPT), 1.0
     kind, _, arg = fault.partition(":")
     if kind == AMOUNT_FORMAT:
         if is_amount_style(arg):
