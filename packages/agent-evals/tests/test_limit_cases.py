@@ -19,6 +19,8 @@ from agent_evals.limit_cases import (
     CLAIMS_ROLE,
     GENERATOR,
     SIZED_ROLE,
+    TOPIC_LEAST,
+    TOPIC_MOST,
 )
 from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
@@ -88,6 +90,49 @@ def test_a_claims_limit_moved_by_one_fails_a_case(
     )
     monkeypatch.setattr(agent.worker, "WorkerOutput", moved)
     assert _failed(CASES[caught], SupportPilotSUT())
+
+
+@pytest.mark.parametrize(
+    ("least", "most", "caught"),
+    [
+        (TOPIC_LEAST - 1, TOPIC_MOST, "topic_below_least"),
+        (TOPIC_LEAST + 1, TOPIC_MOST, "topic_at_least"),
+        (TOPIC_LEAST, TOPIC_MOST + 1, "topic_over_most"),
+        (TOPIC_LEAST, TOPIC_MOST - 1, "topic_at_most"),
+    ],
+)
+def test_a_topic_bound_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, least: int, most: int, caught: str
+) -> None:
+    """The positive control of the topic cases: a claim schema whose topic bounds are one
+    looser or tighter fails the case at (or one past) that bound."""
+    claim = create_model(
+        "MovedClaim",
+        __base__=Claim,
+        topic=(str, Field(min_length=least, max_length=most)),
+    )
+    moved = create_model(
+        "MovedOutput",
+        __config__=ConfigDict(extra="forbid"),
+        claims=(list[claim], Field(max_length=CLAIMS_LIMIT)),  # type: ignore[valid-type]
+    )
+    monkeypatch.setattr(agent.worker, "WorkerOutput", moved)
+    assert _failed(CASES[caught], SupportPilotSUT())
+    # The other bound's cases still pass: the control moves one bound only.
+    untouched = "topic_at_most" if "least" in caught else "topic_at_least"
+    assert not _failed(CASES[untouched], SupportPilotSUT())
+
+
+@pytest.mark.parametrize(
+    ("fault", "accepted"),
+    [("claim_topic:0", True), ("claim_topic:1000", True), ("claim_topic:1001", False)],
+)
+def test_the_topic_fault_takes_a_length_from_0_to_1000(fault: str, accepted: bool) -> None:
+    if accepted:
+        assert parse_fault(fault) == ("claim_topic", 1.0)
+    else:
+        with pytest.raises(UnknownFaultError):
+            parse_fault(fault)
 
 
 @pytest.mark.parametrize("count", [1, 2, CLAIMS_LIMIT, CLAIMS_LIMIT + 1])

@@ -97,13 +97,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   43/43 = 100.0%" in out
+    assert "success                   46/46 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 43
+    assert len(recorded) == 46
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -281,6 +281,17 @@ def _malformed_arguments_fatal(m: pytest.MonkeyPatch) -> None:
            'return function.name, {"_unparsable_arguments": text}', "raise")  # fmt: skip
 
 
+def _history_reserialized(m: pytest.MonkeyPatch) -> None:
+    # The model's tool calls sent back as the agent parsed them, not as the model made them.
+    mutate(
+        m,
+        openai_brain,
+        "_assistant_turn",
+        "arguments = function.arguments if function is not None else json.dumps(args)",
+        "arguments = json.dumps(args)",
+    )
+
+
 def _refusal_crashes(m: pytest.MonkeyPatch) -> None:
     mutate(
         m,
@@ -377,6 +388,13 @@ CONTROLS: list[Control] = [
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),
+    _c(
+        "the model's tool calls sent back re-serialized",
+        _history_reserialized,
+        "m06",
+        "m38",
+        phrase="m06: model_served",
+    ),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),

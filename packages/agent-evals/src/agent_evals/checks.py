@@ -96,8 +96,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     """The brain and model the run record names are the ones that ran: model brains, the
     model every request asked the server for, the temperature and seed every request
     carried (none when the settings have none), a server that answered when specialists
-    worked, and a scripted model that never failed itself; not applicable without a
-    model server's account."""
+    worked, a scripted model that never failed itself, and a history that repeats every
+    tool call of the model's verbatim (its id, name and arguments string); not
+    applicable without a model server's account."""
     ledger = _ledger(run)
     if ledger is None:
         return None
@@ -124,6 +125,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
         )
     if ledger.get("problems"):
         problems.append(f"the scripted model failed: {'; '.join(map(str, ledger['problems']))}")
+    if ledger.get("altered_calls"):
+        altered = "; ".join(map(str, ledger["altered_calls"]))
+        problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")
     return (False, "; ".join(problems)) if problems else True
 
 

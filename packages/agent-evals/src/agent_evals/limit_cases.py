@@ -11,6 +11,10 @@ limit and one past it, from the table :data:`LIMITS` (docs/cases.md, "The limits
 - A specialist's output holds at most :data:`CLAIMS_LIMIT` claims: the fault
   ``claims:<n>`` pads the policy specialist's output to exactly ``n`` claims. At the
   limit it is used; one over it is ``invalid_output``, retried once, then escalated.
+- A claim's topic is :data:`TOPIC_LEAST` to :data:`TOPIC_MOST` characters: the fault
+  ``claim_topic:<n>`` adds one empty claim with an ``n``-character topic to the policy
+  specialist's output. At either bound it is used; one past either (the empty topic, 65
+  characters) the output is ``invalid_output`` (``schema``), retried once, then escalated.
 
 The expectation comes from the oracle below, which reads the case alone. The goal's
 length is computed when the suite is generated, from the task message the agent sends
@@ -36,6 +40,10 @@ BUS_PAYLOAD_LIMIT = 64_000
 """The largest payload the bus delivers, in JSON characters (non-ASCII kept as is)."""
 CLAIMS_LIMIT = 50
 """The most claims one specialist output may hold."""
+TOPIC_LEAST = 1
+TOPIC_MOST = 64
+"""The shortest and the longest topic a claim may have (docs/cases.md, "The limits
+suite"), fixed here, never read from the claim schema under test."""
 PREFIX = "lm"
 ORDER_ID = "A1001"
 """The default world's reissue: due, in stock, approved (the reference reply)."""
@@ -88,9 +96,20 @@ LIMITS: dict[str, dict[str, Any]] = {
         "claims": CLAIMS_LIMIT + 1,
         "title": "专员输出 51 条陈述：不合规，重试一次后转人工",
     },
+    "topic_at_least": {"topic": TOPIC_LEAST, "title": "陈述的主题只有 1 个字符（下限）：照常使用"},
+    "topic_below_least": {
+        "topic": TOPIC_LEAST - 1,
+        "title": "陈述的主题为空（低于下限）：不合规，重试一次后转人工",
+    },
+    "topic_at_most": {"topic": TOPIC_MOST, "title": "陈述的主题恰好 64 个字符（上限）：照常使用"},
+    "topic_over_most": {
+        "topic": TOPIC_MOST + 1,
+        "title": "陈述的主题 65 个字符（超出上限一个）：不合规，重试一次后转人工",
+    },
 }
 """Label -> the limit it puts the run at (``over`` characters past the bus limit, or
-``claims`` in the policy specialist's output) and its title."""
+``claims`` in the policy specialist's output, or the ``topic`` length of one claim it
+adds) and its title."""
 
 DIMENSIONS = (
     Dimension(
@@ -108,16 +127,19 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     built: dict[str, Any] = {"title": row["title"]}
     if "over" in row:
         built["input"] = {"goal": _goal_for(label, int(row["over"])), "order_id": ORDER_ID}
+    elif "topic" in row:
+        built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
+        built["faults"] = {CLAIMS_ROLE: f"claim_topic:{row['topic']}"}
     else:
         built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
         built["faults"] = {CLAIMS_ROLE: f"claims:{row['claims']}"}
     return built
 
 
-def _claims_fault(case: Mapping[str, Any]) -> int | None:
+def _claims_fault(case: Mapping[str, Any], wanted: str = "claims") -> int | None:
     fault = str(case.get("faults", {}).get(CLAIMS_ROLE, ""))
     kind, _, n = fault.partition(":")
-    return int(n) if kind == "claims" else None
+    return int(n) if kind == wanted else None
 
 
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,19 +151,23 @@ def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
         "dispatched": [*EVIDENCE_ROLES, "reply_agent"],
         "statuses": {**all_ok, "reply_agent": ["ok"]},
     }
+    refused = {
+        "outcome": "escalate",
+        "outcome_reason": "specialist_failed",
+        "tickets": 0,
+        "dispatched": list(EVIDENCE_ROLES),
+        "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
+        "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
+    }
+    topic = _claims_fault(case, "claim_topic")
+    if topic is not None:
+        return replied if TOPIC_LEAST <= topic <= TOPIC_MOST else refused
     claims = _claims_fault(case)
     if claims is not None:
         if claims <= CLAIMS_LIMIT:
             # Fifty empty claims return about 2,700 characters over a usual run's 2,000.
             return {**replied, "max_chars": CLAIMS_BUDGET_CHARS}
-        return {
-            "outcome": "escalate",
-            "outcome_reason": "specialist_failed",
-            "tickets": 0,
-            "dispatched": list(EVIDENCE_ROLES),
-            "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
-            "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
-        }
+        return refused
     rejected = [r for r in EVIDENCE_ROLES if task_chars(case, r) > BUS_PAYLOAD_LIMIT]
     if not rejected:
         return replied

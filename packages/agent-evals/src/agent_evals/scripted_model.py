@@ -349,6 +349,17 @@ class Conversation:
         ]
 
     @property
+    def call_records(self) -> list[tuple[str, str, str]]:
+        """(id, name, arguments) of every tool call the history repeats, as sent."""
+        return [
+            (str(c.get("id")), str(c["function"].get("name")), str(c["function"].get("arguments")))
+            for m in self.messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+            if isinstance(c, dict) and isinstance(c.get("function"), dict)
+        ]
+
+    @property
     def answered_before(self) -> bool:
         """Whether the model gave a final answer already (this is a repair round)."""
         return any(m.get("role") == "assistant" and not m.get("tool_calls") for m in self.messages)
@@ -632,6 +643,25 @@ class ScriptedModel:
         self.fault = fault
         self._lock = threading.Lock()
         self._seen: set[str | None] = set()
+        self._served_calls: set[tuple[str, str, str]] = set()
+        self.altered_calls: list[str] = []
+        """Tool calls of its own that a request's history repeated otherwise than it made
+        them (another name or arguments string under the id it gave), or that it never
+        made: the history an agent sends back must repeat the model's calls verbatim."""
+
+    def _check_history(self, conversation: Conversation) -> None:
+        with self._lock:
+            for call_id, name, arguments in conversation.call_records:
+                if (call_id, name, arguments) not in self._served_calls:
+                    self.altered_calls.append(
+                        f"{call_id}: {name}({arguments}) is not a call the model made"
+                    )
+
+    def _record_calls(self, answer: ResponseSpec) -> None:
+        if isinstance(answer, ToolCalls):
+            with self._lock:
+                for call in answer.calls:
+                    self._served_calls.add((str(call.id), call.name, call.arguments_json()))
 
     def _first(self, role: str | None) -> bool:
         with self._lock:
@@ -644,10 +674,14 @@ class ScriptedModel:
         conversation = Conversation(request if isinstance(request, dict) else {})
         if conversation.request.get("model") != SCRIPTED_MODEL:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
+        self._check_history(conversation)
         fault = self.fault
         if fault is None or not fault.applies(conversation):
-            return competent(conversation)
-        return self._faulty(fault, conversation)
+            answer = competent(conversation)
+        else:
+            answer = self._faulty(fault, conversation)
+        self._record_calls(answer)
+        return answer
 
     def _faulty(self, fault: ModelFault, conversation: Conversation) -> ResponseSpec:
         kind = fault.kind
@@ -769,6 +803,7 @@ class ScriptedServer:
             "models_asked": sorted(asked),
             "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
+            "altered_calls": list(self.model.altered_calls),
         }
 
 

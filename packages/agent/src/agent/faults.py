@@ -15,6 +15,7 @@
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
 | `oversize:n`    | pads the output with filler claims to exactly n characters      |
 | `claims:n`      | pads the output with empty filler claims to exactly n claims    |
+| `claim_topic:n` | adds one empty claim whose topic is exactly n characters (n ≥ 0) |
 
 The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
 :mod:`agent.outbox_faults`.
@@ -205,10 +206,27 @@ def with_claims(raw: object, count: int) -> object:
     return {**output, "claims": [*claims, *([filler] * (count - len(claims)))]}
 
 
+CLAIM_TOPIC = "claim_topic"
+MAX_TOPIC_CHARS = 1000
+"""The longest topic a ``claim_topic`` fault gives its claim (0 is allowed: the empty
+topic is the one below the claim schema's least)."""
+TOPIC_FILLER = "x"
+
+
+def with_topic(raw: object, chars: int) -> object:
+    """``raw`` (a well-formed output) with one empty claim added whose topic is ``chars``
+    characters long (``raw`` unchanged when it is not a well-formed output)."""
+    output = _claims(raw)
+    if output["claims"] is None:
+        return raw
+    claim = {"topic": TOPIC_FILLER * chars, "value": "", "text": "", "evidence": []}
+    return {**output, "claims": [*output["claims"], claim]}
+
+
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
     " hidden_write_attempt:<write tool>, flaky:<p>, garble, garble_once,"
-    " amount_format:<style>, oversize:<n>, claims:<n>"
+    " amount_format:<style>, oversize:<n>, claims:<n>, claim_topic:<n>"
 )
 """Every form a role's fault takes, as an unknown one's refusal lists them."""
 FLAKY = "flaky"
@@ -261,6 +279,13 @@ def parse_fault(fault: str) -> tuple[str, float]:
         raise UnknownFaultError(
             fault, f"{kind}:<n> needs a whole number n from 1 to {most}, got {arg!r}"
         )
+    if kind == CLAIM_TOPIC:
+        chars = _whole_number(arg)
+        if chars is not None and chars <= MAX_TOPIC_CHARS:
+            return kind, 1.0
+        raise UnknownFaultError(
+            fault, f"{kind}:<n> needs a whole number n from 0 to {MAX_TOPIC_CHARS}, got {arg!r}"
+        )
     if kind == FLAKY:
         probability = _probability(arg)
         if probability is not None:
@@ -310,6 +335,8 @@ class FaultyBrain:
             return padded(raw, int(self.fault.partition(":")[2]))
         if self.kind == CLAIM_COUNT:
             return with_claims(raw, int(self.fault.partition(":")[2]))
+        if self.kind == CLAIM_TOPIC:
+            return with_topic(raw, int(self.fault.partition(":")[2]))
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)
