@@ -19,6 +19,7 @@ from agent_evals.limit_cases import (
     CLAIMS_ROLE,
     GENERATOR,
     SIZED_ROLE,
+    SKU_MOST,
     TOPIC_LEAST,
     TOPIC_MOST,
 )
@@ -121,6 +122,48 @@ def test_a_topic_bound_moved_by_one_fails_a_case(
     # The other bound's cases still pass: the control moves one bound only.
     untouched = "topic_at_most" if "least" in caught else "topic_at_least"
     assert not _failed(CASES[untouched], SupportPilotSUT())
+
+
+def _sku_limit(monkeypatch: pytest.MonkeyPatch, tool: str, most: int) -> None:
+    """``tool``'s ``sku`` argument held to ``most`` characters (schema and validator)."""
+    from dataclasses import replace
+
+    from tools import gateway
+
+    held = gateway.TOOLS[tool]
+    props = {**held.parameters["properties"]}
+    props["sku"] = {**props["sku"], "maxLength": most}
+    moved = replace(held, parameters={**held.parameters, "properties": props})
+    monkeypatch.setitem(gateway.TOOLS, tool, moved)
+
+
+@pytest.mark.parametrize(
+    ("tool", "most", "caught"),
+    [
+        ("stock__check", SKU_MOST + 1, "sku_over_most"),
+        ("stock__check", SKU_MOST - 1, "sku_at_most"),
+        ("support__create_ticket", SKU_MOST - 1, "sku_at_most"),
+    ],
+)
+def test_a_sku_limit_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, tool: str, most: int, caught: str
+) -> None:
+    """The positive control of the SKU cases: the stock tool one character looser checks
+    (and the ticket is filed), one tighter refuses the SKU at the limit; the ticket tool
+    one tighter refuses the reissue's write."""
+    _sku_limit(monkeypatch, tool, most)
+    assert _failed(CASES[caught], SupportPilotSUT())
+
+
+def test_the_sku_cases_hold_a_sku_at_and_one_past_the_limit() -> None:
+    skus = {
+        label: next(iter(CASES[label].world["orders"].values()))["sku"]
+        for label in ("sku_at_most", "sku_over_most")
+    }
+    assert {label: len(sku) for label, sku in skus.items()} == {
+        "sku_at_most": SKU_MOST,
+        "sku_over_most": SKU_MOST + 1,
+    }
 
 
 @pytest.mark.parametrize(
