@@ -1626,6 +1626,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_permissions.py",),
     ),
     M(
+        "repair_quote_unchecked",
+        f"{PLUGIN}/checks.py",
+        '    if got == wanted:\n        return True\n    return False, f"the repair requests',
+        '    if True:\n        return True\n    return False, f"the repair requests',
+        "repair_quoted passes whatever the repair requests quoted",
+        tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
+        "scripted_long_key_short",
+        SCRIPTED,
+        'LONG_KEY = "k" * 1000',
+        'LONG_KEY = "k" * 100',
+        "long_mistake's key is short enough that the whole problem is quoted: the cut unseen",
+        tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
         "history_unchecked",
         f"{PLUGIN}/checks.py",
         '    if ledger.get("altered_calls"):',

@@ -97,13 +97,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   46/46 = 100.0%" in out
+    assert "success                   47/47 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 46
+    assert len(recorded) == 47
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -281,6 +281,13 @@ def _malformed_arguments_fatal(m: pytest.MonkeyPatch) -> None:
            'return function.name, {"_unparsable_arguments": text}', "raise")  # fmt: skip
 
 
+def _problem_cut_at(chars: int) -> Break:
+    def apply(m: pytest.MonkeyPatch) -> None:
+        m.setattr(openai_brain, "MAX_PROBLEM_CHARS", chars)
+
+    return apply
+
+
 def _history_reserialized(m: pytest.MonkeyPatch) -> None:
     # The model's tool calls sent back as the agent parsed them, not as the model made them.
     mutate(
@@ -388,6 +395,8 @@ CONTROLS: list[Control] = [
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),
+    _c("the repair quotes 299 characters", _problem_cut_at(299), phrase="m47: repair_quoted"),
+    _c("the repair quotes 301 characters", _problem_cut_at(301), phrase="m47: repair_quoted"),
     _c(
         "the model's tool calls sent back re-serialized",
         _history_reserialized,

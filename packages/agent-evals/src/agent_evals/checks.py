@@ -171,6 +171,27 @@ def model_requests(case: Case, run: Run) -> CheckOutput:
     return False, f"the model server got {got} request(s), expected {wanted}"
 
 
+REPAIR_QUOTED = "repair_quoted"
+"""The ``expect`` key naming how many characters of the problem each repair request
+quotes, in the order the model server got them."""
+
+
+@check(kind="trajectory", name=REPAIR_QUOTED, expect_keys=(REPAIR_QUOTED,))
+def repair_quoted(case: Case, run: Run) -> CheckOutput:
+    """Each repair request the model server got quoted exactly the expected number of
+    characters of the problem (docs/models.md: the problems cut to their first 300), read
+    from the server's side; not applicable when the case names none or there is no
+    model server's account."""
+    wanted = (case.expect.model_extra or {}).get(REPAIR_QUOTED)
+    ledger = _ledger(run)
+    if wanted is None or ledger is None:
+        return None
+    got = ledger.get("repair_quotes")
+    if got == wanted:
+        return True
+    return False, f"the repair requests quoted {got} character(s) of the problem, expected {wanted}"
+
+
 OUTPUT_PROBLEMS = "output_problems"
 """The ``expect`` key naming, per role, what was wrong with each of its unusable outputs."""
 

@@ -73,6 +73,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "at_limit": True,
     "past_limit": True,
     "extra_argument": True,
+    "long_mistake": True,
     "bad_request": True,
     "rate_limited_once": True,
     "unauthorized": False,
