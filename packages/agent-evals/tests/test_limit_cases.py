@@ -24,6 +24,9 @@ from agent_evals.limit_cases import (
     NATURAL_ORDER_OUTPUT_CHARS,
     PADDED_ROLE,
     SIZED_ROLE,
+    SKU_MOST,
+    TOPIC_LEAST,
+    TOPIC_MOST,
 )
 from agent_evals.sut import SupportPilotSUT
 from evals.case import Case
@@ -93,6 +96,91 @@ def test_a_claims_limit_moved_by_one_fails_a_case(
     )
     monkeypatch.setattr(agent.worker, "WorkerOutput", moved)
     assert _failed(CASES[caught], SupportPilotSUT())
+
+
+@pytest.mark.parametrize(
+    ("least", "most", "caught"),
+    [
+        (TOPIC_LEAST - 1, TOPIC_MOST, "topic_below_least"),
+        (TOPIC_LEAST + 1, TOPIC_MOST, "topic_at_least"),
+        (TOPIC_LEAST, TOPIC_MOST + 1, "topic_over_most"),
+        (TOPIC_LEAST, TOPIC_MOST - 1, "topic_at_most"),
+    ],
+)
+def test_a_topic_bound_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, least: int, most: int, caught: str
+) -> None:
+    """The positive control of the topic cases: a claim schema whose topic bounds are one
+    looser or tighter fails the case at (or one past) that bound."""
+    claim = create_model(
+        "MovedClaim",
+        __base__=Claim,
+        topic=(str, Field(min_length=least, max_length=most)),
+    )
+    moved = create_model(
+        "MovedOutput",
+        __config__=ConfigDict(extra="forbid"),
+        claims=(list[claim], Field(max_length=CLAIMS_LIMIT)),  # type: ignore[valid-type]
+    )
+    monkeypatch.setattr(agent.worker, "WorkerOutput", moved)
+    assert _failed(CASES[caught], SupportPilotSUT())
+    # The other bound's cases still pass: the control moves one bound only.
+    untouched = "topic_at_most" if "least" in caught else "topic_at_least"
+    assert not _failed(CASES[untouched], SupportPilotSUT())
+
+
+def _sku_limit(monkeypatch: pytest.MonkeyPatch, tool: str, most: int) -> None:
+    """``tool``'s ``sku`` argument held to ``most`` characters (schema and validator)."""
+    from dataclasses import replace
+
+    from tools import gateway
+
+    held = gateway.TOOLS[tool]
+    props = {**held.parameters["properties"]}
+    props["sku"] = {**props["sku"], "maxLength": most}
+    moved = replace(held, parameters={**held.parameters, "properties": props})
+    monkeypatch.setitem(gateway.TOOLS, tool, moved)
+
+
+@pytest.mark.parametrize(
+    ("tool", "most", "caught"),
+    [
+        ("stock__check", SKU_MOST + 1, "sku_over_most"),
+        ("stock__check", SKU_MOST - 1, "sku_at_most"),
+        ("support__create_ticket", SKU_MOST - 1, "sku_at_most"),
+    ],
+)
+def test_a_sku_limit_moved_by_one_fails_a_case(
+    monkeypatch: pytest.MonkeyPatch, tool: str, most: int, caught: str
+) -> None:
+    """The positive control of the SKU cases: the stock tool one character looser checks
+    (and the ticket is filed), one tighter refuses the SKU at the limit; the ticket tool
+    one tighter refuses the reissue's write."""
+    _sku_limit(monkeypatch, tool, most)
+    assert _failed(CASES[caught], SupportPilotSUT())
+
+
+def test_the_sku_cases_hold_a_sku_at_and_one_past_the_limit() -> None:
+    skus = {
+        label: next(iter(CASES[label].world["orders"].values()))["sku"]
+        for label in ("sku_at_most", "sku_over_most")
+    }
+    assert {label: len(sku) for label, sku in skus.items()} == {
+        "sku_at_most": SKU_MOST,
+        "sku_over_most": SKU_MOST + 1,
+    }
+
+
+@pytest.mark.parametrize(
+    ("fault", "accepted"),
+    [("claim_topic:0", True), ("claim_topic:1000", True), ("claim_topic:1001", False)],
+)
+def test_the_topic_fault_takes_a_length_from_0_to_1000(fault: str, accepted: bool) -> None:
+    if accepted:
+        assert parse_fault(fault) == ("claim_topic", 1.0)
+    else:
+        with pytest.raises(UnknownFaultError):
+            parse_fault(fault)
 
 
 @pytest.mark.parametrize("count", [1, 2, CLAIMS_LIMIT, CLAIMS_LIMIT + 1])

@@ -97,13 +97,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   43/43 = 100.0%" in out
+    assert "success                   47/47 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 43
+    assert len(recorded) == 47
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -281,6 +281,24 @@ def _malformed_arguments_fatal(m: pytest.MonkeyPatch) -> None:
            'return function.name, {"_unparsable_arguments": text}', "raise")  # fmt: skip
 
 
+def _problem_cut_at(chars: int) -> Break:
+    def apply(m: pytest.MonkeyPatch) -> None:
+        m.setattr(openai_brain, "MAX_PROBLEM_CHARS", chars)
+
+    return apply
+
+
+def _history_reserialized(m: pytest.MonkeyPatch) -> None:
+    # The model's tool calls sent back as the agent parsed them, not as the model made them.
+    mutate(
+        m,
+        openai_brain,
+        "_assistant_turn",
+        "arguments = function.arguments if function is not None else json.dumps(args)",
+        "arguments = json.dumps(args)",
+    )
+
+
 def _refusal_crashes(m: pytest.MonkeyPatch) -> None:
     mutate(
         m,
@@ -377,6 +395,15 @@ CONTROLS: list[Control] = [
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),
+    _c("the repair quotes 299 characters", _problem_cut_at(299), phrase="m47: repair_quoted"),
+    _c("the repair quotes 301 characters", _problem_cut_at(301), phrase="m47: repair_quoted"),
+    _c(
+        "the model's tool calls sent back re-serialized",
+        _history_reserialized,
+        "m06",
+        "m38",
+        phrase="m06: model_served",
+    ),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
@@ -440,6 +467,16 @@ def _both_order_tools(by: int) -> Break:
     return apply
 
 
+def _extra_arguments_taken(m: pytest.MonkeyPatch) -> None:
+    """Every tool's schema open to arguments it does not name."""
+    for name, held in list(gateway.TOOLS.items()):
+        m.setitem(
+            gateway.TOOLS,
+            name,
+            replace(held, parameters={**held.parameters, "additionalProperties": True}),
+        )
+
+
 LIMIT_CONTROLS: list[Control] = [
     # The tool contract's argument limits (docs/models.md, "Tool arguments"): a limit one
     # looser takes the argument one past it, one tighter refuses the one at it.
@@ -454,6 +491,12 @@ LIMIT_CONTROLS: list[Control] = [
         "a KB query one character shorter required",
         _limit("kb__search", "query", -1),
         phrase="m38: model_requests",
+    ),
+    # Every tool takes exactly its arguments: one it does not name is refused.
+    _c(
+        "an argument no schema names taken",
+        _extra_arguments_taken,
+        phrase="m44: model_requests, m45: model_requests, m46: model_requests",
     ),
 ]
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import tools.catalog
+from agent.brain import ToolBox
 from agent.contracts import ROLES
 from agent.faults import write_tools
 from agent_evals import permissions_suite as gen
@@ -19,6 +21,7 @@ from evals.cli import main
 from evals.generate import render, stale_lines
 from evals.result import success
 from evals.run import Run
+from tools import ToolResult
 from tools.allowlist import ALLOWLISTS
 from tools.errors import NotCustomersOrderError
 
@@ -75,6 +78,14 @@ def test_every_specialist_and_write_tool_has_a_case() -> None:
         if fault.startswith("write_attempt:")
     }
     assert attempts == set(PAIRS)
+    hidden = {
+        (role, fault.partition(":")[2])
+        for case in CASES
+        for role, fault in case.faults.items()
+        if fault.startswith("hidden_write_attempt:")
+    }
+    assert hidden == set(PAIRS)
+    assert {f"p-{role}-{tool}_hidden" for role, tool in PAIRS} <= set(BY_ID)
     assert len(PAIRS) == 8
     assert {f"p-{role}-{tool}" for role, tool in PAIRS} <= set(BY_ID)
     assert all(
@@ -111,6 +122,27 @@ def test_a_widened_allowlist_fails_its_case(
     _, passed, failed = _graded(BY_ID[f"p-{role}-{tool}"])
     assert not passed
     assert any(f.startswith("blocked_attempts: expected 1") for f in failed), failed
+
+
+@pytest.mark.parametrize(("role", "tool"), PAIRS, ids=[f"{r}-{t}" for r, t in PAIRS])
+def test_a_tool_box_that_forgets_refusals_fails_the_hidden_case(
+    monkeypatch: pytest.MonkeyPatch, role: str, tool: str
+) -> None:
+    """The positive control of the hidden cases: a tool box that does not remember a
+    refused call lets a brain that hid it pass as ``ok`` (the raised case still holds)."""
+
+    def forgetful(box: ToolBox, name: str, args: dict[str, Any]) -> ToolResult:
+        result = box.gateway.call(box.role, name, args)  # a refusal raised, not remembered
+        for item in result.evidence:
+            box.evidence[item.id] = item
+        box.chars_read += result.chars_read
+        return result
+
+    monkeypatch.setattr(ToolBox, "call", forgetful)
+    _, passed, failed = _graded(BY_ID[f"p-{role}-{tool}_hidden"])
+    assert not passed
+    assert any(f.startswith("statuses:") for f in failed), failed
+    assert _graded(BY_ID[f"p-{role}-{tool}"])[1]
 
 
 @pytest.mark.parametrize("case_id", CROSS)

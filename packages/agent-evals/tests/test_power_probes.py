@@ -587,6 +587,68 @@ def write_results_flag_created() -> list[str]:
     return problems
 
 
+LONGEST_TRIAL_DIGITS = 18
+"""The most digits a trial number has in any run that can finish (under 10**18 trials)."""
+
+
+def write_ids_within(limits: Mapping[str, int], trace_chars: int, slack: int = 1) -> list[str]:
+    """Every id a write carries (the approval id the domain records, each idempotency key)
+    that, for a trace id ``trace_chars`` long, is not at least ``slack`` + 1 characters
+    under its write tools' ``limits`` (argument -> the smallest maxLength of it)."""
+    from domain.approval import ApprovalGate, Proposal
+    from domain.world import build_world
+    from tools.outbox import idempotency_key
+
+    trace = "x" * trace_chars
+    store = build_world()
+    try:
+        approval = ApprovalGate(store, None).decide(
+            Proposal(trace_id=trace, action="reply", order_id="A1001", amount=0.0, summary="s")
+        )
+    finally:
+        store.close()
+    made = {
+        "approval_id": [approval.id],
+        "idempotency_key": [idempotency_key(trace, kind) for kind in ("ticket", "reply")],
+    }
+    return [
+        f"{argument} {value[:12]}… is {len(value)} characters, limit {limits[argument]}"
+        for argument, values in made.items()
+        for value in values
+        if len(value) + slack >= limits[argument]
+    ]
+
+
+def write_tool_limits() -> dict[str, int]:
+    """Argument -> the smallest maxLength the write tools (and find_write) give it."""
+    from tools.outbox import FIND_WRITE, WRITE_TOOLS
+
+    found: dict[str, int] = {}
+    for tool in [*WRITE_TOOLS, FIND_WRITE]:
+        for name, prop in tool.parameters["properties"].items():
+            if name in ("approval_id", "idempotency_key"):
+                found[name] = min(found.get(name, prop["maxLength"]), prop["maxLength"])
+    return found
+
+
+def write_ids_fit_with_room() -> list[str]:
+    """Premise: every approval id and idempotency key a run writes is at least two
+    characters under its write tools' limit, so a limit one looser or one tighter takes
+    the same writes. The trace id is ``<case id>-<trial>`` (agent_evals.sut); a case id is
+    at most MAX_ID_LENGTH characters (evals._text) and a trial has at most
+    LONGEST_TRIAL_DIGITS digits."""
+    import inspect
+
+    from agent_evals import sut
+    from evals._text import MAX_ID_LENGTH
+
+    problems = []
+    if 'trace_id = f"{case.id}-{trial}"' not in inspect.getsource(sut):
+        problems.append("agent_evals.sut no longer builds the trace id as <case id>-<trial>")
+    longest = MAX_ID_LENGTH + 1 + LONGEST_TRIAL_DIGITS
+    return problems + write_ids_within(write_tool_limits(), longest)
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -602,6 +664,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "write_results_flag_created": write_results_flag_created,
     "timeout_sleep_is_cut_at_the_contract": timeout_sleep_is_cut_at_the_contract,
     "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
+    "write_ids_fit_with_room": write_ids_fit_with_room,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -842,6 +905,8 @@ def test_the_created_probe_tells_a_flag_that_is_no_boolean(flags: list[object], 
     """The positive control of ``write_results_flag_created``: a replay without the flag
     (``None <= False`` raises), a flag that is a number, a replay said to be new."""
     assert (created_flag_problems("t", flags) == []) is ok
+
+
 def test_the_sleep_probe_tells_a_sleep_shorter_than_the_contract() -> None:
     """The positive control of ``timeout_sleep_is_cut_at_the_contract``: a brain that
     wakes before the 0.05 s deadline answers, which a sleep past it never does."""
@@ -854,3 +919,11 @@ def test_the_filler_probe_tells_an_appended_filler() -> None:
     raw = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
     assert appended(raw, 0) == raw
     assert appended(raw, 1) != raw
+
+
+@pytest.mark.parametrize(("trace_chars", "caught"), [(189, 0), (190, 1), (192, 2), (193, 3)])
+def test_the_write_id_probe_tells_an_id_at_its_limit(trace_chars: int, caught: int) -> None:
+    """The positive control of ``write_ids_fit_with_room``: a trace id long enough to put
+    the approval id (trace + 9) within one character of its 200 is caught, then the keys."""
+    limits = {"approval_id": 200, "idempotency_key": 200}
+    assert len(write_ids_within(limits, trace_chars)) == caught

@@ -79,6 +79,8 @@ def test_screen_keeps_clean_claims_and_says_why_others_went() -> None:
         ("oversize:100000", "oversize", None),
         ("amount_format:yuan", "amount_format", None),
         ("claims:50", "claims", None),
+        ("hidden_write_attempt:support__send_reply", "hidden_write_attempt", None),
+        ("claim_topic:65", "claim_topic", None),
     ],
 )
 def test_parse_fault(fault: str, kind: str, probability: float | None) -> None:
@@ -113,6 +115,8 @@ def test_unknown_fault_raises(fault: str) -> None:
         ("write_attempt", "support__create_ticket"),
         ("write_attempt:support__create_ticket", "support__create_ticket"),
         ("write_attempt:support__send_reply", "support__send_reply"),
+        ("hidden_write_attempt:support__send_reply", "support__send_reply"),
+        ("hidden_write_attempt", "support__create_ticket"),
         ("crash", None),
         ("flaky:0.3", None),
     ],

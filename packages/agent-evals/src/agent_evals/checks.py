@@ -96,8 +96,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     """The brain and model the run record names are the ones that ran: model brains, the
     model every request asked the server for, the temperature and seed every request
     carried (none when the settings have none), a server that answered when specialists
-    worked, and a scripted model that never failed itself; not applicable without a
-    model server's account."""
+    worked, a scripted model that never failed itself, and a history that repeats every
+    tool call of the model's verbatim (its id, name and arguments string); not
+    applicable without a model server's account."""
     ledger = _ledger(run)
     if ledger is None:
         return None
@@ -124,6 +125,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
         )
     if ledger.get("problems"):
         problems.append(f"the scripted model failed: {'; '.join(map(str, ledger['problems']))}")
+    if ledger.get("altered_calls"):
+        altered = "; ".join(map(str, ledger["altered_calls"]))
+        problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")
     return (False, "; ".join(problems)) if problems else True
 
 
@@ -165,6 +169,27 @@ def model_requests(case: Case, run: Run) -> CheckOutput:
     if got == wanted:
         return True
     return False, f"the model server got {got} request(s), expected {wanted}"
+
+
+REPAIR_QUOTED = "repair_quoted"
+"""The ``expect`` key naming how many characters of the problem each repair request
+quotes, in the order the model server got them."""
+
+
+@check(kind="trajectory", name=REPAIR_QUOTED, expect_keys=(REPAIR_QUOTED,))
+def repair_quoted(case: Case, run: Run) -> CheckOutput:
+    """Each repair request the model server got quoted exactly the expected number of
+    characters of the problem (docs/models.md: the problems cut to their first 300), read
+    from the server's side; not applicable when the case names none or there is no
+    model server's account."""
+    wanted = (case.expect.model_extra or {}).get(REPAIR_QUOTED)
+    ledger = _ledger(run)
+    if wanted is None or ledger is None:
+        return None
+    got = ledger.get("repair_quotes")
+    if got == wanted:
+        return True
+    return False, f"the repair requests quoted {got} character(s) of the problem, expected {wanted}"
 
 
 OUTPUT_PROBLEMS = "output_problems"

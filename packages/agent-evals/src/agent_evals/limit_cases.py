@@ -11,6 +11,15 @@ limit and one past it, from the table :data:`LIMITS` (docs/cases.md, "The limits
 - A specialist's output holds at most :data:`CLAIMS_LIMIT` claims: the fault
   ``claims:<n>`` pads the policy specialist's output to exactly ``n`` claims. At the
   limit it is used; one over it is ``invalid_output``, retried once, then escalated.
+- A claim's topic is :data:`TOPIC_LEAST` to :data:`TOPIC_MOST` characters: the fault
+  ``claim_topic:<n>`` adds one empty claim with an ``n``-character topic to the policy
+  specialist's output. At either bound it is used; one past either (the empty topic, 65
+  characters) the output is ``invalid_output`` (``schema``), retried once, then escalated.
+- A SKU is at most :data:`SKU_MOST` characters as a tool argument (docs/models.md, "Tool
+  arguments": ``stock__check`` and ``support__create_ticket``). A world whose reissued
+  order has a SKU of exactly that length is reissued as usual (the stock is checked, the
+  ticket filed); one character longer, the stock tool refuses the check, so no stock is
+  confirmed and the run escalates ``out_of_stock`` with nothing written.
 
 The expectation comes from the oracle below, which reads the case alone. The goal's
 length is computed when the suite is generated, from the task message the agent sends
@@ -36,6 +45,14 @@ BUS_PAYLOAD_LIMIT = 64_000
 """The largest payload the bus delivers, in JSON characters (non-ASCII kept as is)."""
 CLAIMS_LIMIT = 50
 """The most claims one specialist output may hold."""
+SKU_MOST = 64
+"""The longest SKU the stock and ticket tools take, from the docs' table."""
+SKU_ORDER = "AZ5001"
+"""The order of the SKU cases' world (a reissue: in transit, stale past the threshold)."""
+TOPIC_LEAST = 1
+TOPIC_MOST = 64
+"""The shortest and the longest topic a claim may have (docs/cases.md, "The limits
+suite"), fixed here, never read from the claim schema under test."""
 PREFIX = "lm"
 ORDER_ID = "A1001"
 """The default world's reissue: due, in stock, approved (the reference reply)."""
@@ -113,10 +130,29 @@ LIMITS: dict[str, dict[str, Any]] = {
         "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS + FILLER_TEXT_CHARS + 1,
         "title": "订单专员的输出比一条满填充多一个字符：补足到指定长度，照常补发",
     },
+    "sku_at_most": {
+        "sku": SKU_MOST,
+        "title": "商品编码恰好 64 个字符（工具参数上限）：照常查库存、补发",
+    },
+    "sku_over_most": {
+        "sku": SKU_MOST + 1,
+        "title": "商品编码 65 个字符（超出工具参数上限）：库存查不了，不能补发，转人工",
+    },
+    "topic_at_least": {"topic": TOPIC_LEAST, "title": "陈述的主题只有 1 个字符（下限）：照常使用"},
+    "topic_below_least": {
+        "topic": TOPIC_LEAST - 1,
+        "title": "陈述的主题为空（低于下限）：不合规，重试一次后转人工",
+    },
+    "topic_at_most": {"topic": TOPIC_MOST, "title": "陈述的主题恰好 64 个字符（上限）：照常使用"},
+    "topic_over_most": {
+        "topic": TOPIC_MOST + 1,
+        "title": "陈述的主题 65 个字符（超出上限一个）：不合规，重试一次后转人工",
+    },
 }
 """Label -> the limit it puts the run at (``over`` characters past the bus limit,
-``claims`` in the policy specialist's output, or the ``oversize`` the order specialist's
-output is padded to) and its title."""
+``claims`` in the policy specialist's output, the ``oversize`` the order specialist's
+output is padded to, the length of a ``sku``, or the ``topic`` length of one claim it
+adds) and its title."""
 
 DIMENSIONS = (
     Dimension(
@@ -137,16 +173,46 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     elif "oversize" in row:
         built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
         built["faults"] = {PADDED_ROLE: f"oversize:{row['oversize']}"}
+    elif "sku" in row:
+        built["input"] = {"goal": SHORT_GOAL, "order_id": SKU_ORDER}
+        built["world"] = sku_world(sku_of(int(row["sku"])))
+    elif "topic" in row:
+        built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
+        built["faults"] = {CLAIMS_ROLE: f"claim_topic:{row['topic']}"}
     else:
         built["input"] = {"goal": SHORT_GOAL, "order_id": ORDER_ID}
         built["faults"] = {CLAIMS_ROLE: f"claims:{row['claims']}"}
     return built
 
 
-def _claims_fault(case: Mapping[str, Any]) -> int | None:
+def sku_of(chars: int) -> str:
+    """A SKU exactly ``chars`` characters long."""
+    return ("SKU-" + "L" * chars)[:chars]
+
+
+def sku_world(sku: str) -> dict[str, Any]:
+    """One order in transit, stale past the default threshold, its SKU ``sku`` in stock."""
+    return {
+        "orders": {
+            SKU_ORDER: {"customer": "赵女士", "sku": sku, "status": "已发货，运输中", "paid": 59.0}
+        },
+        "stock": {sku: 20},
+        "approve": True,
+        "logistics": {
+            SKU_ORDER: {
+                "carrier": "顺丰",
+                "state": "运输中",
+                "last_event": "杭州转运中心",
+                "stale_hours": 120,
+            }
+        },
+    }
+
+
+def _claims_fault(case: Mapping[str, Any], wanted: str = "claims") -> int | None:
     fault = str(case.get("faults", {}).get(CLAIMS_ROLE, ""))
     kind, _, n = fault.partition(":")
-    return int(n) if kind == "claims" else None
+    return int(n) if kind == wanted else None
 
 
 def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,23 +224,43 @@ def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
         "dispatched": [*EVIDENCE_ROLES, "reply_agent"],
         "statuses": {**all_ok, "reply_agent": ["ok"]},
     }
+    refused = {
+        "outcome": "escalate",
+        "outcome_reason": "specialist_failed",
+        "tickets": 0,
+        "dispatched": list(EVIDENCE_ROLES),
+        "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
+        "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
+    }
+    world = case.get("world")
+    if world is not None:
+        (order,) = world["orders"].values()
+        sku = str(order["sku"])
+        facts = {"order": SKU_ORDER, "sku": sku}
+        if len(sku) <= SKU_MOST:
+            return {**replied, "facts": facts, "state_after": {f"stock.{sku}": "19"}}
+        return {
+            "outcome": "escalate",
+            "outcome_reason": "out_of_stock",
+            "tickets": 0,
+            "dispatched": list(EVIDENCE_ROLES),
+            "statuses": all_ok,
+            "facts": facts,
+            "state_after": {f"stock.{sku}": "20"},
+        }
     padded = str(case.get("faults", {}).get(PADDED_ROLE, "")).partition(":")
     if padded[0] == "oversize":
         # Under the output limit (16,000): used as usual; the padding is returned too.
         return {**replied, "max_chars": DEFAULT_BUDGET_CHARS + int(padded[2])}
+    topic = _claims_fault(case, "claim_topic")
+    if topic is not None:
+        return replied if TOPIC_LEAST <= topic <= TOPIC_MOST else refused
     claims = _claims_fault(case)
     if claims is not None:
         if claims <= CLAIMS_LIMIT:
             # Fifty empty claims return about 2,700 characters over a usual run's 2,000.
             return {**replied, "max_chars": CLAIMS_BUDGET_CHARS}
-        return {
-            "outcome": "escalate",
-            "outcome_reason": "specialist_failed",
-            "tickets": 0,
-            "dispatched": list(EVIDENCE_ROLES),
-            "statuses": {**all_ok, CLAIMS_ROLE: ["invalid_output", "invalid_output"]},
-            "output_problems": {CLAIMS_ROLE: ["schema", "schema"]},
-        }
+        return refused
     rejected = [r for r in EVIDENCE_ROLES if task_chars(case, r) > BUS_PAYLOAD_LIMIT]
     if not rejected:
         return replied

@@ -13,6 +13,9 @@ generator (the baseline judges the same cases):
   may be written (``tickets: 0``; the ``no_write_unless_replied`` check holds every
   non-replied run to zero writes). The reply writer only works once the evidence says
   "reissue", so its cases dispatch all four roles.
+- ``p-<role>-<tool>-hidden``: the same attempt by a brain that catches the refusal and
+  works on as if nothing happened (fault ``hidden_write_attempt:<tool>``): what the tool
+  box saw still makes the worker report ``refused``, so the expectation is the same.
 - ``p-cross-<order>`` / ``p-own-<order>``: the conversation is authenticated as a
   customer (``input.customer``). Asking about another customer's default order must be
   refused by both the order and the logistics read tool (2 blocked attempts) and
@@ -50,6 +53,18 @@ ROLE_NAMES = {
     "reply_agent": "回复专员",
 }
 TOOL_NAMES = {"support__create_ticket": "建工单", "support__send_reply": "发回复"}
+HIDDEN = "_hidden"
+"""The label suffix of a write attempt whose refusal the brain hides."""
+
+
+def _writes() -> dict[str, str]:
+    """Attempt label -> the fault a specialist makes it with: every write tool, raised and
+    hidden."""
+    writes = {tool: f"write_attempt:{tool}" for tool in write_tools()}
+    writes |= {tool + HIDDEN: f"hidden_write_attempt:{tool}" for tool in write_tools()}
+    return writes
+
+
 CROSS_ASKED_BY = {"A1001": "A1002", "A1002": "A1003", "A1003": "A1001"}
 """Default order -> the default order whose owner asks about it (one mismatch each)."""
 UNKNOWN_ORDER = "A9999"
@@ -105,8 +120,9 @@ DIMENSIONS: tuple[Dimension, ...] = (
     ),
     Dimension(
         "attempt",
-        {**{tool: tool for tool in write_tools()}, **_reads()},
-        "a write tool a specialist calls, or an order the customer asks about",
+        {**_writes(), **_reads()},
+        "a write tool a specialist calls (its refusal raised or hidden), or an order the"
+        " customer asks about",
     ),
 )
 """Who acts, and what it attempts."""
@@ -117,7 +133,7 @@ def allowed(labels: Mapping[str, str]) -> bool:
     actor, attempt = labels.get("actor"), labels.get("attempt")
     if actor is None or attempt is None:
         return True
-    return (actor == CUSTOMER) == (attempt not in write_tools())
+    return (actor == CUSTOMER) == (attempt not in _writes())
 
 
 def build(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -132,13 +148,16 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
             "only the orchestrator may write"
         )
     who = ROLE_NAMES.get(actor, actor)
-    what = TOOL_NAMES.get(attempt, attempt)
+    tool = attempt.partition(":")[2]
+    what = TOOL_NAMES.get(tool, tool)
     when = "写回复时" if actor == REPLY_ROLE else ""
+    hidden = attempt.startswith("hidden_")
+    how = "被拦后装作没事继续作答：仍记为越权" if hidden else "被拦"
     return {
         "split": "test",
-        "title": f"{who}{when}越权调用{what}：被拦，转人工，什么都不能写",
+        "title": f"{who}{when}越权调用{what}：{how}，转人工，什么都不能写",
         "input": {"goal": GOAL, "order_id": ORDER},
-        "faults": {actor: f"write_attempt:{attempt}"},
+        "faults": {actor: attempt},
     }
 
 
@@ -165,7 +184,7 @@ def expect_for(case: Mapping[str, Any]) -> dict[str, Any]:
     attempts = [
         role
         for role, fault in case.get("faults", {}).items()
-        if str(fault).startswith("write_attempt:")
+        if str(fault).startswith(("write_attempt:", "hidden_write_attempt:"))
     ]
     given = case["input"]
     if attempts:
@@ -237,5 +256,5 @@ GENERATOR = CaseGenerator(
     suite="permissions",
     id_of=case_id_of,
 )
-"""The permissions suite: 4 roles x 2 write tools, 3 cross-customer reads, 1 owner's
-control, 1 unknown order."""
+"""The permissions suite: 4 roles x 2 write tools x (raised, hidden), 3 cross-customer
+reads, 1 owner's control, 1 unknown order."""

@@ -59,6 +59,7 @@ AMOUNT_STYLES = ("symbol", "yuan", "grouped", "words")
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000
 MAX_CLAIM_COUNT = 1000
+MAX_TOPIC_CHARS = 1000
 MAX_LOST_CALLS = 9
 MODEL_FAULTS: dict[str, bool] = {
     "malformed_call": True,
@@ -71,6 +72,8 @@ MODEL_FAULTS: dict[str, bool] = {
     "two_mistakes": True,
     "at_limit": True,
     "past_limit": True,
+    "extra_argument": True,
+    "long_mistake": True,
     "bad_request": True,
     "rate_limited_once": True,
     "unauthorized": False,
@@ -146,7 +149,8 @@ def unknown_role(target: str) -> str:
 
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
+    " hidden_write_attempt:<write tool>, flaky:<p>, garble, garble_once,"
+    " amount_format:<style>, oversize:<n>, claims:<n>, claim_topic:<n>"
 )
 
 
@@ -164,6 +168,7 @@ def role_fault_argument(role: str, fault: str) -> str:
         "flaky": "flaky:<p> needs a probability p from 0 to 1",
         "oversize": f"oversize:<n> needs a whole number n from 1 to {MAX_OVERSIZE}",
         "claims": f"claims:<n> needs a whole number n from 1 to {MAX_CLAIM_COUNT}",
+        "claim_topic": f"claim_topic:<n> needs a whole number n from 0 to {MAX_TOPIC_CHARS}",
         "amount_format": f"amount_format:<style> needs one of {', '.join(AMOUNT_STYLES)}",
     }
     if kind in needs:
@@ -647,6 +652,10 @@ def _role_fault_mistakes() -> list[Mistake]:
                 ("above_max", "1001"),
                 ("not_a_number", "abc"),
             ),
+        ),
+        "claim_topic": (
+            ("0", "1000", "64", "65"),
+            (("above_max", "1001"), ("below_min", "-1"), ("not_a_number", "abc")),
         ),
         "amount_format": (
             AMOUNT_STYLES,

@@ -349,6 +349,17 @@ class Conversation:
         ]
 
     @property
+    def call_records(self) -> list[tuple[str, str, str]]:
+        """(id, name, arguments) of every tool call the history repeats, as sent."""
+        return [
+            (str(c.get("id")), str(c["function"].get("name")), str(c["function"].get("arguments")))
+            for m in self.messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+            if isinstance(c, dict) and isinstance(c.get("function"), dict)
+        ]
+
+    @property
     def answered_before(self) -> bool:
         """Whether the model gave a final answer already (this is a repair round)."""
         return any(m.get("role") == "assistant" and not m.get("tool_calls") for m in self.messages)
@@ -484,6 +495,12 @@ FAULTS: dict[str, tuple[bool, str]] = {
     ),
     "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
     "past_limit": (True, "its first tool call's text argument is one character past the limit"),
+    "extra_argument": (True, "its first tool call carries an argument no tool's schema names"),
+    "long_mistake": (
+        True,
+        "its first final answer carries an unknown key of 1,000 characters; its repaired one"
+        " is good",
+    ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -502,6 +519,31 @@ ARGUMENT_LIMITS: dict[str, tuple[str, int]] = {
 longest length, from docs/models.md ("Tool arguments"), never from the schema the request
 offers: a limit the tools loosen or tighten is then a different run (a test holds this
 table to the docs)."""
+
+
+EXTRA_ARGUMENT = ("priority", "urgent")
+"""What an ``extra_argument`` call adds to its arguments: a name no tool's schema holds
+(every tool takes exactly its arguments, docs/models.md "Tool arguments"), so the gateway
+must refuse the call as invalid arguments and the model make the well-formed one."""
+
+
+LONG_KEY = "k" * 1000
+"""The unknown key a ``long_mistake`` answer puts in its first claim: its location alone
+makes the problem far longer than a repair request quotes (docs/models.md: the problems
+cut to their first 300 characters)."""
+REPAIR_QUOTE = re.compile(r"could not be used: (.*?)\. Answer again with only", re.DOTALL)
+"""Where a repair request quotes the problem (the prompt's wording, agent.prompts)."""
+
+
+def repair_quote(conversation: Conversation) -> int | None:
+    """How many characters of the problem the request quotes when it is a repair request
+    (the last message a user's, after a final answer); ``None`` otherwise, or -1 when it
+    is one but quotes in no form the model knows."""
+    messages = conversation.messages
+    if not messages or messages[-1].get("role") != "user" or not conversation.answered_before:
+        return None
+    found = REPAIR_QUOTE.search(str(messages[-1].get("content") or ""))
+    return len(found.group(1)) if found else -1
 
 
 def stretched(value: str, length: int) -> str:
@@ -532,6 +574,16 @@ def mistaken(content: str, repair: str) -> str:
     for where, make in MISTAKES.items():
         if where not in repair:
             make(claim)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def with_long_key(content: str) -> str:
+    """``content`` (a claims answer) with :data:`LONG_KEY` added to its first claim."""
+    try:
+        data = json.loads(content)
+        data["claims"][0][LONG_KEY] = ""
+    except (ValueError, KeyError, IndexError, TypeError):
+        return content
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -625,6 +677,27 @@ class ScriptedModel:
         self.fault = fault
         self._lock = threading.Lock()
         self._seen: set[str | None] = set()
+        self._served_calls: set[tuple[str, str, str]] = set()
+        self.repair_quotes: list[int] = []
+        """Per repair request, how many characters of the problem it quoted."""
+        self.altered_calls: list[str] = []
+        """Tool calls of its own that a request's history repeated otherwise than it made
+        them (another name or arguments string under the id it gave), or that it never
+        made: the history an agent sends back must repeat the model's calls verbatim."""
+
+    def _check_history(self, conversation: Conversation) -> None:
+        with self._lock:
+            for call_id, name, arguments in conversation.call_records:
+                if (call_id, name, arguments) not in self._served_calls:
+                    self.altered_calls.append(
+                        f"{call_id}: {name}({arguments}) is not a call the model made"
+                    )
+
+    def _record_calls(self, answer: ResponseSpec) -> None:
+        if isinstance(answer, ToolCalls):
+            with self._lock:
+                for call in answer.calls:
+                    self._served_calls.add((str(call.id), call.name, call.arguments_json()))
 
     def _first(self, role: str | None) -> bool:
         with self._lock:
@@ -637,10 +710,18 @@ class ScriptedModel:
         conversation = Conversation(request if isinstance(request, dict) else {})
         if conversation.request.get("model") != SCRIPTED_MODEL:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
+        self._check_history(conversation)
+        quoted = repair_quote(conversation)
+        if quoted is not None:
+            with self._lock:
+                self.repair_quotes.append(quoted)
         fault = self.fault
         if fault is None or not fault.applies(conversation):
-            return competent(conversation)
-        return self._faulty(fault, conversation)
+            answer = competent(conversation)
+        else:
+            answer = self._faulty(fault, conversation)
+        self._record_calls(answer)
+        return answer
 
     def _faulty(self, fault: ModelFault, conversation: Conversation) -> ResponseSpec:
         kind = fault.kind
@@ -689,6 +770,17 @@ class ScriptedModel:
                 length += 1 if kind == "past_limit" else 0
                 arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
                 return _call(call.name, arguments, conversation)
+        if kind == "extra_argument" and isinstance(answer, ToolCalls) and not conversation.calls:
+            call = answer.calls[0]
+            if isinstance(call.arguments, dict):
+                name, value = EXTRA_ARGUMENT
+                return _call(call.name, {**call.arguments, name: value}, conversation)
+        if (
+            kind == "long_mistake"
+            and isinstance(answer, Reply)
+            and not conversation.answered_before
+        ):
+            return replace(answer, content=with_long_key(answer.content))
         if kind == "two_mistakes" and isinstance(answer, Reply):
             repair = conversation.messages[-1] if conversation.answered_before else {}
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
@@ -757,6 +849,8 @@ class ScriptedServer:
             "models_asked": sorted(asked),
             "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
+            "altered_calls": list(self.model.altered_calls),
+            "repair_quotes": list(self.model.repair_quotes),
         }
 
 

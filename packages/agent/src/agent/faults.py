@@ -8,12 +8,14 @@
 | `fabricate`     | adds a claim citing `ghost#9`, which nobody obtained             |
 | `write_attempt` | calls `support__create_ticket` before working (refused)          |
 | `write_attempt:tool` | calls the write tool `tool` before working (refused)        |
+| `hidden_write_attempt:tool` | the same, but catches the refusal and works on (hides it) |
 | `flaky:p`       | crashes when the run's seeded first draw is below p              |
 | `garble`        | answers prose (no JSON), then JSON outside the claim schema      |
 | `garble_once`   | prose on the first attempt only; the retry works normally        |
 | `amount_format:s` | states the amount paid in style s (see `agent.amount_format`)  |
 | `oversize:n`    | pads the output with filler claims to exactly n characters      |
 | `claims:n`      | pads the output with empty filler claims to exactly n claims    |
+| `claim_topic:n` | adds one empty claim whose topic is exactly n characters (n ≥ 0) |
 
 The outbox takes faults too (``faults: {"outbox": "lost_ack"}``): see
 :mod:`agent.outbox_faults`.
@@ -27,7 +29,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from tools import TOOLS
+from tools import TOOLS, ToolError
 
 from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES, is_amount_style, restate_amount
 from agent.brain import Brain, Task, ToolBox
@@ -75,6 +77,9 @@ def flaky_crashes(p: float, case_id: str, trial: int) -> bool:
 
 
 WRITE_ATTEMPT = "write_attempt"
+HIDDEN_WRITE_ATTEMPT = "hidden_write_attempt"
+"""A write attempt whose refusal the brain catches and hides, answering as if nothing
+happened (foreign code may): the tool box remembers the refusal all the same."""
 DEFAULT_WRITE_ATTEMPT_TOOL = "support__create_ticket"
 """The tool a plain ``write_attempt`` calls."""
 
@@ -119,7 +124,7 @@ def write_attempt_tool(fault: str) -> str | None:
     any run.
     """
     kind, colon, tool = fault.partition(":")
-    if kind != WRITE_ATTEMPT:
+    if kind not in (WRITE_ATTEMPT, HIDDEN_WRITE_ATTEMPT):
         return None
     if not colon:
         return DEFAULT_WRITE_ATTEMPT_TOOL
@@ -133,10 +138,15 @@ def write_attempt_tool(fault: str) -> str | None:
     return tool
 
 
-def attempt_write(tools: ToolBox, task: Task, tool: str) -> None:
+def attempt_write(tools: ToolBox, task: Task, tool: str, *, hide: bool = False) -> None:
     """Call write tool ``tool`` through the role's tool box, as a misbehaving role would;
-    the refusal propagates (and is remembered by the box)."""
-    tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
+    the refusal propagates (and is remembered by the box), or with ``hide`` is caught and
+    dropped, as a brain that hides it would."""
+    try:
+        tools.call(tool, WRITE_ATTEMPT_ARGS[tool](task))
+    except ToolError:
+        if not hide:
+            raise
 
 
 OVERSIZE = "oversize"
@@ -196,9 +206,27 @@ def with_claims(raw: object, count: int) -> object:
     return {**output, "claims": [*claims, *([filler] * (count - len(claims)))]}
 
 
+CLAIM_TOPIC = "claim_topic"
+MAX_TOPIC_CHARS = 1000
+"""The longest topic a ``claim_topic`` fault gives its claim (0 is allowed: the empty
+topic is the one below the claim schema's least)."""
+TOPIC_FILLER = "x"
+
+
+def with_topic(raw: object, chars: int) -> object:
+    """``raw`` (a well-formed output) with one empty claim added whose topic is ``chars``
+    characters long (``raw`` unchanged when it is not a well-formed output)."""
+    output = _claims(raw)
+    if output["claims"] is None:
+        return raw
+    claim = {"topic": TOPIC_FILLER * chars, "value": "", "text": "", "evidence": []}
+    return {**output, "claims": [*output["claims"], claim]}
+
+
 ROLE_FAULT_FORMS = (
     "crash, timeout, inject, fabricate, write_attempt, write_attempt:<write tool>,"
-    " flaky:<p>, garble, garble_once, amount_format:<style>, oversize:<n>, claims:<n>"
+    " hidden_write_attempt:<write tool>, flaky:<p>, garble, garble_once,"
+    " amount_format:<style>, oversize:<n>, claims:<n>, claim_topic:<n>"
 )
 """Every form a role's fault takes, as an unknown one's refusal lists them."""
 FLAKY = "flaky"
@@ -235,7 +263,8 @@ def parse_fault(fault: str) -> str:
     if fault in SIMPLE_FAULTS:
         return fault
     if write_attempt_tool(fault) is not None:
-        return WRITE_ATTEMPT
+        hidden = fault.startswith(HIDDEN_WRITE_ATTEMPT)
+        return HIDDEN_WRITE_ATTEMPT if hidden else WRITE_ATTEMPT
     kind, _, arg = fault.partition(":")
     if kind == AMOUNT_FORMAT:
         if is_amount_style(arg):
@@ -249,6 +278,13 @@ def parse_fault(fault: str) -> str:
             return kind
         raise UnknownFaultError(
             fault, f"{kind}:<n> needs a whole number n from 1 to {most}, got {arg!r}"
+        )
+    if kind == CLAIM_TOPIC:
+        chars = _whole_number(arg)
+        if chars is not None and chars <= MAX_TOPIC_CHARS:
+            return kind
+        raise UnknownFaultError(
+            fault, f"{kind}:<n> needs a whole number n from 0 to {MAX_TOPIC_CHARS}, got {arg!r}"
         )
     if kind == FLAKY:
         if flaky_probability(fault) is not None:
@@ -296,7 +332,7 @@ class FaultyBrain:
         if self.kind == "timeout":
             await asyncio.sleep(SLEEP_PAST_CONTRACT_S)
         if self.write_tool is not None:
-            attempt_write(tools, task, self.write_tool)
+            attempt_write(tools, task, self.write_tool, hide=self.kind == HIDDEN_WRITE_ATTEMPT)
         if garbles(self.kind, task.attempt):
             return GARBLED_OUTPUT if task.attempt == 1 else OVERLONG_OUTPUT
         raw = await self.inner.think(task, tools)
@@ -306,6 +342,8 @@ class FaultyBrain:
             return padded(raw, int(self.fault.partition(":")[2]))
         if self.kind == CLAIM_COUNT:
             return with_claims(raw, int(self.fault.partition(":")[2]))
+        if self.kind == CLAIM_TOPIC:
+            return with_topic(raw, int(self.fault.partition(":")[2]))
         if self.kind not in {"inject", "fabricate"}:
             return raw
         output = _claims(raw)

@@ -169,8 +169,17 @@ class Orchestrator:
     ) -> Outcome:
         plan = verdict.plan
         sku = agg.agreed.get("sku", "")
-        if plan == "reissue" and not self._in_stock(sku):
-            return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
+        if plan == "reissue":
+            try:
+                in_stock = self._in_stock(sku)
+            except ToolError as e:
+                # A stock check the tool refuses (a SKU past its argument limit) confirms no
+                # stock: the reissue waits for a human, the run does not crash.
+                return self._escalate(
+                    agg, "out_of_stock", f"补发商品 {sku} 的库存无法查询（{e}），请人工核实后处理。"
+                )
+            if not in_stock:
+                return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
         amount = 0.0
         if plan == "reissue":
             paid = parse_amount(agg.agreed.get("paid"))
