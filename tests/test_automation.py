@@ -132,3 +132,22 @@ def test_a_nightly_job_runs_stability_and_uploads_its_reports() -> None:
     uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload")]
     assert uploads and uploads[0]["with"]["path"].rstrip("/") == "reports"
     assert "schedule" in workflow["jobs"]["evals"]["if"]  # the PR job does not run nightly
+
+
+@pytest.mark.parametrize("name", ["baseline.json", "baseline-model_path.json"])
+def test_the_committed_baselines_hold_no_failing_check(name: str) -> None:
+    """A check that already fails in the baseline cannot newly fail: the gate would never
+    see a change break it. A trajectory or cost check may fail while its case passes (only
+    outcome and safety decide success), so a case verdict alone does not show it: every
+    (case, check) pair of each committed baseline must pass every trial."""
+    import json
+
+    baseline = json.loads((ROOT / "reports" / name).read_text(encoding="utf-8"))
+    failing = sorted(
+        f"{case}: {check} {tally}"
+        for case, checks in baseline["case_checks"].items()
+        for check, tally in checks.items()
+        if tally.split("/")[0] != tally.split("/")[1]
+    )
+    assert failing == []
+    assert all(baseline["case_success"].values())

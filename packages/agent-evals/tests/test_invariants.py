@@ -922,6 +922,8 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "policy kb#2 is not superseded in the knowledge base, but the case says it is",
+    ),
+    (
         "faults_as_stated",
         pads_one_short,
         _case(faults={"order_agent": "oversize:4501"}),

@@ -985,6 +985,17 @@ def _attempt_problems(
             return [] if output == before else ["an output that is no claim list was changed"]
         ok = after is not None and after[:-1] == claims and len(after) == len(claims) + 1
         return [] if ok else ["it did not add exactly one claim to the role's own"]
+    if kind == "claim_topic":
+        claims, after = _claims_of(before), _claims_of(output)
+        if claims is None:
+            return [] if output == before else ["an output that is no claim list was changed"]
+        if after is None or after[:-1] != claims or len(after) != len(claims) + 1:
+            return ["it did not add exactly one claim to the role's own"]
+        topic = after[-1].get("topic") if isinstance(after[-1], dict) else None
+        if not isinstance(topic, str) or len(topic) != int(arg):
+            shown = len(topic) if isinstance(topic, str) else repr(topic)
+            return [f"the added claim's topic is {shown} characters, not {arg}"]
+        return []
     if kind == "amount_format":
         claims, after = _claims_of(before), _claims_of(output)
         if claims is None or after is None:
@@ -993,7 +1004,8 @@ def _attempt_problems(
         if same != [(c.get("topic"), c.get("evidence")) for c in after]:
             return ["it changed which claims the role made, not only how the amount reads"]
         return []
-    # none (flaky that did not crash), garble_once's retry: the role's own answer.
+    # none (flaky that did not crash), garble_once's retry, hidden_write_attempt (its
+    # refused write hidden, the brain answers as usual): the role's own answer.
     return [] if output == before else ["the role's own answer was changed"]
 
 
