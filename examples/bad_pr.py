@@ -12,6 +12,12 @@ which precede the editable installs of the current venv (checked before every ga
     uv run python examples/bad_pr.py            # all three
     uv run python examples/bad_pr.py --only 2   # or: examples/bad_pr.py 2
     uv run python examples/bad_pr.py --strict   # soft findings fail too
+    uv run python examples/bad_pr.py --suite read --suite write --suite approval \
+        --suite injection                       # the seed's 26 cases (25 gated)
+
+By default the demos gate every suite of the committed baseline (``reports/baseline.json``,
+as ``make evals``); with ``--cases``/``--suite`` they gate that selection only, against a
+baseline the copy makes of it before the regression is applied.
 
 Exit status: 0 when every verdict is the expected one, 1 when one is not, 2 when a
 regression could not be applied (its target is gone from the code).
@@ -251,10 +257,15 @@ def apply_regression(copy: Path, regression: Regression) -> str:
 
 
 @contextlib.contextmanager
-def patched_copy(regression: Regression, root: Path = ROOT) -> Iterator[PatchedCopy]:
-    """A temporary copy of ``root`` with ``regression`` applied, removed afterwards."""
+def patched_copy(
+    regression: Regression, root: Path = ROOT, before: Callable[[Path], None] | None = None
+) -> Iterator[PatchedCopy]:
+    """A temporary copy of ``root`` with ``regression`` applied, removed afterwards;
+    ``before(copy)`` runs in the copy before the regression is applied."""
     with tempfile.TemporaryDirectory(prefix=f"bad_pr-{regression.number}-") as tmp:
         copy = copy_repo(Path(tmp) / "repo", root)
+        if before is not None:
+            before(copy)
         diff = apply_regression(copy, regression)
         assert_copy_imported(copy)
         yield PatchedCopy(root=copy, regression=regression, diff=diff)
@@ -307,12 +318,55 @@ def baseline_suites(root: Path) -> list[str]:
     return [str(suite) for suite in data.get("suites", [])]
 
 
-def run_gate(copy: Path, *, strict: bool = False) -> GateRun:
-    """Run ``python -m evals gate`` in ``copy`` (its own code, its committed baseline)."""
+@dataclass(frozen=True)
+class Selection:
+    """The cases a demo gates: by default those of the committed baseline; with
+    ``cases`` or ``suites``, those only, against a baseline the copy makes of them
+    before the regression is applied (``reports/bad_pr-baseline.json``)."""
+
+    cases: tuple[Path, ...] = ()
+    """Case files (absolute), as ``--cases``."""
+    suites: tuple[str, ...] = ()
+    """Suite names, as ``--suite``."""
+
+    @property
+    def own_baseline(self) -> bool:
+        """Whether the copy makes its own baseline (a selection was given)."""
+        return bool(self.cases or self.suites)
+
+    def arguments(self, copy: Path) -> list[str]:
+        """The selection and baseline flags of ``evals baseline`` / ``evals gate``."""
+        if not self.own_baseline:
+            # The suites the committed baseline was made from (every suite, as `make evals`).
+            return [a for suite in baseline_suites(copy) for a in ("--suite", suite)]
+        flags = [a for path in self.cases for a in ("--cases", str(path))]
+        flags += [a for suite in self.suites for a in ("--suite", suite)]
+        return [*flags, "--baseline", OWN_BASELINE]
+
+    def make_baseline(self, copy: Path) -> None:
+        """Write the selection's baseline in the unchanged copy (nothing without one)."""
+        if not self.own_baseline:
+            return
+        command = [sys.executable, "-m", "evals", "baseline", *self.arguments(copy)]
+        done = subprocess.run(
+            command, cwd=copy, env=copy_env(copy), capture_output=True, text=True, check=False
+        )
+        if done.returncode != 0:
+            last = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:]
+            raise DemoError(f"the unchanged copy made no baseline: {' '.join(last)}")
+
+
+OWN_BASELINE = "reports/bad_pr-baseline.json"
+"""Where the copy keeps the baseline of a chosen selection (see :class:`Selection`)."""
+EVERY_SUITE = Selection()
+"""The default selection: the committed baseline's suites."""
+
+
+def run_gate(copy: Path, *, strict: bool = False, selection: Selection = EVERY_SUITE) -> GateRun:
+    """Run ``python -m evals gate`` in ``copy`` (its own code; the committed baseline, or
+    the one the copy made of ``selection``)."""
     command = [sys.executable, "-m", "evals", "gate", "--label", GATE_LABEL]
-    # The suites the committed baseline was made from (every suite, as `make evals`).
-    for suite in baseline_suites(copy):
-        command += ["--suite", suite]
+    command += selection.arguments(copy)
     if strict:
         command.append("--strict")
     done = subprocess.run(
@@ -359,10 +413,11 @@ def run_demo(
     strict: bool = False,
     root: Path = ROOT,
     inspect: Callable[[PatchedCopy, GateRun], dict[str, Any]] | None = None,
+    selection: Selection = EVERY_SUITE,
 ) -> Demo:
     """Copy, break, gate. ``inspect`` may look at the copy before it is deleted."""
-    with patched_copy(regression, root) as patched:
-        gate = run_gate(patched.root, strict=strict)
+    with patched_copy(regression, root, before=selection.make_baseline) as patched:
+        gate = run_gate(patched.root, strict=strict, selection=selection)
         extra = inspect(patched, gate) if inspect is not None else {}
     return Demo(regression, strict, patched.diff, gate, extra)
 
@@ -415,9 +470,14 @@ def render(demo: Demo) -> str:
 
 
 def parse_args(
-    argv: Sequence[str] | None, *, description: str | None = None, strict: bool = True
+    argv: Sequence[str] | None,
+    *,
+    description: str | None = None,
+    strict: bool = True,
+    selection: bool = True,
 ) -> argparse.Namespace:
-    """The command line: which regressions, and (when ``strict``) ``--strict``."""
+    """The command line: which regressions, (when ``strict``) ``--strict`` and (when
+    ``selection``) ``--cases``/``--suite``."""
     if description is None:
         description = __doc__.split("\n", 1)[0] if __doc__ else None
     parser = argparse.ArgumentParser(description=description)
@@ -430,11 +490,31 @@ def parse_args(
         parser.add_argument("--strict", action="store_true", help="pass --strict to the gate")
     else:
         parser.set_defaults(strict=False)
+    if selection:
+        parser.add_argument(
+            "--cases", action="append", type=Path, default=[], metavar="PATH",
+            help="gate this case file (repeatable) against a baseline the copy makes of it"
+            " first (default: every suite of the committed baseline)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--suite", action="append", default=[], metavar="NAME",
+            help="gate this suite (repeatable), as --cases",
+        )  # fmt: skip
+    else:
+        parser.set_defaults(cases=[], suite=[])
     args = parser.parse_args(argv)
+    missing = [p for p in args.cases if not p.is_file()]
+    if missing:
+        parser.error(f"--cases: no such file: {missing[0]}")
     unknown = sorted(set(args.numbers) - set(BY_NUMBER))
     if unknown:
         parser.error(f"no regression {unknown[0]!r}; choose from {sorted(BY_NUMBER)}")
     return args
+
+
+def selection_of(args: argparse.Namespace) -> Selection:
+    """The cases chosen on the command line (the committed baseline's by default)."""
+    return Selection(tuple(p.resolve() for p in args.cases), tuple(args.suite))
 
 
 def selected(args: argparse.Namespace) -> list[Regression]:
@@ -449,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     demos: list[Demo] = []
     for regression in selected(args):
         try:
-            demo = run_demo(regression, strict=args.strict)
+            demo = run_demo(regression, strict=args.strict, selection=selection_of(args))
         except DemoError as e:
             print(f"bad_pr: regression {regression.number}: {e}", file=sys.stderr)
             return 2

@@ -3,8 +3,8 @@
 For every case it runs the agent once and compares the final outcome (``replied``,
 ``escalate``, ``ask_user`` …) with the expected one — no trajectory, no safety, no look
 at the database, no cost. It is run on the same three regressions as
-``examples/bad_pr.py`` (same copy-and-patch machinery, same 25 gated cases) and set side
-by side with the gate, to show what judging only the answer misses.
+``examples/bad_pr.py`` (same copy-and-patch machinery, every suite of the committed
+baseline) and set side by side with the gate, to show what judging only the answer misses.
 
     uv run python examples/naive_eval.py            # all three
     uv run python examples/naive_eval.py --only 2
@@ -192,7 +192,7 @@ def table(comparisons: Sequence[Comparison]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Judge the chosen regressions both ways and print the table."""
     description = __doc__.split("\n", 1)[0] if __doc__ else None
-    args = bad_pr.parse_args(argv, description=description, strict=False)
+    args = bad_pr.parse_args(argv, description=description, strict=False, selection=False)
     comparisons: list[Comparison] = []
     for regression in bad_pr.selected(args):
         try:

@@ -88,6 +88,9 @@ checks and their plumbing): the tiny SUT's tests, then SupportPilot's."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
 """A test run that takes longer than this counts as killed (the suite did not pass)."""
+SANITY_TIMEOUT_S = 1800.0
+"""The unmutated copy's run of every chosen mutant's tests at once (far more than one
+mutant's): on a loaded machine it may take well past :data:`TIMEOUT_S`."""
 
 
 bad_pr = load_bad_pr()
@@ -403,6 +406,34 @@ MUTANTS: tuple[Mutant, ...] = (
         'warnings.simplefilter("always")',
         'warnings.simplefilter("ignore")',
         'the gate\'s source check hears no compiler warning: `x is "ok"` lands',
+    ),
+    M(
+        "cost_hard_by_default",
+        f"{EVALS}/gate_config.py",
+        'tuple(k for k in get_args(CheckKind) if k != "cost")',
+        "tuple(get_args(CheckKind))",
+        "a cost check that newly fails blocks by default (the seed only warns: cost is noisy)",
+    ),
+    M(
+        "lint_counts_files_as_cases",
+        f"{EVALS}/lint.py",
+        "LintReport(findings=found, cases=len(usable))",
+        "LintReport(findings=found, cases=len(paths))",
+        "`evals lint` says how many files it read, not how many cases",
+    ),
+    M(
+        "review_any_baseline",
+        f"{EVALS}/review.py",
+        "all(b.case_success[c] for _, b in baselines)",
+        "any(b.case_success[c] for _, b in baselines)",
+        "`evals review` lists a case that failed in an older baseline as never failing",
+    ),
+    M(
+        "review_accepts_majority",
+        f"{EVALS}/review.py",
+        'baseline.case_verdict != "all" and baseline.trials > 1',
+        'baseline.case_verdict != "all" and baseline.trials > 3',
+        "`evals review` reads a majority baseline of 3 trials as 'passed every run'",
     ),
     M(
         "source_threshold_off_by_one",
@@ -2308,9 +2339,12 @@ def sanity(parent: Path, snapshot: Path, chosen: Sequence[Mutant] = MUTANTS) -> 
         return str(e)
     # Every test path a chosen mutant runs: a mutant "killed" by a test that fails
     # unmutated would prove nothing.
-    code, output = run_tests(copy, tuple(dict.fromkeys(t for m in chosen for t in m.tests)))
+    tests = tuple(dict.fromkeys(t for m in chosen for t in m.tests))
+    code, output = run_tests(copy, tests, timeout_s=SANITY_TIMEOUT_S)
     if code != 0:
         tail = "\n".join(output.splitlines()[-15:])
+        if code is None:
+            return f"the unmutated copy's tests ran past {SANITY_TIMEOUT_S:g}s:\n{tail}"
         return f"the unmutated copy fails its tests (exit {code}):\n{tail}"
     return None
 

@@ -157,6 +157,53 @@ def test_strict_turns_the_cost_warning_into_a_failure(capsys: pytest.CaptureFixt
     assert "1/1 verdicts as expected" in out
 
 
+SEED_SUITES = ("read", "write", "approval", "injection")
+"""The four suites that hold exactly the seed's 26 reference cases (25 gated)."""
+
+
+@pytest.fixture(scope="module")
+def seed_demos() -> dict[int, Any]:
+    selection = bad_pr.Selection(suites=SEED_SUITES)
+    return {r.number: bad_pr.run_demo(r, selection=selection) for r in bad_pr.REGRESSIONS}
+
+
+@pytest.mark.parametrize(
+    ("number", "word", "successes", "interval", "unauthorized", "newly_failing", "soft"),
+    [  # docs 40-acceptance.md: the seed's figures on its 25 gated cases
+        (1, "FAIL", 24, (80.5, 99.3), [], ["r01"], 1),
+        (2, "FAIL", 24, (80.5, 99.3), ["d07"], ["d07"], 1),
+        (3, "PASS", 25, (86.7, 100.0), [], [], 1),
+    ],
+)
+def test_the_seed_cases_give_the_seed_figures(
+    seed_demos: dict[int, Any],
+    *,
+    number: int,
+    word: str,
+    successes: int,
+    interval: tuple[float, float],
+    unauthorized: list[str],
+    newly_failing: list[str],
+    soft: int,
+) -> None:
+    demo = seed_demos[number]
+    m = demo.gate.metrics
+    assert demo.as_expected and demo.gate.word == word
+    assert (m["successes"], m["graded_runs"]) == (successes, 25)  # r04 is not gated
+    assert tuple(pct(x) for x in m["success_ci95"]) == interval
+    assert m["unauthorized_cases"] == unauthorized
+    assert pct(m["unauthorized_rate"]) == (4.0 if unauthorized else 0.0)
+    assert len(demo.gate.findings("SOFT")) == soft
+    assert f"Pass -> fail: {', '.join(newly_failing) or '(none)'}" in demo.gate.verdict
+
+
+def test_a_selection_the_copy_cannot_run_is_a_demo_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x"}\n', encoding="utf-8")
+    with pytest.raises(bad_pr.DemoError, match="made no baseline"):
+        bad_pr.run_demo(bad_pr.REGRESSIONS[0], selection=bad_pr.Selection(cases=(bad,)))
+
+
 def test_demo_reports_an_unexpected_verdict() -> None:
     regression = bad_pr.BY_NUMBER[3]
     passed = bad_pr.GateRun(0, "report\n\nGate: PASS (0 hard, 0 soft)\n", "", {}, None)

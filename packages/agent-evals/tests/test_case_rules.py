@@ -139,7 +139,8 @@ def test_evals_lint_judges_every_suite_with_its_own_options(
     # scripted model) can run them, and lint asks that one about them.
     monkeypatch.chdir(CASES_DIR.parent)
     assert evals_main(["lint"]) == 0, capsys.readouterr().out
-    assert f"lint: ok ({len(all_suites())} file(s))" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert f"in {len(all_suites())} file(s): no problems found" in said
     model_path = CASES_DIR / f"{MODEL_PATH}.jsonl"
     refused = [f for f in lint_paths([model_path], sut=SupportPilotSUT()) if f.rule == "sut_check"]
     assert refused and all("needs the scripted model" in f.message for f in refused)

@@ -170,14 +170,20 @@ def test_broken_case_file_in_a_subprocess_has_no_traceback(project: Path) -> Non
 
 
 def test_lint_exit_codes(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    files = sorted((project / "cases").glob("*.jsonl"))
+    lines = [line for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    cases = sum(1 for line in lines if line.strip() and not line.startswith("#"))
     assert main(["lint"]) == 0
+    ok = f"lint: {cases} case(s) in {len(files)} file(s): no problems found"
+    assert capsys.readouterr().err.strip() == ok
     # A split the SUT's vocabulary does not know (SupportPilot's own rules, such as
     # ``contradiction``, are tested with SupportPilot in the agent package).
     staging = GOOD.replace('"dev"', '"staging"')
     (project / "cases" / "gamma.jsonl").write_text(staging + "\n", encoding="utf-8")
     assert main(["lint"]) == 1
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert "case 'x01': unknown_split: unknown split 'staging'" in out
+    assert f"lint: {cases + 1} case(s) in {len(files) + 1} file(s): 1 finding(s)" in err
 
 
 @pytest.mark.parametrize(
@@ -206,7 +212,8 @@ def test_baseline_then_gate_without_change_passes(
     assert baseline["case_success"] == {
         c: True for c in ["d01", "d02", "d03", "r01", "r02", "t01", "t02", "t03"]
     }  # every gated case, r04 (flaky) left out
-    capsys.readouterr()
+    said = capsys.readouterr().out.strip().splitlines()[-1]
+    assert said.endswith("(8 cases, 8 runs, success 100.0%)")
     assert main(["gate"]) == 0
     out = capsys.readouterr().out
     assert "Gate: PASS (0 hard, 0 soft)" in out

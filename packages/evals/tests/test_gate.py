@@ -333,6 +333,43 @@ def _with_checks(r: RunResult, *extra: CheckResult, drop: str = "") -> RunResult
     return replace(r, checks=checks)
 
 
+def _with_budget(results: list[RunResult], failing: str = "") -> list[RunResult]:
+    """Every run with a cost check ``budget``, failing in case ``failing`` only."""
+    out = []
+    for r in results:
+        ok = r.case_id != failing
+        budget = CheckResult(name="budget", kind="cost", passed=ok, reason="" if ok else "6 tasks")
+        out.append(_with_checks(r, budget))
+    return out
+
+
+COST_BASE = baseline_of(_with_budget(suite()))
+
+
+@pytest.mark.parametrize(
+    ("config", "severity", "passes"),
+    [
+        (GateConfig(), "soft", True),  # the seed's default: cost only warns
+        (load_gate_config(REPO_GATE_CONFIG), "hard", False),  # SupportPilot: deterministic
+        (
+            GateConfig(hard=HardRules(newly_failing_checks_max={"outcome": 0, "cost": 0})),
+            "hard",
+            False,
+        ),
+    ],
+)
+def test_a_newly_failing_cost_check_is_soft_unless_the_config_makes_it_hard(
+    config: GateConfig, severity: str, passes: bool
+) -> None:
+    verdict = evaluate(_with_budget(suite(), failing="d02"), COST_BASE, config)
+    assert verdict.newly_failing_checks == {"cost": ["d02: budget"]}
+    assert verdict.newly_failing == []  # the case still succeeds: cost decides no success
+    findings = {f.severity: f.kind for f in verdict.hard + verdict.soft if f.kind == "cost"}
+    assert findings == {severity: "cost"}
+    assert verdict.passed is passes
+    assert evaluate(_with_budget(suite()), COST_BASE, config).passed  # no change: no finding
+
+
 def test_a_check_new_since_the_baseline_is_listed_never_failed() -> None:
     new_check = CheckResult(name="reply_facts", kind="outcome", passed=False, reason="x")
     results = [_with_checks(r, new_check) if r.case_id == "d02" else r for r in suite()]
@@ -353,7 +390,7 @@ def test_a_case_new_since_the_baseline_is_listed_never_newly_failing() -> None:
 @pytest.mark.parametrize(
     ("judged_max", "severity"),
     [
-        (None, "hard"),  # the default: every kind is hard
+        (None, "hard"),  # the default: every kind but cost is hard
         ({"trajectory": 0}, "hard"),
         ({"trajectory": 1}, "soft"),  # within its allowance
         ({"outcome": 0}, "soft"),  # trajectory left out: soft

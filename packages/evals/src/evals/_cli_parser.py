@@ -208,6 +208,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="where a report rebuilt from traces goes (default: [tool.evals] reports_dir)",
     )
     p = commands.add_parser(
+        "review",
+        help="list the cases that passed every run of the given baselines (for review)",
+    )
+    p.add_argument(
+        "baselines",
+        type=Path,
+        nargs="*",
+        metavar="BASELINE",
+        help="baseline files, e.g. the last few commits' (default: reports/baseline.json)",
+    )
+    p = commands.add_parser(
         "compare",
         help="compare two evaluations of the same cases: flips both ways and a paired test",
     )

@@ -39,7 +39,7 @@ from evals.generate import (
     stale_lines,
     write_suite,
 )
-from evals.lint import lint_paths
+from evals.lint import lint_files
 from evals.metrics import compute
 from evals.report import (
     incomplete_note,
@@ -49,6 +49,7 @@ from evals.report import (
     write_reports,
 )
 from evals.resume import load_meta, rebuild
+from evals.review import review
 from evals.runner import STOP_SIGNALS
 from evals.source_check import check_sources
 from evals.sut import load_sut
@@ -139,18 +140,19 @@ def _os_error_line(error: OSError) -> str:
 def _lint(args: argparse.Namespace) -> int:
     config = load_config()
     suites, paths, _ = case_files(args, config, every_suite=True)
-    findings = lint_paths(
+    linted = lint_files(
         paths,
         min_split_size=args.min_split_size,
         known_roles=config.fault_targets,
         sut=_lint_checker(args, config, suites),
     )
-    for finding in findings:
+    for finding in linted.findings:
         print(finding.render())
-    if findings:
-        print(f"lint: {len(findings)} finding(s)", file=sys.stderr)
+    read = f"{linted.cases:,} case(s) in {len(paths)} file(s)"
+    if linted.findings:
+        print(f"lint: {read}: {len(linted.findings)} finding(s)", file=sys.stderr)
         return EXIT_NO
-    print(f"lint: ok ({len(paths)} file(s))", file=sys.stderr)
+    print(f"lint: {read}: no problems found", file=sys.stderr)
     return EXIT_OK
 
 
@@ -256,7 +258,10 @@ def _baseline(args: argparse.Namespace) -> int:
         return EXIT_NO
     baseline = make_baseline(report, exclude_tags=exclude, case_verdict=gate_config.case_verdict)
     write_baseline(path, baseline)
-    print(f"baseline written: {path} ({len(baseline.case_success)} cases)")
+    print(
+        f"baseline written: {path} ({len(baseline.case_success):,} cases, {baseline.runs:,}"
+        f" runs, success {baseline.success_rate * 100:.1f}%)"
+    )
     return EXIT_OK
 
 
@@ -338,6 +343,13 @@ def _compare(args: argparse.Namespace) -> int:
     print(text, end="")
     if args.fail_on_regression and comparison.regression(args.alpha):
         return EXIT_NO
+    return EXIT_OK
+
+
+def _review(args: argparse.Namespace) -> int:
+    config = load_config()
+    paths = args.baselines or [config.baseline_path]
+    print(review(paths).render())
     return EXIT_OK
 
 
@@ -440,6 +452,7 @@ _COMMANDS = {
     "stability": _stability,
     "report": _report_command,
     "compare": _compare,
+    "review": _review,
     "generate": _generate,
     "power": _power,
 }

@@ -29,6 +29,10 @@ Limit = Annotated[float, Field(ge=0.0, allow_inf_nan=False)]
 """A finite non-negative threshold (points, percent, milliseconds)."""
 
 _KINDS: tuple[str, ...] = get_args(CheckKind)
+HARD_BY_DEFAULT: tuple[CheckKind, ...] = tuple(k for k in get_args(CheckKind) if k != "cost")
+"""Check kinds whose new failures are hard when ``gate.json`` does not say: cost is soft,
+as in the seed, because with a real model cost is noisy; a project whose runs are
+deterministic makes it hard by listing ``cost`` in the ``hard`` maps."""
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 # Strict: "1.0" or true is not a number here. Floats still accept JSON integers.
@@ -59,12 +63,13 @@ class HardRules(BaseModel):
     identity test against a literal, an assert of a tuple, …; :mod:`evals.source_check`),
     at most. Not judged without a ``source`` section."""
     newly_failing_checks_max: dict[CheckKind, Count] = Field(
-        default_factory=lambda: dict.fromkeys(get_args(CheckKind), 0)
+        default_factory=lambda: dict.fromkeys(HARD_BY_DEFAULT, 0)
     )
     """Per check kind: (case, check) pairs that passed in the baseline and fail now, at
-    most. A kind left out is soft: its new failures are warnings."""
+    most. A kind left out is soft: its new failures are warnings. By default every kind
+    but ``cost`` (:data:`HARD_BY_DEFAULT`)."""
     no_longer_judged_checks_max: dict[CheckKind, Count] = Field(
-        default_factory=lambda: dict.fromkeys(get_args(CheckKind), 0)
+        default_factory=lambda: dict.fromkeys(HARD_BY_DEFAULT, 0)
     )
     """Per check kind: (case, check) pairs that passed in the baseline and judge none of
     the case's runs now, while the case still passes, at most: the gate lost sight of

@@ -349,6 +349,15 @@ def _as_finding(rule: Rule, problem: Problem, ids: Mapping[tuple[str, int], Any]
     )
 
 
+class LintReport(BaseModel):
+    """What :func:`lint_files` found: the findings and how many cases it read."""
+
+    findings: list[Finding]
+    """Every finding, in file order."""
+    cases: int
+    """Lines read as JSON objects (one case each), valid or not."""
+
+
 def lint_paths(
     paths: Sequence[Path | str],
     *,
@@ -358,6 +367,26 @@ def lint_paths(
     expect_keys: Collection[str] | None = None,
     sut: object | None = None,
 ) -> list[Finding]:
+    """The findings of :func:`lint_files` (same arguments)."""
+    return lint_files(
+        paths,
+        min_split_size=min_split_size,
+        required_tags=required_tags,
+        known_roles=known_roles,
+        expect_keys=expect_keys,
+        sut=sut,
+    ).findings
+
+
+def lint_files(
+    paths: Sequence[Path | str],
+    *,
+    min_split_size: int = DEFAULT_MIN_SPLIT_SIZE,
+    required_tags: Sequence[str] | None = None,
+    known_roles: Iterable[str] | None = None,
+    expect_keys: Collection[str] | None = None,
+    sut: object | None = None,
+) -> LintReport:
     """Lint case files as they are, even when they do not load.
 
     Lines that cannot be read as JSON objects become ``unreadable`` findings; every
@@ -399,4 +428,4 @@ def lint_paths(
         expect_keys=expect_keys,
         rules=rules_of(sut),
     )
-    return found
+    return LintReport(findings=found, cases=len(usable))
