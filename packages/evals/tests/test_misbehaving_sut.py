@@ -83,6 +83,18 @@ TABLE: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
         BOTH,
         dict.fromkeys(BOTH, "the SUT failed before the run: check_case did not answer within"),
     ),
+    # Numbers from the SUT are untrusted input (a NaN latency made the latency rule skip).
+    *(
+        (how, BOTH, dict.fromkeys(BOTH, f"the SUT's run record is invalid: {error}"))
+        for how, error in [
+            ("nan_latency", "latency_ms: not a finite number (nan)"),
+            ("inf_latency", "latency_ms: not a finite number (inf)"),
+            ("negative_latency", "latency_ms: negative (-5.0)"),
+            ("negative_tokens", "usage.prompt_tokens: negative (-100)"),
+            ("negative_chars", "chars_returned: negative (-1)"),
+            ("tokens_as_text", "usage.completion_tokens: not a number (str)"),
+        ]
+    ),
 ]
 """(how the SUT misbehaves on d02, the isolation modes that survive it, d02's error by mode)"""
 

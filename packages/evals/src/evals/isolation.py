@@ -43,7 +43,7 @@ from pydantic_core import PydanticSerializationError
 
 from evals.case import Case
 from evals.errors import SutLoadError
-from evals.run import Run
+from evals.run import INVALID_RUN, Run, number_problem
 from evals.sut import AsyncSUT, load_sut
 
 Isolation = Literal["none", "process"]
@@ -86,11 +86,24 @@ class RunSerialisationError(ValueError):
 def run_json(run: Run) -> bytes:
     """``run`` as JSON bytes, as traces store it and workers send it.
 
-    Raises :class:`RunSerialisationError`, one line, when it cannot be serialised."""
+    Raises :class:`RunSerialisationError`, one line, when it cannot be serialised or
+    holds a number that cannot mean what its field says (:func:`evals.run.number_problem`:
+    checked here, where every worker sends its runs from)."""
+    problem = number_problem(run)
+    if problem is not None:
+        raise RunSerialisationError(f"{INVALID_RUN}: {problem}")
     try:
         return run.__pydantic_serializer__.to_json(run)
     except (PydanticSerializationError, ValueError, TypeError) as e:
         raise RunSerialisationError(f"the run could not be serialised: {_one_line(str(e))}") from e
+
+
+def read_back_problem(error: ValidationError) -> str:
+    """Why a run sent by a worker (or a Ray actor) could not be read back, naming the
+    field: a NaN the SUT put in a number arrives as ``null``."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "the run"
+    return f"the run could not be read back: {where}: {_one_line(str(first['msg']))}"
 
 
 def describe_error(error: BaseException) -> str:
@@ -349,8 +362,7 @@ class WorkerPool:
                 run = Run.model_validate_json(payload)
             except ValidationError as e:
                 self._idle.put_nowait(worker)
-                why = _one_line(str(e.errors()[0]["msg"]))
-                return _failed(case, trial, f"the run could not be read back: {why}")
+                return _failed(case, trial, read_back_problem(e))
             self._idle.put_nowait(worker)
             return run
         if kind == "error":

@@ -43,6 +43,7 @@ from evals.isolation import (
     WORKER_START_S,
     RunSerialisationError,
     describe_error,
+    read_back_problem,
     run_json,
 )
 from evals.run import Run
@@ -319,8 +320,7 @@ class RayPool:
         try:
             return Run.model_validate_json(payload)
         except ValidationError as e:
-            why = " ".join(str(e.errors()[0]["msg"]).split())
-            return _failed(case, trial, f"the run could not be read back: {why}")
+            return _failed(case, trial, read_back_problem(e))
 
     def close(self) -> None:
         """Stop every actor (and any being started); shut down a Ray started here."""

@@ -331,7 +331,7 @@ def metrics_json(metrics: Metrics, meta: RunMeta) -> str:
     """The metrics JSON with its ``meta`` block."""
     data = metrics.model_dump(mode="json")
     data["meta"] = meta.model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
 def report_paths(out_dir: Path, label: str) -> list[Path]:

@@ -8,6 +8,8 @@ agent says it did. Other projects build ``Run`` records from their own agents.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -212,3 +214,53 @@ class Run(BaseModel):
     def task_count(self) -> int:
         """Tasks for the budget: ``tasks`` when given, else the number of steps."""
         return len(self.steps) if self.tasks is None else self.tasks
+
+
+INVALID_RUN = "the SUT's run record is invalid"
+"""How a run whose numbers :func:`number_problem` refuses is recorded (a ``sut_error``)."""
+
+
+def number_problem(run: Run) -> str | None:
+    """The first number of ``run`` that cannot mean what its field says, as
+    ``field: problem``; ``None`` when every one can.
+
+    Numbers come from the system under test, which is untrusted: a NaN latency would make
+    the latency rule skip silently and could not be written as strict JSON, a negative
+    token count would read as a budget kept. Every number must be finite; counts,
+    positions, characters, tokens and times must also be at least 0. A SUT that builds
+    its run with ``model_construct`` or changes a field after building it skips
+    pydantic's validation; this is the check that does not.
+    """
+    for field, value, non_negative in _numbers(run):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{field}: not a number ({type(value).__name__})"
+        if not math.isfinite(value):
+            return f"{field}: not a finite number ({value!r})"
+        if non_negative and value < 0:
+            return f"{field}: negative ({value!r}); it counts or measures, at least 0"
+    return None
+
+
+def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
+    """``(field, value, must be >= 0)`` for every number of ``run``."""
+    for name in (
+        "trial",
+        "rejected_messages",
+        "evidence_complete_seq",
+        "reply_task_seq",
+        "tasks",
+        "chars_read",
+        "chars_returned",
+        "latency_ms",
+    ):
+        yield name, getattr(run, name, None), True
+    usage = run.usage
+    yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True
+    yield "usage.completion_tokens", getattr(usage, "completion_tokens", None), True
+    for i, step in enumerate(run.steps):
+        yield f"steps[{i}].seq", getattr(step, "seq", None), True
+    for i, approval in enumerate(run.approvals):
+        for name in ("amount", "expected_amount", "limit"):
+            yield f"approvals[{i}].{name}", getattr(approval, name, None), False

@@ -59,7 +59,7 @@ from evals.isolation import (
 from evals.progress import Progress
 from evals.ray_executor import RayExecutor, RayPool
 from evals.result import RunResult
-from evals.run import Run
+from evals.run import INVALID_RUN, Run, number_problem
 from evals.stop_signals import STOP_SIGNALS
 from evals.sut import SUT, AnySUT, AsyncSUT
 from evals.traces import TraceWriter
@@ -367,6 +367,9 @@ class Runner:
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         if run.case_id != case.id or run.trial != trial:
             run = run.model_copy(update={"case_id": case.id, "trial": trial})
+        problem = number_problem(run)
+        if problem is not None:  # the SUT's numbers are untrusted input
+            run = _failed(case, trial, f"{INVALID_RUN}: {problem}")
         if run.latency_ms <= 0:
             run = run.model_copy(update={"latency_ms": elapsed_ms})
         try:
