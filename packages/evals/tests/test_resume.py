@@ -286,6 +286,7 @@ def _inputs(project: Path) -> dict[str, bytes]:
         ("label:baseline", ["report", "run"], "label 'baseline' would overwrite the baseline"),
         ("label:../cases/gate", ["report", "run"], "a label must be a file name"),
         ("label:../../x", ["report", "run"], "a label must be a file name"),
+        ("label:sub/../../x", ["report", "run"], "a label must be a file name"),
         ("run_id:../../elsewhere", ["report", "run"], "a run id must be a file name"),
     ],
 )
