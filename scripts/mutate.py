@@ -464,6 +464,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "a worker sends a NaN latency on as null: the run is lost as unreadable, its field unnamed",
     ),
     M(
+        "copied_trace_accepted",
+        f"{EVALS}/resume.py",
+        "if meta.run_id and meta.run_id != folder.name:",
+        "if meta.run_id and meta.run_id == folder.name + '/':",
+        "a copied trace folder is resumed: the missing runs land in the folder its meta names",
+    ),
+    M(
+        "report_over_the_baseline",
+        f"{EVALS}/cli.py",
+        "        if target in resolved:\n",
+        "        if target in resolved and False:\n",
+        "`evals report` of a trace labelled 'baseline' overwrites reports/baseline.json",
+    ),
+    M(
+        "crafted_label_accepted",
+        f"{EVALS}/traces.py",
+        "    if value and not SAFE_NAME.fullmatch(value):",
+        "    if value and not SAFE_NAME.match(value):",
+        "a trace label '../cases/gate' (a safe first character) writes outside reports/",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

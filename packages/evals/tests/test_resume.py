@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -259,3 +260,85 @@ def test_report_from_an_interrupted_trace_says_incomplete(
     out = capsys.readouterr().out
     assert "INCOMPLETE: interrupted, 5 of 18 runs finished" in out
     assert _report(project, "cut")["runs"] == 5
+
+
+def _meta_with(folder: Path, **fields: object) -> None:
+    """Rewrite ``meta.json`` with ``fields`` set as raw JSON (as a hostile copy would)."""
+    data = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    data.update(fields)
+    (folder / "meta.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def _inputs(project: Path) -> dict[str, bytes]:
+    """Every file the gate reads, with its bytes (none may change)."""
+    files = [*(project / "cases").iterdir(), *(project / "reports").glob("baseline*.json")]
+    return {str(p.relative_to(project)): p.read_bytes() for p in files if p.is_file()}
+
+
+@pytest.mark.parametrize(
+    ("craft", "commands", "line"),
+    [
+        (  # a copy of a trace folder keeps its run id: a resume would append to the other
+            "copy",
+            ["report", "run"],
+            "run_id: '{run_id}' is not this folder's name 'copy'",
+        ),
+        ("label:baseline", ["report", "run"], "label 'baseline' would overwrite the baseline"),
+        ("label:../cases/gate", ["report", "run"], "a label must be a file name"),
+        ("label:../../x", ["report", "run"], "a label must be a file name"),
+        ("label:sub/../../x", ["report", "run"], "a label must be a file name"),
+        ("run_id:../../elsewhere", ["report", "run"], "a run id must be a file name"),
+    ],
+)
+def test_a_crafted_trace_folder_is_refused_before_anything_is_written(
+    project: Path, capsys: pytest.CaptureFixture[str], craft: str, commands: list[str], line: str
+) -> None:
+    assert main(["baseline", "--suite", "alpha"]) == 0
+    folder = _interrupted(project, 5)
+    run_id = folder.name
+    if craft == "copy":
+        shutil.copytree(folder, folder.parent / "copy")
+        folder = folder.parent / "copy"
+    else:
+        key, value = craft.split(":", 1)
+        _meta_with(folder, **{key: value})
+    before = _inputs(project)
+    reports = sorted(p.name for p in (project / "reports").iterdir())
+    traces = sorted(p.name for p in (project / "traces").iterdir())
+    for command in commands:
+        argv = ["report", str(folder)] if command == "report" else ["run", "--resume", folder.name]
+        capsys.readouterr()
+        assert main(argv) == 2, command
+        err = capsys.readouterr().err
+        assert line.format(run_id=run_id) in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err
+    assert _inputs(project) == before
+    assert sorted(p.name for p in (project / "reports").iterdir()) == reports
+    assert sorted(p.name for p in (project / "traces").iterdir()) == traces
+    assert not (project.parent / "x.json").exists() and not (project.parent / "elsewhere").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["run", "--resume", ""], "--resume: must be the name of a folder"),
+        (["run", "--resume", "../traces"], "--resume: must be the name of a folder"),
+        (
+            ["run", "--out", "cases", "--label", "gate"],
+            "label 'gate' would overwrite the gate config",
+        ),
+        (["run", "--out", "cases", "--label", "alpha"], "into the cases folder"),
+        (["run", "--label", "baseline"], "label 'baseline' would overwrite the baseline"),
+    ],
+)
+def test_flags_that_would_lose_an_input_are_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], line: str
+) -> None:
+    assert main(["baseline", "--suite", "alpha"]) == 0
+    before = _inputs(project)
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert line in err.strip().splitlines()[-1], err  # argparse's usage lines before it
+    assert "Traceback" not in err
+    assert _inputs(project) == before

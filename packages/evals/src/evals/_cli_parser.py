@@ -6,7 +6,6 @@ Values that cannot work are refused here (exit 2, one line) before anything runs
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 from evals.isolation import ISOLATIONS
@@ -18,9 +17,10 @@ from evals.runner import (
     DEFAULT_TIMEOUT_S,
 )
 from evals.sut import parse_option
+from evals.traces import SAFE_NAME
 
 STABILITY_TRIALS = 5
-LABEL_PATTERN = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+LABEL_PATTERN = SAFE_NAME
 """A report label: a plain file name (no folders, not hidden)."""
 
 
@@ -177,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--resume",
         metavar="RUN_ID",
+        type=_run_id,
         help="finish the interrupted evaluation traced in <traces>/RUN_ID: run only the"
         " (case, trial) pairs missing from its runs.jsonl, append them, write the full report"
         " (cases, SUT and trials as its meta.json records them)",
@@ -362,6 +363,15 @@ def _label_name(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"must be a file name of letters, digits, '.', '_' or '-', not starting with '.',"
             f" got {text!r}"
+        )
+    return text
+
+
+def _run_id(text: str) -> str:
+    if not SAFE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"must be the name of a folder under the traces folder (letters, digits, '.',"
+            f" '_' or '-', not starting with '.'), got {text!r}"
         )
     return text
 

@@ -321,6 +321,7 @@ def _report_command(args: argparse.Namespace) -> int:
     config = load_config()
     if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
         results, meta = rebuild(args.path, config)
+        _refuse_overwriting_inputs(args.out or config.reports_dir, meta.label, config, args)
         report = Report(results=results, metrics=compute(results), meta=meta, traces=args.path)
         not_gated = _not_gated_of(meta, config)
         written = report.write(args.out or config.reports_dir, not_gated=not_gated)
@@ -494,8 +495,7 @@ def _evaluate(
     label = plan.meta.label
     baseline_path: Path = getattr(args, "baseline", None) or _baseline_path(args, config)
     out: Path = args.out or config.reports_dir
-    if any(p.resolve() == baseline_path.resolve() for p in report_paths(out, label)):
-        raise UsageError(f"label {label!r} would overwrite the baseline {str(baseline_path)!r}")
+    _refuse_overwriting_inputs(out, label, config, args, baseline_path)
     ensure_writable_folder(out, "reports")  # before any run, not after the last one
     ensure_writable_folder(traces_dir, "traces")
     # An earlier evaluation's report under this label must not look current while this
@@ -525,6 +525,40 @@ def _baseline_path(args: argparse.Namespace, config: EvalsConfig) -> Path:
         return config.baseline_for(load_meta(traces_dir / resume).suites)
     suites, _, _ = case_files(args, config)
     return config.baseline_for(suites)
+
+
+def _refuse_overwriting_inputs(
+    out: Path,
+    label: str,
+    config: EvalsConfig,
+    args: argparse.Namespace,
+    baseline: Path | None = None,
+) -> None:
+    """Refuse (exit 2, before anything is written) reports that would land on what the
+    gate reads: a baseline, the gate config, or anything in the cases folder."""
+    inputs = {
+        config.baseline_path: "the baseline",
+        **{config.baseline_for([s]): "a baseline" for s in config.suites_apart()},
+        config.gate_config_path: "the gate config",
+    }
+    for given, what in (
+        (baseline, "the baseline"),
+        (getattr(args, "gate_config", None), "the gate config"),
+    ):
+        if given is not None:
+            inputs[given] = what
+    resolved = {path.resolve(): (path, what) for path, what in inputs.items()}
+    cases_dir = config.cases_dir.resolve()
+    for path in report_paths(out, label):
+        target = path.resolve()
+        if target in resolved:
+            known, what = resolved[target]
+            raise UsageError(f"label {label!r} would overwrite {what} {str(known)!r}")
+        if target.is_relative_to(cases_dir):
+            raise UsageError(
+                f"label {label!r} would write {str(path)!r} into the cases folder"
+                f" {str(config.cases_dir)!r}; reports go elsewhere (--out)"
+            )
 
 
 def _restore(handlers: Mapping[signal.Signals, object]) -> None:

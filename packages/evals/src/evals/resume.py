@@ -48,13 +48,21 @@ def load_meta(folder: Path) -> RunMeta:
     """A trace folder's ``meta.json``; :class:`TraceError` (one line) when missing or bad."""
     path = folder / META_FILE
     try:
-        return read_meta(folder)
+        meta = read_meta(folder)
     except FileNotFoundError as e:
         raise TraceError(folder, f"not a trace folder (no {META_FILE})") from e
     except (OSError, UnicodeDecodeError) as e:
         raise TraceError(path, f"cannot read: {e}") from e
     except ValidationError as e:
         raise TraceError(path, f"not a trace meta: {first_problem(e)}") from e
+    if meta.run_id and meta.run_id != folder.name:
+        # A copied or renamed folder: a resume would append to the folder it names.
+        raise TraceError(
+            path,
+            f"run_id: {meta.run_id!r} is not this folder's name {folder.name!r}"
+            " (a copied or renamed trace folder is not the evaluation it records)",
+        )
+    return meta
 
 
 def cases_of(meta: RunMeta, config: EvalsConfig) -> tuple[list[Case], dict[str, CaseSource]]:

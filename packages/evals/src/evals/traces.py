@@ -14,6 +14,7 @@ handed to the OS in one ``write`` call on an unbuffered file, which is the flush
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Iterator, Sequence
@@ -21,7 +22,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
 from evals._files import write_atomic
 from evals.result import CheckResult
@@ -35,6 +36,21 @@ META_INTERVAL_S = 1.0
 second, at no cost worth measuring per run."""
 
 
+SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+"""A report label or a run id: a plain file name (no folders, not hidden). A trace's
+``meta.json`` is read back by ``report`` and ``--resume``, which write under these names:
+a crafted one must not reach outside ``reports/`` or ``traces/``."""
+
+
+def _safe_name(value: str, what: str) -> str:
+    if value and not SAFE_NAME.fullmatch(value):
+        raise ValueError(
+            f"{what} must be a file name of letters, digits, '.', '_' or '-', not starting"
+            f" with '.', got {value!r}"
+        )
+    return value
+
+
 class RunMeta(BaseModel):
     """What an evaluation ran and how; the ``meta`` block of every report."""
 
@@ -44,6 +60,17 @@ class RunMeta(BaseModel):
     """The trace folder's name."""
     label: str = ""
     """The report label (file names under ``reports/``)."""
+
+    @field_validator("run_id")
+    @classmethod
+    def _run_id_is_a_name(cls, value: str) -> str:
+        return _safe_name(value, "a run id")
+
+    @field_validator("label")
+    @classmethod
+    def _label_is_a_name(cls, value: str) -> str:
+        return _safe_name(value, "a label")
+
     command: str = ""
     """The CLI command that ran (``run``, ``gate`` …)."""
     suites: list[str] = Field(default_factory=list)
