@@ -485,6 +485,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a trace label '../cases/gate' (a safe first character) writes outside reports/",
     ),
     M(
+        "resume_lock_not_held",
+        f"{EVALS}/cli.py",
+        "        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)",
+        "        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)",
+        "two resumes of one run at once both re-run the missing pairs (duplicates)",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

@@ -342,3 +342,26 @@ def test_flags_that_would_lose_an_input_are_refused(
     assert line in err.strip().splitlines()[-1], err  # argparse's usage lines before it
     assert "Traceback" not in err
     assert _inputs(project) == before
+
+
+def test_a_second_resume_of_a_run_being_resumed_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _interrupted(project, 2)
+    first = _evals(project, "run", "--resume", folder.name, "--concurrency", "1", delay_s=0.2)
+    deadline = time.monotonic() + 60
+    while _lines(folder) <= 2:  # the first resume holds the run once it appends
+        assert first.poll() is None, _finish(first)
+        assert time.monotonic() < deadline, "the first resume never ran"
+        time.sleep(0.02)
+    capsys.readouterr()
+    assert main(["run", "--resume", folder.name]) == 2
+    err = capsys.readouterr().err
+    assert "another evaluation is resuming that run now" in err and err.count("\n") == 1
+    code, _, err = _finish(first)
+    assert code == 0, err
+    pairs = [(r.case_id, r.trial) for r in read_traces(folder)]
+    assert len(pairs) == len(set(pairs)) == 18  # 9 cases x 2 trials, none twice
+    capsys.readouterr()
+    assert main(["run", "--resume", folder.name]) == 2  # complete now, and unlocked
+    assert "that evaluation is complete" in capsys.readouterr().err

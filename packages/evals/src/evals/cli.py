@@ -19,6 +19,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from evals._cli_parser import build_parser
 from evals._cli_plan import STABILITY_TAG, case_files, planned, resumed, sut_options
@@ -487,6 +488,7 @@ def _evaluate(
     traces_dir: Path = args.traces or config.traces_dir
     resume: str | None = getattr(args, "resume", None)
     if resume:
+        _hold_resume_lock(traces_dir / resume, resume)
         plan = resumed(args, config, traces_dir / resume)
     else:
         plan = planned(args, config, exclude_tags)
@@ -525,6 +527,31 @@ def _baseline_path(args: argparse.Namespace, config: EvalsConfig) -> Path:
         return config.baseline_for(load_meta(traces_dir / resume).suites)
     suites, _, _ = case_files(args, config)
     return config.baseline_for(suites)
+
+
+RESUME_LOCK = ".resume.lock"
+"""The file in a trace folder a resumed evaluation holds locked until its process ends."""
+_held_locks: list[IO[bytes]] = []
+"""The resume locks this process holds (released when it exits, or by the OS if killed)."""
+
+
+def _hold_resume_lock(folder: Path, run_id: str) -> None:
+    """Lock ``folder`` for this process's resume; a second resume of the same run while
+    this one runs is refused (one line, exit 2): both would re-run the missing pairs."""
+    if not folder.is_dir():
+        return  # not a trace folder: the resume itself says so
+    import fcntl  # noqa: PLC0415  # POSIX only: imported where a resume needs it
+
+    handle = (folder / RESUME_LOCK).open("ab")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise UsageError(
+            f"--resume {run_id!r}: another evaluation is resuming that run now; wait for it"
+            " to end (two would both re-run the missing pairs)"
+        ) from None
+    _held_locks.append(handle)
 
 
 def _refuse_overwriting_inputs(
