@@ -492,6 +492,27 @@ MUTANTS: tuple[Mutant, ...] = (
         "two resumes of one run at once both re-run the missing pairs (duplicates)",
     ),
     M(
+        "json_duplicate_keys_allowed",
+        f"{EVALS}/_json_files.py",
+        "json.loads(text, object_pairs_hook=_no_duplicate_keys)",
+        "json.loads(text)",
+        "a gate.json with a lax second 'hard' section (a bad merge) is read, the last one wins",
+    ),
+    M(
+        "json_file_opened_blocking",
+        f"{EVALS}/_json_files.py",
+        'os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)',
+        "os.O_RDONLY",
+        "a FIFO given as --baseline is opened for reading: the gate hangs",
+    ),
+    M(
+        "json_depth_unchecked",
+        f"{EVALS}/_json_files.py",
+        "if len(where) >= MAX_DEPTH:",
+        "if len(where) >= MAX_DEPTH * 2:",
+        "a report nested 70 deep is read (deeper than any file the tool writes)",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -40,3 +41,17 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def not_regular(mode: int, what: str) -> str | None:
+    """Why a file of ``mode`` (``os.stat``'s) is not read as ``what`` ("a case file"), or
+    ``None`` for a regular file: a FIFO blocks whoever opens it, a device never ends."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return f"is a directory, not {what}"
+    if stat.S_ISFIFO(mode):
+        return f"is a FIFO (named pipe), not {what}; not read"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return f"is a device, not {what}; not read"
+    return "is not a regular file; not read"

@@ -11,12 +11,12 @@ deeper than :data:`MAX_DEPTH` is a problem; what the records *say* is validated 
 from __future__ import annotations
 
 import json
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evals._files import not_regular
 from evals._text import SURROGATE, quote
 from evals.errors import Problem
 
@@ -66,18 +66,6 @@ def _pairs_hook(duplicates: list[str]) -> Any:
     return hook
 
 
-def _not_regular(mode: int) -> str | None:
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "is a directory, not a case file"
-    if stat.S_ISFIFO(mode):
-        return "is a FIFO (named pipe), not a case file; not read"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "is a device, not a case file; not read"
-    return "is not a regular file; not read"
-
-
 def _walk(data: Any) -> tuple[str, str] | None:
     """The first (field path, message) that makes a parsed line unusable: nesting
     deeper than ``MAX_DEPTH`` or a lone surrogate in a string. Iterative, so a deep
@@ -104,7 +92,7 @@ def _read_file(path: PathLike) -> tuple[list[Record], list[Problem]]:
     name = str(path)
     try:
         # stat first: a FIFO or a device must be refused, never opened (a FIFO blocks).
-        refused = _not_regular(Path(path).stat().st_mode)
+        refused = not_regular(Path(path).stat().st_mode, "a case file")
         if refused is not None:
             return [], [Problem(name, 0, "(file)", refused)]
         raw = Path(path).read_bytes()

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from tabulate import tabulate
 
 from evals._files import write_atomic
-from evals._json_files import first_problem
+from evals._json_files import first_problem, read_json_text
 from evals._text import printable
 from evals.baseline import Baseline
 from evals.errors import ReportError
@@ -393,12 +393,7 @@ def write_reports(
 
 def load_report(path: Path) -> tuple[Metrics, RunMeta]:
     """Read a metrics JSON report back (for ``evals report PATH``)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as e:
-        raise ReportError(path, "no such report") from e
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ReportError(path, f"not a metrics JSON report ({e})") from e
+    _, data = read_json_text(path, ReportError, "no such report")
     if not isinstance(data, dict):
         raise ReportError(path, "not a metrics JSON report (expected an object)")
     if "meta" not in data and _is_baseline(data):

@@ -47,12 +47,10 @@ class Finished:
 def load_meta(folder: Path) -> RunMeta:
     """A trace folder's ``meta.json``; :class:`TraceError` (one line) when missing or bad."""
     path = folder / META_FILE
+    if not path.exists() and not path.is_symlink():
+        raise TraceError(folder, f"not a trace folder (no {META_FILE})")
     try:
-        meta = read_meta(folder)
-    except FileNotFoundError as e:
-        raise TraceError(folder, f"not a trace folder (no {META_FILE})") from e
-    except (OSError, UnicodeDecodeError) as e:
-        raise TraceError(path, f"cannot read: {e}") from e
+        meta = read_meta(folder)  # read as hostile input: TraceError naming the problem
     except ValidationError as e:
         raise TraceError(path, f"not a trace meta: {first_problem(e)}") from e
     if meta.run_id and meta.run_id != folder.name:
@@ -83,6 +81,8 @@ def read_finished(folder: Path, cases: Sequence[Case], trials: int) -> Finished:
     by_id = {case.id: case for case in cases}
     runs: dict[Pair, RunResult] = {}
     whole = 0
+    if path.exists() and not path.is_file():  # a FIFO would hang the read
+        raise TraceError(path, "not a regular file (a folder, a FIFO or a device): not read")
     try:
         with path.open("rb") as f:
             for number, line in enumerate(f, start=1):

@@ -25,6 +25,8 @@ from typing import IO, Self
 from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
 from evals._files import write_atomic
+from evals._json_files import read_json_text
+from evals.errors import TraceError
 from evals.result import CheckResult
 from evals.run import Run
 
@@ -254,9 +256,15 @@ def write_meta(folder: Path, meta: RunMeta) -> None:
     write_atomic(folder / META_FILE, meta.model_dump_json(indent=2) + "\n")
 
 
+MAX_META_BYTES = 16 * 1024 * 1024
+"""The largest ``meta.json`` read (one is a few kilobytes)."""
+
+
 def read_meta(folder: Path) -> RunMeta:
     """Read a trace folder's ``meta.json``."""
-    return RunMeta.model_validate_json((folder / META_FILE).read_text(encoding="utf-8"))
+    path = folder / META_FILE
+    text, _ = read_json_text(path, TraceError, "no such file", limit=MAX_META_BYTES)
+    return RunMeta.model_validate_json(text)
 
 
 def read_traces(folder: Path) -> Iterator[TraceRecord]:
