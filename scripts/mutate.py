@@ -513,6 +513,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "a report nested 70 deep is read (deeper than any file the tool writes)",
     ),
     M(
+        "labels_duplicate_key_allowed",
+        f"{JUDGE}/labels.py",
+        "data = json.loads(line, object_pairs_hook=_no_duplicate_keys)",
+        "data = json.loads(line)",
+        "a label line with a second 'label' key is read, the last one wins: a fail becomes a pass",
+        JUDGE_TESTS,
+    ),
+    M(
+        "labels_fifo_opened_blocking",
+        f"{JUDGE}/labels.py",
+        'os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)',
+        "os.O_RDONLY",
+        "a FIFO given as --labels is opened for reading: `evals judge` hangs",
+        JUDGE_TESTS,
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,12 @@ def test_thresholds_are_options(
         ("labels", '{"id": "z", "split": "tune", "label": "maybe", "reply": "x"}', "field 'label'"),
         ("pairs", '{"id": "z", "better": "x"}', "field 'worse'"),
         ("labels", "{oops", "not JSON"),
+        (  # a second "label" key would flip the verdict silently: refused
+            "labels",
+            '{"id": "z", "split": "tune", "label": "fail", "reply": "x", "label": "pass"}',
+            "key 'label' appears twice",
+        ),
+        ("labels", "[" * 100_000 + "]" * 100_000, "nested too deep"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(
@@ -163,3 +170,29 @@ def test_openai_judge_is_calibrated_through_the_cli(
     assert "FLAGGED (position bias)" in out
     assert "holdout: not usable" in out
     assert "tokens: " in out
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero", "folder"])
+def test_a_special_labels_file_is_refused_unread(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pairs_path: Path, special: str
+) -> None:
+    if special == "fifo":
+        path = tmp_path / "labels.jsonl"
+        os.mkfifo(path)  # opened for reading, it would block until a writer came
+    elif special == "folder":
+        path = tmp_path / "labels"
+        path.mkdir()
+    else:
+        path = Path(special)
+    code, out, err = run(capsys, *files(path, pairs_path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert str(path) in err and ("not read" in err or "cannot read" in err)
+
+
+def test_json_to_a_folder_is_refused_before_the_judges_run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, labels_path: Path, pairs_path: Path
+) -> None:
+    code, out, err = run(capsys, *files(labels_path, pairs_path), "--json", str(tmp_path))
+    assert code == 2 and out == ""  # nothing judged, nothing printed
+    assert err.count("\n") == 1 and "is a folder" in err and "Traceback" not in err

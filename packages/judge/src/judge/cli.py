@@ -94,6 +94,9 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
         max_inconsistent=args.max_inconsistent,
         max_attack_false_pass=args.max_attack_false_pass,
     )
+    if args.json is not None and args.json.is_dir():  # before the judges run, not after
+        print(f"judge: error: --json {args.json}: is a folder, not a file", file=sys.stderr)
+        return 2
     try:
         labels = load_labels(args.labels)
         pairs = load_pairs(args.pairs)
@@ -121,7 +124,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "judge") -> int:
         return 2
     print(render(report))
     if args.json is not None:
-        args.json.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        try:
+            args.json.write_text(report.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(f"judge: error: --json {args.json}: {e.strerror or e}", file=sys.stderr)
+            return 2
     return 0
 
 

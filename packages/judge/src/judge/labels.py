@@ -8,8 +8,10 @@ the line and the field.
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -76,20 +78,59 @@ class LabelledPair(BaseModel):
 _Model = TypeVar("_Model", LabelledReply, LabelledPair)
 
 
-def _load(path: Path, model: type[_Model]) -> list[_Model]:
+MAX_LABEL_FILE_BYTES = 64 * 1024 * 1024
+"""The largest labels file read (the committed ones are a few kilobytes)."""
+
+
+def _read_text(path: Path) -> str:
+    """The text of a regular file: a FIFO is refused unread (opened without blocking), a
+    device or a file past :data:`MAX_LABEL_FILE_BYTES` too."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise LabelFileError(str(path), 0, "-", f"cannot read file: {e}") from e
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise LabelFileError(str(path), 0, "-", f"cannot read file: {e.strerror or e}") from e
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LabelFileError(
+                str(path), 0, "-", "not a regular file (a FIFO, a device or a folder): not read"
+            )
+        if info.st_size > MAX_LABEL_FILE_BYTES:
+            raise LabelFileError(str(path), 0, "-", "larger than 64 MiB: not read")
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            data = f.read(MAX_LABEL_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise LabelFileError(str(path), 0, "-", f"not UTF-8 (byte {e.start})") from e
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise ValueError(f"key {key!r} appears twice (which one holds?)")
+        seen[key] = value
+    return seen
+
+
+def _load(path: Path, model: type[_Model]) -> list[_Model]:
+    text = _read_text(path)
     items: list[_Model] = []
     seen: set[str] = set()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as e:
             raise LabelFileError(str(path), number, "-", f"not JSON: {e.msg}") from e
+        except RecursionError as e:
+            raise LabelFileError(str(path), number, "-", "not JSON: nested too deep") from e
+        except ValueError as e:  # a key twice, or a number past int()'s 4,300 digits
+            raise LabelFileError(str(path), number, "-", str(e)) from e
         try:
             item = model.model_validate(data)
         except ValidationError as e:
