@@ -529,6 +529,13 @@ MUTANTS: tuple[Mutant, ...] = (
         JUDGE_TESTS,
     ),
     M(
+        "huge_run_kept",
+        f"{EVALS}/isolation.py",
+        "    if len(data) > MAX_RUN_BYTES:",
+        "    if len(data) > MAX_RUN_BYTES * 4:",
+        "a 60 MB reply is kept: the trace, the report and the HTML page grow with it",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

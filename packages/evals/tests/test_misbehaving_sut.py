@@ -93,6 +93,7 @@ TABLE: list[tuple[str, tuple[str, ...], dict[str, str]]] = [
             ("negative_tokens", "usage.prompt_tokens: negative (-100)"),
             ("negative_chars", "chars_returned: negative (-1)"),
             ("tokens_as_text", "usage.completion_tokens: not a number (str)"),
+            ("huge_reply", "its record is 60.0 MiB, over the 16 MiB a run may hold"),
         ]
     ),
 ]

@@ -83,19 +83,31 @@ class RunSerialisationError(ValueError):
     """A run that cannot be written as JSON (a lone surrogate, an object in ``detail``)."""
 
 
+MAX_RUN_BYTES = 16 * 2**20
+"""The largest run record kept (JSON bytes): SupportPilot's are a few kilobytes."""
+
+
 def run_json(run: Run) -> bytes:
     """``run`` as JSON bytes, as traces store it and workers send it.
 
-    Raises :class:`RunSerialisationError`, one line, when it cannot be serialised or
-    holds a number that cannot mean what its field says (:func:`evals.run.number_problem`:
-    checked here, where every worker sends its runs from)."""
+    Raises :class:`RunSerialisationError`, one line, when it cannot be serialised, holds a
+    number that cannot mean what its field says (:func:`evals.run.number_problem`), or is
+    larger than :data:`MAX_RUN_BYTES` — checked here, where every worker sends its runs
+    from, so no trace line, report or page grows past that for one run."""
     problem = number_problem(run)
     if problem is not None:
         raise RunSerialisationError(f"{INVALID_RUN}: {problem}")
     try:
-        return run.__pydantic_serializer__.to_json(run)
+        data: bytes = run.__pydantic_serializer__.to_json(run)
     except (PydanticSerializationError, ValueError, TypeError) as e:
         raise RunSerialisationError(f"the run could not be serialised: {_one_line(str(e))}") from e
+    if len(data) > MAX_RUN_BYTES:
+        raise RunSerialisationError(
+            f"{INVALID_RUN}: its record is {len(data) / 2**20:.1f} MiB, over the"
+            f" {MAX_RUN_BYTES // 2**20} MiB a run may hold (a reply or a trace that size is a"
+            " bug of the system under test)"
+        )
+    return data
 
 
 def read_back_problem(error: ValidationError) -> str:
