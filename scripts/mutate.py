@@ -536,6 +536,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "a 60 MB reply is kept: the trace, the report and the HTML page grow with it",
     ),
     M(
+        "ray_address_not_probed",
+        f"{EVALS}/ray_executor.py",
+        "            unreachable = _unreachable(address)\n",
+        "            unreachable = None\n",
+        "`--ray-address` naming a closed port hangs the evaluation in ray.init (no Ctrl-C)",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

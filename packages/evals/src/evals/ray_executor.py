@@ -29,6 +29,7 @@ import asyncio
 import contextlib
 import importlib
 import os
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +63,29 @@ UV_HOOK_VARIABLE = "RAY_ENABLE_UV_RUN_RUNTIME_ENV"
 
 class RayUnavailableError(EvalsError):
     """Ray is not installed, or the cluster cannot be reached."""
+
+
+CONNECT_PROBE_S = 3.0
+"""How long a cluster address may take to accept a TCP connection before it is called
+unreachable (a live head answers in milliseconds)."""
+
+
+def _unreachable(address: str, timeout_s: float = CONNECT_PROBE_S) -> str | None:
+    """Why nothing answers at ``address`` (``host:port`` or ``ray://host:port``), or
+    ``None`` when something does or the address names no port (``auto``: Ray finds it)."""
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    if not sep or not host:
+        return None
+    try:
+        number = int(port)
+    except ValueError:
+        return f"{port!r} is not a port number"
+    try:
+        with socket.create_connection((host.strip("[]"), number), timeout=timeout_s):
+            return None
+    except OSError as e:
+        return f"nothing answers there ({e.strerror or type(e).__name__})"
 
 
 def require_ray() -> ModuleType:
@@ -194,6 +218,10 @@ class RayPool:
             return
         address = self.executor.address or os.environ.get("RAY_ADDRESS") or None
         settings: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
+        if address:
+            unreachable = _unreachable(address)
+            if unreachable is not None:  # ray.init would retry for minutes, deaf to Ctrl-C
+                raise RayUnavailableError(f"cannot reach Ray at {address!r}: {unreachable}")
         try:
             if address:
                 ray.init(address=address, **settings)
