@@ -1125,6 +1125,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "evidence_id_of_any_form_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if found is None:\n                problems.append(",
+        "            if found is None and not ident:\n                problems.append(",
+        "a numbered evidence id that is not <prefix>#<n> (order#1.0) passes unjudged",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "evidence_numbers_unbounded",
         f"{AGENT_EVALS}/invariants.py",
         "            if not 1 <= number <= made:",
