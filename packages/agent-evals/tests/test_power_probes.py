@@ -38,12 +38,13 @@ from agent.outbox_faults import (
     OUTBOX_FAULT_KINDS,
     STALE_LOOKUP,
     WRITE_TOOL_NAMES,
+    StaleStore,
     parse_outbox_fault,
 )
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import Worker, WorkerResult
 from agent_evals.sut import SupportPilotSUT
-from domain import build_world
+from domain import Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.case import Case
 from pydantic import BaseModel, Field
@@ -52,6 +53,8 @@ from tools import ToolError, ToolGateway
 from tools.allowlist import is_allowed
 from tools.gateway import TOOLS
 from typing_extensions import TypedDict
+
+from .conftest import default_suites, load_cases
 
 _T = TypeVar("_T")
 
@@ -666,6 +669,51 @@ def read_results_carry_no_created() -> list[str]:
     return problems + created_flag_readers(results)
 
 
+def unpaired_stale_lookups(lookups: Mapping[str, list[bool]]) -> list[str]:
+    """The idempotency keys whose stale lookups (whether the database held the key, per
+    lookup) were not one that found nothing, then one that hid the row."""
+    return [
+        f"{key}: the stale lookups found {found}, not [False, True]"
+        for key, found in sorted(lookups.items())
+        if found != [False, True]
+    ]
+
+
+def stale_lookups_pair_up() -> list[str]:
+    """Premise: on every gated case with a ``stale_lookup`` fault, each key a stale
+    lookup reads is read stale exactly twice: by the first call, before anything holds it,
+    then by the retry, which hides the first write. So recording a key when the stale
+    lookup found nothing records the same keys, as many times, as recording it when the
+    lookup hid a row (``outbox.hidden_writes`` is the same count)."""
+    cases = [
+        case
+        for case in load_cases(default_suites())
+        if case.faults.get("outbox", "").partition(":")[0] == STALE_LOOKUP
+        and case.expect.refused is None
+        and case.expect.described is None
+    ]
+    if not cases:
+        return ["no gated case has a stale_lookup fault"]
+    original = StaleStore._existing
+    lookups: dict[str, list[bool]] = {}
+    """Key -> per stale lookup of it, whether the database held it (keys name the case)."""
+
+    def recording(self: StaleStore, table: str, key: str) -> dict[str, Any] | None:
+        if not self.missed:
+            lookups.setdefault(key, []).append(Store._existing(self, table, key) is not None)
+        return original(self, table, key)
+
+    problems: list[str] = []
+    with mock.patch.object(StaleStore, "_existing", recording):
+        for case in cases:
+            run = SupportPilotSUT().run(case, 0)
+            if run.outcome in ("sut_error", "error"):
+                problems.append(f"{case.id}: the run did not finish ({run.error})")
+    if not lookups:  # a case that escalates before writing looks nothing up
+        problems.append("no gated stale_lookup case made a stale lookup")
+    return problems + unpaired_stale_lookups(lookups)
+
+
 LONGEST_TRIAL_DIGITS = 18
 """The most digits a trial number has in any run that can finish (under 10**18 trials)."""
 
@@ -742,6 +790,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "settings_errors_name_one_later_field": settings_errors_name_one_later_field,
     "write_results_flag_created": write_results_flag_created,
     "read_results_carry_no_created": read_results_carry_no_created,
+    "stale_lookups_pair_up": stale_lookups_pair_up,
     "outbox_kinds_past_key_drift_sort_before_stale_lookup": (
         outbox_kinds_past_key_drift_sort_before_stale_lookup
     ),
@@ -835,6 +884,23 @@ def test_the_read_created_probe_catches_a_read_saying_created(
 ) -> None:
     """The positive control of ``read_results_carry_no_created``."""
     assert len(created_flag_readers(results)) == bad
+
+
+@pytest.mark.parametrize(
+    ("lookups", "bad"),
+    [
+        ({"t-0:ticket": [False, True], "t-0:reply": [False, True]}, 0),
+        # A write refused after its lookup, never retried: the mutant would count it.
+        ({"t-0:ticket": [False]}, 1),
+        # A third call, or a key written before the run: the counts could differ.
+        ({"t-0:ticket": [False, True, True], "t-0:reply": [True, True]}, 2),
+    ],
+)
+def test_the_stale_pairs_probe_catches_a_lookup_out_of_its_pair(
+    lookups: dict[str, list[bool]], bad: int
+) -> None:
+    """The positive control of ``stale_lookups_pair_up``."""
+    assert len(unpaired_stale_lookups(lookups)) == bad
 
 
 def test_the_status_probe_tells_a_status_after_refused() -> None:
