@@ -426,7 +426,11 @@ CONTROLS: list[Control] = [
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
-    _c("a call of an unknown tool reported as the brain's crash", _unknown_tool_a_crash, "m48"),
+    _c(
+        "a call of an unknown tool reported as the brain's crash",
+        _unknown_tool_a_crash,
+        phrase="m48: statuses",
+    ),
     _c("an answer in a code fence read with its fence", _fence_kept, "m22"),
     _c(
         "every faulted role gets the timeout fault's short contract",
