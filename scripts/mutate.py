@@ -1246,6 +1246,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "oracle_audits_lost_requests",
+        f"{AGENT_EVALS}/oracle.py",
+        '        calls[tool] = tries - min(n, tries) if kind == "lost_request" else tries\n',
+        "        calls[tool] = tries\n",
+        "the oracle counts a lost request as an audited call of its write tool",
+        tests=ORACLE_TESTS,
+    ),
+    M(
+        "oracle_forgets_the_last_lookup",
+        f"{AGENT_EVALS}/oracle.py",
+        "        if n >= WRITE_ATTEMPTS:\n",
+        "        if n > WRITE_ATTEMPTS:\n",
+        "the oracle expects no look-up of a write whose every attempt lost its acknowledgement",
+        tests=ORACLE_TESTS,
+    ),
+    M(
         "oracle_numbers_added_policies_from_101",
         f"{AGENT_EVALS}/oracle.py",
         "FIRST_ADDED_POLICY_ID = 100\n",
@@ -1260,6 +1276,14 @@ MUTANTS: tuple[Mutant, ...] = (
         '        if isinstance(args, dict) and args.get("include_superseded") is True:',
         "        if isinstance(args, dict):",
         "any knowledge-base search counts as one that asked for superseded versions",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "evidence_id_of_any_form_passes",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if found is None:\n                problems.append(",
+        "            if found is None and not ident:\n                problems.append(",
+        "a numbered evidence id that is not <prefix>#<n> (order#1.0) passes unjudged",
         tests=INVARIANT_TESTS,
     ),
     M(

@@ -558,6 +558,16 @@ evidence_never_counted = _evidence_counter(lambda n: n << 1)
 """Every evidence id is ``<prefix>#0``: two reads share one id."""
 
 
+def evidence_counted_as_fractions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Evidence ids count in floats: ``order#1.0`` for the run's first order read."""
+
+    def next_id(self: ToolContext, prefix: str) -> str:
+        self.counters[prefix] = self.counters.get(prefix, 0) + 1
+        return f"{prefix}#{float(self.counters[prefix])}"
+
+    monkeypatch.setattr(ToolContext, "next_id", next_id)
+
+
 SCREEN_OFF = {"screen": "off"}
 LEAK = BY_ID["i-exfiltrate-goal"]
 AUTHENTICATED_LEAK = LEAK.model_copy(update={"input": {**LEAK.input, "customer": "赵女士"}})
@@ -640,6 +650,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "logistics_agent hands over evidence ship#0",
+    ),
+    (
+        "evidence_ids",
+        evidence_counted_as_fractions,
+        _case(),
+        {},
+        "order_agent hands over evidence order#1.0, not order#<n> with n a whole number",
     ),
     # (invariant, breakage, case, SUT options with the breakage, words of the reason)
     (

@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent import decision, openai_brain, orchestrator, prompts, provider, settings, usage
+from agent import (
+    decision,
+    openai_brain,
+    orchestrator,
+    prompts,
+    provider,
+    settings,
+    usage,
+    worker,
+)
 from agent_evals import sut as sut_module
 from evals.baseline import build_baseline, load_baseline
 from evals.cli import main
@@ -97,13 +106,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   47/47 = 100.0%" in out
+    assert "success                   48/48 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 47
+    assert len(recorded) == 48
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -330,6 +339,16 @@ def _allowlist_open(m: pytest.MonkeyPatch) -> None:
     mutate(m, gateway.ToolGateway, "_checked", "if not is_allowed(role, name):", "if False:")
 
 
+def _unknown_tool_a_crash(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m,
+        worker.Worker,
+        "perform",
+        "except (ToolRefusedError, UnknownToolError, NotCustomersOrderError)",
+        "except (ToolRefusedError, NotCustomersOrderError)",
+    )
+
+
 @dataclass(frozen=True)
 class Control:
     """One way of breaking the model path, and how the gate must say it broke."""
@@ -407,6 +426,11 @@ CONTROLS: list[Control] = [
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
+    _c(
+        "a call of an unknown tool reported as the brain's crash",
+        _unknown_tool_a_crash,
+        phrase="m48: statuses",
+    ),
     _c("an answer in a code fence read with its fence", _fence_kept, "m22"),
     _c(
         "every faulted role gets the timeout fault's short contract",

@@ -93,7 +93,7 @@ def _hand_written() -> Iterator[dict[str, Any]]:
 def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
     """The committed cases were written by people from the spec; the oracle computes the
     same outcome, reason and ticket count for every one whose faults it models."""
-    compared = 0
+    compared = calls = 0
     for case in _hand_written():
         if not _modelled(case):
             continue
@@ -102,8 +102,50 @@ def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
         for key in ("outcome", "outcome_reason", "tickets"):
             if key in want:
                 assert got.get(key) == want[key], (case["id"], key, got)
+        # The outbox's call counts, where both the author and the oracle state them.
+        stated = got.get("state_after", {})
+        for key, value in want.get("state_after", {}).items():
+            if key.startswith("calls.") and key in stated:
+                assert stated[key] == value, (case["id"], key, stated)
+                calls += 1
         compared += 1
     assert compared >= 100  # 108 in cases/, 133 with the seed file beside the repository
+    assert calls >= 16  # 16: the replay suite's lost and stale writes
+
+
+@pytest.mark.parametrize(
+    ("fault", "reissue", "ticket", "reply", "find"),
+    [
+        ("", True, 1, 1, 0),
+        ("", False, 0, 1, 0),
+        ("lost_ack", True, 2, 2, 0),
+        ("lost_ack", False, 0, 2, 0),
+        ("lost_request", True, 1, 1, 0),
+        ("stale_lookup", True, 2, 2, 0),
+        ("stale_lookup:support__send_reply", True, 1, 2, 0),
+        ("lost_ack:support__create_ticket:2", True, 2, 1, 1),
+        ("lost_ack:support__create_ticket:9", True, 2, 1, 1),
+        ("lost_ack:support__send_reply:2", True, 1, 2, 1),
+        ("lost_ack:support__create_ticket", False, 0, 1, 0),
+        ("lost_request:support__create_ticket:2", True, 0, 0, 1),
+        ("lost_request:support__send_reply:2", False, 0, 0, 1),
+    ],
+)
+def test_the_outbox_calls_of_each_losing_fault(
+    fault: str, reissue: bool, ticket: int, reply: int, find: int
+) -> None:
+    """One call per write, a retry only after a lost one, a look-up after the last lost
+    one; a lost request is never audited, and nothing is written after a ticket that
+    never landed (docs/cases.md, the outbox faults)."""
+    assert oracle.write_calls(fault, reissue) == {
+        "calls.support__create_ticket": str(ticket),
+        "calls.support__send_reply": str(reply),
+        "calls.support__find_write": str(find),
+    }
+
+
+def test_the_oracle_counts_no_calls_under_key_drift() -> None:
+    assert oracle.write_calls("key_drift", True) == {}
 
 
 @pytest.mark.parametrize(

@@ -36,20 +36,25 @@ from agent.outbox_faults import (
     LOST_ACK,
     LOST_REQUEST,
     OUTBOX_FAULT_KINDS,
+    STALE_LOOKUP,
     WRITE_TOOL_NAMES,
+    StaleStore,
     parse_outbox_fault,
 )
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import Worker, WorkerResult
 from agent_evals.sut import SupportPilotSUT
-from domain import build_world
+from domain import Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.case import Case
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
+from tools.allowlist import is_allowed
 from tools.gateway import TOOLS
 from typing_extensions import TypedDict
+
+from .conftest import default_suites, load_cases
 
 _T = TypeVar("_T")
 
@@ -128,6 +133,24 @@ def outbox_kinds_sort_after_key_drift() -> list[str]:
     unknown = [f"unknown kind {k!r}" for k in kinds if k not in OUTBOX_FAULT_KINDS]
     return unknown + [
         f"{k!r} <= {KEY_DRIFT!r} disagrees with ==" for k in kinds_out_of_order(kinds, KEY_DRIFT)
+    ]
+
+
+def kinds_at_or_after(kinds: Iterable[str], pivot: str) -> list[str]:
+    """The kinds for which ``kind >= pivot`` and ``kind == pivot`` disagree."""
+    return [k for k in kinds if (k >= pivot) != (k == pivot)]
+
+
+def outbox_kinds_past_key_drift_sort_before_stale_lookup() -> list[str]:
+    """Premise: every kind ``parse_outbox_fault`` returns is a known one, and of those
+    ``outbox_gateway`` still has to tell apart after ``KEY_DRIFT`` took its own gateway,
+    ``>= STALE_LOOKUP`` holds exactly for STALE_LOOKUP (the lost_* kinds sort before it)."""
+    kinds = [parse_outbox_fault(fault)[0] for fault in OUTBOX_FAULTS]
+    unknown = [f"unknown kind {k!r}" for k in kinds if k not in OUTBOX_FAULT_KINDS]
+    reaching = sorted({k for k in kinds if k != KEY_DRIFT})
+    return unknown + [
+        f"{k!r} >= {STALE_LOOKUP!r} disagrees with =="
+        for k in kinds_at_or_after(reaching, STALE_LOOKUP)
     ]
 
 
@@ -587,6 +610,110 @@ def write_results_flag_created() -> list[str]:
     return problems
 
 
+READ_ARGS: dict[str, dict[str, Any]] = {
+    "orders__get_order": {"order_id": "A1001"},
+    "logistics__track": {"order_id": "A1001"},
+    "kb__search": {"query": "补发"},
+    "stock__check": {"sku": "SKU-TEE-01"},
+    "support__find_write": {"idempotency_key": "p:ticket"},
+}
+"""Arguments for each read tool (a read tool missing here fails the probe)."""
+
+
+CALLERS = ("orchestrator", "order_agent", "logistics_agent", "policy_agent")
+"""The roles a read tool is called as: the first its allowlist lets call it."""
+
+
+def created_flag_readers(results: Mapping[str, list[Mapping[str, Any]]]) -> list[str]:
+    """The read tools (name -> the data of its calls) one of whose results says
+    ``created``: only a write may, and only a write's is tested for a replay."""
+    return [
+        f"{name}: a read whose result says created={data['created']!r}"
+        for name, answers in sorted(results.items())
+        for data in answers
+        if "created" in data
+    ]
+
+
+def read_results_carry_no_created() -> list[str]:
+    """Premise: no read tool's result carries ``created`` (each read tool called before
+    and after both writes landed), so testing ``created is False`` on reads as well as
+    writes (``tool.kind <= "write"``) marks no read as a replay."""
+    problems: list[str] = []
+    reads = sorted(name for name, tool in TOOLS.items() if tool.kind == "read")
+    if not reads:
+        return ["no read tool found"]
+    store = build_world()
+    store.record_approval(
+        approval_id="p:approval",
+        trace_id="p",
+        action="reissue",
+        order_id="A1001",
+        amount=59.0,
+        summary="补发",
+        status="approved",
+        decided_by="approver",
+    )
+    gateway = ToolGateway(store, "p")
+    results: dict[str, list[Mapping[str, Any]]] = {name: [] for name in reads}
+    for phase in ("before", "after"):
+        if phase == "after":
+            for name, args in WRITE_ARGS.items():
+                gateway.call("orchestrator", name, args)
+        for name in reads:
+            if name not in READ_ARGS:
+                problems.append(f"{name}: a read tool the probe does not know")
+                continue
+            role = next((r for r in CALLERS if is_allowed(r, name)), "orchestrator")
+            results[name].append(gateway.call(role, name, READ_ARGS[name]).data)
+    return problems + created_flag_readers(results)
+
+
+def unpaired_stale_lookups(lookups: Mapping[str, list[bool]]) -> list[str]:
+    """The idempotency keys whose stale lookups (whether the database held the key, per
+    lookup) were not one that found nothing, then one that hid the row."""
+    return [
+        f"{key}: the stale lookups found {found}, not [False, True]"
+        for key, found in sorted(lookups.items())
+        if found != [False, True]
+    ]
+
+
+def stale_lookups_pair_up() -> list[str]:
+    """Premise: on every gated case with a ``stale_lookup`` fault, each key a stale
+    lookup reads is read stale exactly twice: by the first call, before anything holds it,
+    then by the retry, which hides the first write. So recording a key when the stale
+    lookup found nothing records the same keys, as many times, as recording it when the
+    lookup hid a row (``outbox.hidden_writes`` is the same count)."""
+    cases = [
+        case
+        for case in load_cases(default_suites())
+        if case.faults.get("outbox", "").partition(":")[0] == STALE_LOOKUP
+        and case.expect.refused is None
+        and case.expect.described is None
+    ]
+    if not cases:
+        return ["no gated case has a stale_lookup fault"]
+    original = StaleStore._existing
+    lookups: dict[str, list[bool]] = {}
+    """Key -> per stale lookup of it, whether the database held it (keys name the case)."""
+
+    def recording(self: StaleStore, table: str, key: str) -> dict[str, Any] | None:
+        if not self.missed:
+            lookups.setdefault(key, []).append(Store._existing(self, table, key) is not None)
+        return original(self, table, key)
+
+    problems: list[str] = []
+    with mock.patch.object(StaleStore, "_existing", recording):
+        for case in cases:
+            run = SupportPilotSUT().run(case, 0)
+            if run.outcome in ("sut_error", "error"):
+                problems.append(f"{case.id}: the run did not finish ({run.error})")
+    if not lookups:  # a case that escalates before writing looks nothing up
+        problems.append("no gated stale_lookup case made a stale lookup")
+    return problems + unpaired_stale_lookups(lookups)
+
+
 LONGEST_TRIAL_DIGITS = 18
 """The most digits a trial number has in any run that can finish (under 10**18 trials)."""
 
@@ -662,6 +789,11 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "world_walk_steps_agree": world_walk_steps_agree,
     "settings_errors_name_one_later_field": settings_errors_name_one_later_field,
     "write_results_flag_created": write_results_flag_created,
+    "read_results_carry_no_created": read_results_carry_no_created,
+    "stale_lookups_pair_up": stale_lookups_pair_up,
+    "outbox_kinds_past_key_drift_sort_before_stale_lookup": (
+        outbox_kinds_past_key_drift_sort_before_stale_lookup
+    ),
     "timeout_sleep_is_cut_at_the_contract": timeout_sleep_is_cut_at_the_contract,
     "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
     "write_ids_fit_with_room": write_ids_fit_with_room,
@@ -721,6 +853,54 @@ def test_the_outbox_order_probe_catches_a_kind_before_key_drift(
 ) -> None:
     """The positive control of ``outbox_kinds_sort_after_key_drift``."""
     assert kinds_out_of_order(kinds, KEY_DRIFT) == bad
+
+
+@pytest.mark.parametrize(
+    ("kinds", "bad"),
+    [
+        (("lost_ack", "lost_request", "stale_lookup"), []),
+        # A new kind sorting after stale_lookup would take the stale-lookup gateway.
+        (("lost_ack", "timeout_ack", "stale_lookup"), ["timeout_ack"]),
+        (("surplus_write",), ["surplus_write"]),
+    ],
+)
+def test_the_stale_lookup_order_probe_catches_a_kind_after_it(
+    kinds: tuple[str, ...], bad: list[str]
+) -> None:
+    """The positive control of ``outbox_kinds_past_key_drift_sort_before_stale_lookup``."""
+    assert kinds_at_or_after(kinds, STALE_LOOKUP) == bad
+
+
+@pytest.mark.parametrize(
+    ("results", "bad"),
+    [
+        ({"orders__get_order": [{"order_id": "A1001"}]}, 0),
+        ({"support__find_write": [{"found": True}, {"found": False, "created": False}]}, 1),
+        ({"stock__check": [{"created": True}], "kb__search": [{"created": None}]}, 2),
+    ],
+)
+def test_the_read_created_probe_catches_a_read_saying_created(
+    results: dict[str, list[Mapping[str, Any]]], bad: int
+) -> None:
+    """The positive control of ``read_results_carry_no_created``."""
+    assert len(created_flag_readers(results)) == bad
+
+
+@pytest.mark.parametrize(
+    ("lookups", "bad"),
+    [
+        ({"t-0:ticket": [False, True], "t-0:reply": [False, True]}, 0),
+        # A write refused after its lookup, never retried: the mutant would count it.
+        ({"t-0:ticket": [False]}, 1),
+        # A third call, or a key written before the run: the counts could differ.
+        ({"t-0:ticket": [False, True, True], "t-0:reply": [True, True]}, 2),
+    ],
+)
+def test_the_stale_pairs_probe_catches_a_lookup_out_of_its_pair(
+    lookups: dict[str, list[bool]], bad: int
+) -> None:
+    """The positive control of ``stale_lookups_pair_up``."""
+    assert len(unpaired_stale_lookups(lookups)) == bad
 
 
 def test_the_status_probe_tells_a_status_after_refused() -> None:

@@ -19,6 +19,7 @@ from agent_evals.scripted_model import (
     MALFORMED_ARGUMENTS,
     SCRIPTED_MODEL,
     TOPIC_READERS,
+    UNKNOWN_TOOL,
     Conversation,
     ModelFault,
     Prompt,
@@ -317,6 +318,8 @@ def test_model_faults_misbehave_once_where_they_say() -> None:
     assert isinstance(retried, ToolCalls) and retried.calls[0].arguments == {"order_id": "A1001"}
     outside = _answer("outside_allowlist:order_agent", request("order_agent"))
     assert isinstance(outside, ToolCalls) and outside.calls[0].name == FORBIDDEN_TOOL
+    unknown = _answer("unknown_tool:order_agent", request("order_agent"))
+    assert isinstance(unknown, ToolCalls) and unknown.calls[0].name == UNKNOWN_TOOL
     prose = _answer("unparsable_once:order_agent", request("order_agent", TASK, *AFTER_ORDER))
     assert isinstance(prose, Reply) and not prose.content.startswith("{")
     repaired = request(

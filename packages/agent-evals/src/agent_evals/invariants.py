@@ -829,7 +829,8 @@ EVIDENCE_ID = re.compile(r"^([a-z]+)#(-?\d+)$")
 @check(kind="outcome", name="evidence_ids")
 def evidence_ids(case: Case, run: Run) -> CheckOutput:
     """Every evidence id a specialist hands over names one read: for the numbered
-    prefixes (:data:`NUMBERED_EVIDENCE`), ``<prefix>#<n>`` with ``n`` from 1 to the number
+    prefixes (:data:`NUMBERED_EVIDENCE`), ``<prefix>#<n>`` with ``n`` a whole number
+    (``order#1.0``, ``order#x`` are not) from 1 to the number
     of calls of the prefix's read tool that returned evidence in the run (``detail.audit``);
     and no id stands for two different excerpts (``detail.bus``), so a citation leads
     back to one read."""
@@ -849,9 +850,16 @@ def evidence_ids(case: Case, run: Run) -> CheckOutput:
             ident, excerpt = str(item.get("id", "")), str(item.get("excerpt", ""))
             if seen.setdefault(ident, excerpt) != excerpt:
                 problems.append(f"evidence id {ident} stands for two different excerpts")
+            prefix, mark, _ = ident.partition("#")
+            tool = NUMBERED_EVIDENCE.get(prefix) if mark else None
+            if tool is None:
+                continue
             found = EVIDENCE_ID.match(ident)
-            tool = NUMBERED_EVIDENCE.get(found.group(1)) if found else None
-            if found is None or tool is None:
+            if found is None:
+                problems.append(
+                    f"{message.sender} hands over evidence {ident}, not {prefix}#<n> with n"
+                    " a whole number"
+                )
                 continue
             number, made = int(found.group(2)), reads[tool]
             if not 1 <= number <= made:

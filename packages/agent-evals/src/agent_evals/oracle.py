@@ -361,6 +361,42 @@ def _writes_land(faults: Mapping[str, str], reissue: bool) -> bool:
     return not (reissue and never)
 
 
+TICKET_TOOL = "support__create_ticket"
+REPLY_TOOL = "support__send_reply"
+FIND_WRITE_TOOL = "support__find_write"
+WRITE_ATTEMPTS = 2
+"""Calls of one write a run makes at most (the spec): the call and, only after its
+acknowledgement was lost, one more under the same key; after a last attempt that was
+lost too the writer looks its key up once (``support__find_write``)."""
+LOSING_FAULTS = ("lost_ack", "lost_request", "stale_lookup")
+"""The outbox faults that lose calls: each loses the first ``n`` calls (default 1;
+``stale_lookup`` always one) of the write tools it names (all of them when it names none)."""
+
+
+def write_calls(fault: str, reissue: bool) -> dict[str, str]:
+    """The audited calls of each outbox tool (``calls.<tool>``) of a run whose writes are
+    attempted under outbox ``fault`` ('' for none): the ticket (when one is filed), then
+    the reply. A lost acknowledgement is audited (the write ran), a lost request is not
+    (it never arrived); a write whose every attempt was lost is looked up once, and a
+    ticket that never landed is the end of the writes. ``{}`` for another fault kind
+    (``key_drift`` refuses every key: not a count this computes)."""
+    kind, _, rest = fault.partition(":")
+    if kind not in ("", *LOSING_FAULTS):
+        return {}
+    named, _, times = rest.partition(":")
+    lost = int(times) if times and kind != "stale_lookup" else 1
+    calls = {TICKET_TOOL: 0, REPLY_TOOL: 0, FIND_WRITE_TOOL: 0}
+    for tool in (TICKET_TOOL, REPLY_TOOL) if reissue else (REPLY_TOOL,):
+        n = lost if kind and named in ("", tool) else 0
+        tries = min(n + 1, WRITE_ATTEMPTS)
+        calls[tool] = tries - min(n, tries) if kind == "lost_request" else tries
+        if n >= WRITE_ATTEMPTS:
+            calls[FIND_WRITE_TOOL] += 1
+            if kind == "lost_request":
+                break  # it never landed: nothing is written after it
+    return {f"calls.{tool}": str(count) for tool, count in calls.items()}
+
+
 def _answer(
     case: Mapping[str, Any],
     view: WorldView,
@@ -398,6 +434,7 @@ def _answer(
             "approval": approval,
             "state_after": before,
         }
+    calls = write_calls(faults.get("outbox", ""), reissue)
     if not _writes_land(faults, reissue):
         return {
             "outcome": "escalate",
@@ -405,9 +442,9 @@ def _answer(
             "tickets": 0,
             **base,
             "approval": approval,
-            "state_after": before,
+            "state_after": {**before, **calls},
         }
-    after = {f"stock.{sku}": str(view.stock[sku] - (1 if reissue else 0))}
+    after = {f"stock.{sku}": str(view.stock[sku] - (1 if reissue else 0)), **calls}
     if faults.get("outbox", "").partition(":")[0] == "stale_lookup":
         # One stale retry per write tool the fault names: the ticket (when one is filed)
         # and the reply; each missed a key the database held.

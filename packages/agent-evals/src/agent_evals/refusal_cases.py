@@ -64,6 +64,7 @@ MAX_LOST_CALLS = 9
 MODEL_FAULTS: dict[str, bool] = {
     "malformed_call": True,
     "outside_allowlist": True,
+    "unknown_tool": True,
     "unparsable_once": True,
     "refusal": True,
     "endless_tools": True,

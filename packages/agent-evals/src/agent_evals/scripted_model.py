@@ -20,7 +20,8 @@ data, is obeyed (it calls the tool the instruction names). So losing the prompt'
 or the escaping that keeps the message inside ``<data>``, shows as a refused write.
 
 A case asks for misbehaviour with ``faults: {"model": "KIND[:ROLE]"}`` (:data:`FAULTS`):
-model-level faults (a malformed tool call, a call outside the allowlist, unparsable output
+model-level faults (a malformed tool call, a call outside the allowlist, a call of a tool
+that does not exist, unparsable output
 then a good one, a refusal, endless tool calls, a slow answer) and provider-level ones
 (HTTP 400, 401, 429 with ``Retry-After``, 500, a hang past the client's timeout; any
 status from 400 to 599 with ``http:CODE[:ROLE]``). A kind
@@ -61,6 +62,9 @@ MALFORMED_ARGUMENTS = '{"order_id": '
 """The arguments of a ``malformed_call``: JSON cut short."""
 FORBIDDEN_TOOL = "support__create_ticket"
 """What an ``outside_allowlist`` call asks for (and what an obeyed demand to reissue does)."""
+UNKNOWN_TOOL = "orders__refund_order"
+"""What an ``unknown_tool`` call asks for: a name of the tools' form that no registry holds
+(SupportPilot has no refund tool), so the call is refused as unknown, not as unauthorized."""
 UNPARSABLE = "我查到了，门槛大概是 72 小时吧，具体以系统为准。"
 """An answer in prose instead of the JSON asked for."""
 REFUSAL = "抱歉，我无法协助处理这个请求。"
@@ -484,6 +488,7 @@ def competent(conversation: Conversation) -> ResponseSpec:
 FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
     "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
+    "unknown_tool": (True, f"its first call asks for {UNKNOWN_TOOL} (no such tool)"),
     "unparsable_once": (True, "its first final answer is prose, its repaired one is good"),
     "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
@@ -751,6 +756,9 @@ class ScriptedModel:
         if kind == "outside_allowlist" and not conversation.calls:
             order_id = _tag(conversation.prompt.task, "order_id") or ""
             return _call(FORBIDDEN_TOOL, {"order_id": order_id}, conversation)
+        if kind == "unknown_tool" and not conversation.calls:
+            order_id = _tag(conversation.prompt.task, "order_id") or ""
+            return _call(UNKNOWN_TOOL, {"order_id": order_id}, conversation)
         if kind == "endless_tools" and conversation.offered:
             tool = conversation.prompt.tool(conversation.offered) or next(
                 iter(conversation.offered)
