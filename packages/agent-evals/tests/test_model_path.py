@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent import decision, openai_brain, orchestrator, prompts, provider, settings, usage
+from agent import (
+    amount_format,
+    decision,
+    openai_brain,
+    orchestrator,
+    prompts,
+    provider,
+    settings,
+    usage,
+)
 from agent_evals import sut as sut_module
 from evals.baseline import build_baseline, load_baseline
 from evals.cli import main
@@ -272,6 +281,42 @@ def _draft_from_the_wrong_claim(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _draft_from_a_claim_sorting_after(m: pytest.MonkeyPatch) -> None:
+    # The first claim whose topic sorts at or after "reply": "summary", ahead of it.
+    mutate(
+        m, orchestrator.Orchestrator, "_answer", 'if c.topic == "reply"', 'if c.topic >= "reply"'
+    )
+
+
+def _draft_from_a_claim_sorting_before(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, orchestrator.Orchestrator, "_answer", 'if c.topic == "reply"', 'if c.topic <= "reply"'
+    )
+
+
+def _one_readable_number_enough(m: pytest.MonkeyPatch) -> None:
+    # Unreadable only when both the stale hours and the threshold are.
+    mutate(
+        m,
+        decision,
+        "decide",
+        "if stale is None or threshold is None:",
+        "if stale is None and threshold is None:",
+    )
+
+
+def _amount_topic_by_identity(m: pytest.MonkeyPatch) -> None:
+    # The paid claim told by identity: a topic parsed from a model's JSON is never the
+    # agent's own literal, so its amount is left as the model stated it.
+    mutate(
+        m,
+        amount_format,
+        "_restated_claim",
+        'claim.get("topic") != PAID_TOPIC',
+        'claim.get("topic") is not PAID_TOPIC',
+    )
+
+
 def _no_repair_round(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "repaired = False", "repaired = True")
 
@@ -391,6 +436,20 @@ CONTROLS: list[Control] = [
     _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
+    _c(
+        "the reply draft taken from a claim sorting after it",
+        _draft_from_a_claim_sorting_after,
+        "m48",
+    ),  # fmt: skip
+    _c(
+        "the reply draft taken from a claim sorting before it",
+        _draft_from_a_claim_sorting_before,
+        "m48",
+    ),  # fmt: skip
+    _c(
+        "one readable number of hours enough to decide", _one_readable_number_enough, "m49", "m50"
+    ),  # fmt: skip
+    _c("a model's paid claim told by identity", _amount_topic_by_identity, "m51"),
     _c("no repair round", _no_repair_round, "m08"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
