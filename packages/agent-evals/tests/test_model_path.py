@@ -440,15 +440,13 @@ CONTROLS: list[Control] = [
         "the reply draft taken from a claim sorting after it",
         _draft_from_a_claim_sorting_after,
         "m48",
-    ),  # fmt: skip
+    ),
     _c(
         "the reply draft taken from a claim sorting before it",
         _draft_from_a_claim_sorting_before,
         "m48",
-    ),  # fmt: skip
-    _c(
-        "one readable number of hours enough to decide", _one_readable_number_enough, "m49", "m50"
-    ),  # fmt: skip
+    ),
+    _c("one readable number of hours enough to decide", _one_readable_number_enough, "m49", "m50"),
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m51"),
     _c("no repair round", _no_repair_round, "m08"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
