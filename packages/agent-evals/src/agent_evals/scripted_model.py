@@ -607,6 +607,8 @@ def with_extra_claims(content: str) -> str:
     try:
         data = json.loads(content)
         claims = data["claims"]
+        if not (isinstance(claims, list) and all(isinstance(c, dict) for c in claims)):
+            return content
         fields = list(claims[0]) if claims else list(EXTRA_CLAIMS[0])
         extra = [{f: claim.get(f, "") for f in fields} for claim in EXTRA_CLAIMS]
         data["claims"] = [*extra, *claims]
