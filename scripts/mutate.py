@@ -1746,6 +1746,15 @@ MUTANTS: tuple[Mutant, ...] = (
         "the 5 of a 72.5-hour policy is read as a five-hour period",
         tests=ORACLE_TESTS,
     ),
+    M(
+        "spec_terms_any_current_doc_rules",
+        f"{AGENT_EVALS}/spec_terms.py",
+        "        and REISSUE_WORD in f\"{doc.get('title', '')}{doc.get('body', '')}\"",
+        "        and bool(doc.get('body'))",
+        "any current document rules the reissue threshold, a newer one about chasing the"
+        " carrier too",
+        tests=ORACLE_TESTS,
+    ),
     # --- evals power: the sampler, the ledger, the figures -------------------------
     M(
         "power_same_seed_not_reuse",
@@ -1904,6 +1913,24 @@ MUTANTS: tuple[Mutant, ...] = (
         '    if True:\n        return True\n    return False, f"the repair requests',
         "repair_quoted passes whatever the repair requests quoted",
         tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
+        "scripted_extra_claims_after",
+        SCRIPTED,
+        '        data["claims"] = [*extra, *claims]',
+        '        data["claims"] = [*claims, *extra]',
+        "extra_claims puts its claims after the draft: an agent that takes the first claim"
+        " sorting at or after 'reply' still finds the draft first",
+        tests=("packages/agent-evals/tests/test_model_path.py",),
+    ),
+    M(
+        "scripted_numbers_kept_in_digits",
+        SCRIPTED,
+        '                claim["value"] = value.translate(NUMERALS)',
+        '                claim["value"] = value',
+        "numbers_in_words states its numbers in digits: an agent deciding on one readable"
+        " number goes unseen",
+        tests=MODEL_TESTS,
     ),
     M(
         "scripted_long_key_short",

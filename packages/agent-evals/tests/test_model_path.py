@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from agent import (
+    amount_format,
     decision,
     openai_brain,
     orchestrator,
@@ -106,13 +107,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   48/48 = 100.0%" in out
+    assert "success                   52/52 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 48
+    assert len(recorded) == 52
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -281,6 +282,42 @@ def _draft_from_the_wrong_claim(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _draft_from_a_claim_sorting_after(m: pytest.MonkeyPatch) -> None:
+    # The first claim whose topic sorts at or after "reply": "summary", ahead of it.
+    mutate(
+        m, orchestrator.Orchestrator, "_answer", 'if c.topic == "reply"', 'if c.topic >= "reply"'
+    )
+
+
+def _draft_from_a_claim_sorting_before(m: pytest.MonkeyPatch) -> None:
+    mutate(
+        m, orchestrator.Orchestrator, "_answer", 'if c.topic == "reply"', 'if c.topic <= "reply"'
+    )
+
+
+def _one_readable_number_enough(m: pytest.MonkeyPatch) -> None:
+    # Unreadable only when both the stale hours and the threshold are.
+    mutate(
+        m,
+        decision,
+        "decide",
+        "if stale is None or threshold is None:",
+        "if stale is None and threshold is None:",
+    )
+
+
+def _amount_topic_by_identity(m: pytest.MonkeyPatch) -> None:
+    # The paid claim told by identity: a topic parsed from a model's JSON is never the
+    # agent's own literal, so its amount is left as the model stated it.
+    mutate(
+        m,
+        amount_format,
+        "_restated_claim",
+        'claim.get("topic") != PAID_TOPIC',
+        'claim.get("topic") is not PAID_TOPIC',
+    )
+
+
 def _no_repair_round(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "repaired = False", "repaired = True")
 
@@ -410,6 +447,18 @@ CONTROLS: list[Control] = [
     _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
+    _c(
+        "the reply draft taken from a claim sorting after it",
+        _draft_from_a_claim_sorting_after,
+        "m49",
+    ),
+    _c(
+        "the reply draft taken from a claim sorting before it",
+        _draft_from_a_claim_sorting_before,
+        "m49",
+    ),
+    _c("one readable number of hours enough to decide", _one_readable_number_enough, "m50", "m51"),
+    _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
     _c("no repair round", _no_repair_round, "m08"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),

@@ -215,6 +215,14 @@ def _doc(doc_id: int, body: str, date: str, *, superseded: bool = False) -> dict
             [_doc(3, "满 72 小时补发", "2024-07-01"), _doc(100, "满七十二小时补发", "2025-01-01")],
             None,
         ),
+        (
+            [
+                _doc(3, "满 72 小时补发", "2024-07-01"),
+                {**_doc(100, "满 24 小时催件", "2025-03-01"), "title": "物流催件说明"},
+            ],
+            72,
+        ),
+        ([{**_doc(100, "满 24 小时催件", "2025-03-01"), "title": "物流催件说明"}], None),
         ([], None),
     ],
 )
@@ -250,6 +258,20 @@ def _first_policy_by_rank(self: Any, task: Any, tools: Any) -> Any:
     return {"claims": [{"topic": "reissue_threshold_hours", "value": None, "text": "无"}]}
 
 
+def _newest_current_document_rules(self: Any, task: Any, tools: Any) -> Any:
+    """Every current document the reissue search finds counts as a reissue policy."""
+    result = tools.call("kb__search", {"query": rule_brains.POLICY_QUERY})
+    documents = {f"kb#{doc['id']}": doc for doc in result.data.get("documents", [])}
+    current = [item for item in result.evidence if not documents[item.id]["superseded"]]
+    if not current:
+        return {"claims": [{"topic": "reissue_threshold_hours", "value": None, "text": "无"}]}
+    ruling = max(current, key=lambda item: rule_brains._in_force_key(documents[item.id]))
+    hours = rule_brains.period_hours(str(documents[ruling.id]["body"]))
+    value = None if hours is None else str(hours)
+    claim = {"topic": "reissue_threshold_hours", "value": value, "text": "政策"}
+    return {"claims": [{**claim, "evidence": [] if hours is None else [ruling.id]}]}
+
+
 def _hours_only(text: str) -> int | None:
     match = re.search(r"(\d+)\s*小时", text)
     return None if match is None else int(match.group(1))
@@ -277,6 +299,12 @@ BROKEN: dict[str, tuple[Any, str, Callable[..., Any], str]] = {
         "policy:",
     ),
     "policy: hours only": (rule_brains, "period_hours", _hours_only, "policy:"),
+    "policy: the newest current document rules, about reissues or not": (
+        rule_brains.PolicyBrain,
+        "think",
+        _newest_current_document_rules,
+        "policy:",
+    ),
     "closed orders ignored": (orchestrator, "decide", _closed_ignored, "order_status:"),
     "flaky: flaky:0 crashes too": (faults, "flaky_crashes", lambda p, c, t: True, "fault:"),
     "flaky: flaky:1 does not crash": (faults, "flaky_crashes", lambda p, c, t: False, "fault:"),

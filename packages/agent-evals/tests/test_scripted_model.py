@@ -26,8 +26,10 @@ from agent_evals.scripted_model import (
     ScriptedModel,
     answer_format,
     competent,
+    in_words,
     parse_model_fault,
     read_claims,
+    with_extra_claims,
 )
 from fake_openai import Hang, HttpError, Raw, Reply, ToolCalls
 from tools import openai_schemas
@@ -417,3 +419,39 @@ def test_an_http_fault_outside_the_error_statuses_is_refused(text: str, fragment
     with pytest.raises(UnknownFaultError) as info:
         parse_model_fault(text)
     assert fragment in str(info.value)
+
+
+def _answer_of(*claims: tuple[str, str | None]) -> str:
+    items = [{"topic": t, "value": v, "text": "", "evidence": []} for t, v in claims]
+    return json.dumps({"claims": items}, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    ("asked", "values"),
+    [
+        ((("stale_hours", "120"),), ["一二〇"]),
+        ((("reissue_threshold_hours", "72"), ("policy_notes", "满 7 天")), ["七二", "满 7 天"]),
+        ((("order", "A1001"), ("paid", "59.00"), ("sku", None)), ["A1001", "59.00", None]),
+        ((("stale_hours", "١٢"),), ["١٢"]),  # digits, but not ASCII ones: left as they are
+    ],
+)
+def test_numbers_in_words_rewrites_only_values_of_ascii_digits(
+    asked: tuple[tuple[str, str | None], ...], values: list[str | None]
+) -> None:
+    data = json.loads(in_words(_answer_of(*asked)))
+    assert [c["value"] for c in data["claims"]] == values
+
+
+@pytest.mark.parametrize("asked", ["reply", "parcel_state", "stale_hours", "sku", "last_event"])
+def test_extra_claims_come_first_and_sort_on_both_sides_of_every_topic(asked: str) -> None:
+    data = json.loads(with_extra_claims(_answer_of((asked, "x"))))
+    topics = [c["topic"] for c in data["claims"]]
+    assert topics[-1] == asked and len(topics) == 3
+    assert min(topics[:2]) < asked < max(topics[:2])
+    assert all(set(c) == {"topic", "value", "text", "evidence"} for c in data["claims"])
+
+
+@pytest.mark.parametrize("content", ["我查到了", '{"answer": 1}', '{"claims": "x"}'])
+def test_answers_that_are_not_claims_pass_both_faults_untouched(content: str) -> None:
+    assert in_words(content) == content
+    assert with_extra_claims(content) == content

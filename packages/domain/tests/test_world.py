@@ -174,6 +174,16 @@ def test_world_in_a_directory_is_a_new_file(tmp_path: Path) -> None:
     assert two.get_order("A1003").status == "已签收"
 
 
+@pytest.mark.parametrize("depth", [1, 3])
+def test_a_world_folder_that_does_not_exist_yet_is_made(tmp_path: Path, depth: int) -> None:
+    # SUPPORTPILOT_DB_DIR may name a folder none of whose parents exist yet (a fresh CI
+    # workspace): the world is built there, not refused.
+    folder = tmp_path.joinpath(*[f"level{i}" for i in range(depth)])
+    store = build_world(db_dir=folder)
+    assert store.path is not None and store.path.parent == folder and store.path.exists()
+    assert build_world(db_dir=folder).path != store.path  # and the folder, once made, is reused
+
+
 KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
 
 

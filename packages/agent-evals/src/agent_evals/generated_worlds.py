@@ -65,6 +65,18 @@ def _policy(body: str, date: str, version: str, *, superseded: bool = False) -> 
     }
 
 
+UNRELATED_NEWER: dict[str, Any] = {
+    "title": "物流催件说明",
+    "body": "物流信息停滞满 24 小时未更新的，客服可联系快递催件，并告知客户处理进度。",
+    "version": "v3",
+    "effective_date": "2025-03-01",
+    "superseded": False,
+}
+"""A current document a reissue search finds (it has the reissue keywords), newer than
+every reissue policy and stating a period, but about chasing the carrier, not about
+reissues (it never says 补发): it must never rule the reissue threshold."""
+
+
 MANY_ADDED: tuple[tuple[int, str, str], ...] = (
     (24, "2024-08-01", "v3"),
     (36, "2024-09-01", "v4"),
@@ -168,6 +180,16 @@ POLICIES: dict[str, dict[str, Any]] = {
                 superseded=True,
             )
         ],
+        "hours": None,
+    },
+    "unrelated_newer": {
+        "kb": "default",
+        "add": [UNRELATED_NEWER],
+        "hours": 72,
+    },
+    "unrelated_only": {
+        "kb": "empty",
+        "add": [UNRELATED_NEWER],
         "hours": None,
     },
     "empty": {"kb": "empty", "add": [], "hours": None},

@@ -75,6 +75,8 @@ MODEL_FAULTS: dict[str, bool] = {
     "past_limit": True,
     "extra_argument": True,
     "long_mistake": True,
+    "extra_claims": True,
+    "numbers_in_words": True,
     "bad_request": True,
     "rate_limited_once": True,
     "unauthorized": False,

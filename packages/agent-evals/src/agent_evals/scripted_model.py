@@ -485,6 +485,19 @@ def competent(conversation: Conversation) -> ResponseSpec:
 
 # -- faults -------------------------------------------------------------------------
 
+EXTRA_CLAIMS: tuple[dict[str, Any], ...] = (
+    {"topic": "confidence", "value": "高", "text": "我对以上结论很有把握", "evidence": []},
+    {"topic": "summary", "value": "已完成", "text": "处理摘要", "evidence": []},
+)
+"""What an ``extra_claims`` answer puts before the claims asked for: topics no prompt
+names, one sorting before every topic of the specialists' prompts (``confidence`` <
+``last_event``, ``order``, ``paid``, ``reply`` …) and one after every one (``summary`` >
+``stale_hours``, ``sku`` …), so an agent that picks a claim by anything but its exact
+topic picks one of these."""
+
+NUMERALS = str.maketrans("0123456789", "〇一二三四五六七八九")
+"""Digit -> its Chinese numeral (what a ``numbers_in_words`` answer writes)."""
+
 FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
     "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
@@ -505,6 +518,17 @@ FAULTS: dict[str, tuple[bool, str]] = {
         True,
         "its first final answer carries an unknown key of 1,000 characters; its repaired one"
         " is good",
+    ),
+    "extra_claims": (
+        True,
+        "its final answers carry, before the claims asked for, two it was never asked for:"
+        f" {EXTRA_CLAIMS[0]['topic']} (a topic sorting before every topic asked for) and"
+        f" {EXTRA_CLAIMS[1]['topic']} (one sorting after every one)",
+    ),
+    "numbers_in_words": (
+        True,
+        "its final answers state every value written in digits alone in Chinese numerals,"
+        " digit by digit (72 -> 七二): a number the agent may not read",
     ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
@@ -579,6 +603,36 @@ def mistaken(content: str, repair: str) -> str:
     for where, make in MISTAKES.items():
         if where not in repair:
             make(claim)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def with_extra_claims(content: str) -> str:
+    """``content`` (a claims answer) with :data:`EXTRA_CLAIMS` before its claims, each
+    holding only the fields the answer's claims hold."""
+    try:
+        data = json.loads(content)
+        claims = data["claims"]
+        if not (isinstance(claims, list) and all(isinstance(c, dict) for c in claims)):
+            return content
+        fields = list(claims[0]) if claims else list(EXTRA_CLAIMS[0])
+        extra = [{f: claim.get(f, "") for f in fields} for claim in EXTRA_CLAIMS]
+        data["claims"] = [*extra, *claims]
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return content
+    return json.dumps(data, ensure_ascii=False)
+
+
+def in_words(content: str) -> str:
+    """``content`` (a claims answer) with every claim value made of ASCII digits alone
+    written in Chinese numerals (``120`` -> ``一二〇``); other values as they are."""
+    try:
+        data = json.loads(content)
+        for claim in data["claims"]:
+            value = claim.get("value")
+            if isinstance(value, str) and value.isascii() and value.isdigit():
+                claim["value"] = value.translate(NUMERALS)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return content
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -792,6 +846,10 @@ class ScriptedModel:
         if kind == "two_mistakes" and isinstance(answer, Reply):
             repair = conversation.messages[-1] if conversation.answered_before else {}
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
+        if kind == "extra_claims" and isinstance(answer, Reply):
+            return replace(answer, content=with_extra_claims(answer.content))
+        if kind == "numbers_in_words" and isinstance(answer, Reply):
+            return replace(answer, content=in_words(answer.content))
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer
