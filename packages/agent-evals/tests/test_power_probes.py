@@ -28,9 +28,11 @@ import pytest
 import sqlite_utils.hookspecs
 import sqlite_utils.plugins
 import tools
+from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES
 from agent.brain import Task
-from agent.contracts import WorkerStatus, default_contracts
-from agent.faults import apply_fault, fault_contract
+from agent.contracts import ROLES, WorkerStatus, default_contracts
+from agent.faults import CLAIM_TOPIC, apply_fault, fault_contract, write_tools
+from agent.openai_brain import parse_output
 from agent.outbox_faults import (
     KEY_DRIFT,
     LOST_ACK,
@@ -414,10 +416,93 @@ def appended(raw: dict[str, Any], count: int) -> dict[str, Any]:
 
 
 def no_filler_leaves_an_equal_output() -> list[str]:
-    """Premise of the ``with_claims`` ``>=`` -> ``>`` entry: every rule brain's output, with
-    zero fillers appended the way ``with_claims`` appends them, equals the output."""
+    """Premise of the ``with_claims`` guard entries (``>=`` -> ``>``, ``==``, ``is``): every
+    rule brain's output, with zero or fewer fillers appended the way ``with_claims``
+    appends them (``count - len(claims)`` is 0 or negative once the output holds
+    ``count`` claims or more), equals the output."""
     outputs = [_rule_output(role) for role in ("order_agent", "logistics_agent", "policy_agent")]
-    return [f"{o} changes with no filler" for o in outputs if appended(o, 0) != o]
+    return [
+        f"{o} changes with {k} fillers"
+        for o in outputs
+        for k in (0, -1, -len(o["claims"]) - 1)
+        if appended(o, k) != o
+    ]
+
+
+MODEL_ANSWERS = (
+    "",
+    "好的，我查到了！包裹应该很快就到。",
+    "[]",
+    "null",
+    '{"claims": null}',
+    '{"claims": {}}',
+    '{"note": "x"}',
+    '{"claims": []}',
+    '```json\n{"claims": []}\n```',
+    '{"claims": [{"topic": "parcel_state", "value": "在途", "text": "在途", "evidence": []}]}',
+)
+"""Final answers a model may give: prose, JSON of every shape, a fenced claim list."""
+
+
+def claim_list_problems(answer: Callable[[str], object], texts: Iterable[str]) -> list[str]:
+    """Every text that ``answer`` turns into something other than a dict whose claims are
+    a list (raising ``ValueError`` is fine: the brain then repairs or gives up)."""
+    problems = []
+    for text in texts:
+        try:
+            out = answer(text)
+        except ValueError:
+            continue
+        if not (isinstance(out, dict) and isinstance(out.get("claims"), list)):
+            problems.append(f"{text!r} -> {out!r}")
+    return problems
+
+
+def wrapped_brains_answer_claim_lists() -> list[str]:
+    """Premise of the ``with_claims`` ``or`` -> ``and`` entry: what a fault wraps answers
+    a dict whose claims are a list, or raises (so ``claims is None`` never holds there):
+    each rule brain, and a model brain's parsed answer (``parse_output``, the only value
+    ``OpenAIBrain.think`` returns); and at ``count`` or more claims, appending
+    ``count - len`` fillers leaves an equal output."""
+    problems = claim_list_problems(parse_output, MODEL_ANSWERS)
+    for role in ROLES:
+        output = _rule_output(role)
+        if not isinstance(output.get("claims"), list):
+            problems.append(f"the {role} rule brain answered {output!r}")
+    return problems + no_filler_leaves_an_equal_output()
+
+
+FAULT_SAMPLES = (
+    *sorted(faults_module.SIMPLE_FAULTS),
+    *(f"{k}:{t}" for k in ("write_attempt", "hidden_write_attempt") for t in write_tools()),
+    "flaky:0.5",
+    *(f"amount_format:{style}" for style in AMOUNT_STYLES),
+    "oversize:1",
+    "claims:1",
+    "claim_topic:0",
+)
+"""A fault of every form a role's fault takes (docs/cases.md, the fault table)."""
+
+
+def fault_kinds() -> tuple[list[str], list[str]]:
+    """The kind of every fault of :data:`FAULT_SAMPLES`, and every form the refusal of an
+    unknown fault lists (``ROLE_FAULT_FORMS``) that none of them is of."""
+    kinds = [faults_module.parse_fault(f) for f in FAULT_SAMPLES]
+    forms = {f.strip().partition(":")[0] for f in faults_module.ROLE_FAULT_FORMS.split(",")}
+    return kinds, sorted(forms - set(kinds))
+
+
+def decorating_kinds_in_order() -> list[str]:
+    """Premise of the ``<=`` entries of ``FaultyBrain.think``'s decorating tests: every
+    kind sorts after ``amount_format`` (the first test) but that kind, and after
+    ``claim_topic`` but that kind and ``amount_format`` (returned for before it), so
+    ``<=`` and ``==`` agree on every kind that reaches each test."""
+    kinds, missing = fault_kinds()
+    problems = [f"no sample of the form {m!r}" for m in missing]
+    problems += [f"{k!r} <= 'amount_format'" for k in kinds_out_of_order(kinds, AMOUNT_FORMAT)]
+    reaching = [k for k in kinds if k != AMOUNT_FORMAT]
+    problems += [f"{k!r} <= 'claim_topic'" for k in kinds_out_of_order(reaching, CLAIM_TOPIC)]
+    return problems
 
 
 def _rule_output(role: str) -> dict[str, Any]:
@@ -664,6 +749,8 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "write_results_flag_created": write_results_flag_created,
     "timeout_sleep_is_cut_at_the_contract": timeout_sleep_is_cut_at_the_contract,
     "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
+    "wrapped_brains_answer_claim_lists": wrapped_brains_answer_claim_lists,
+    "decorating_kinds_in_order": decorating_kinds_in_order,
     "write_ids_fit_with_room": write_ids_fit_with_room,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
@@ -918,7 +1005,44 @@ def test_the_filler_probe_tells_an_appended_filler() -> None:
     """The positive control of ``no_filler_leaves_an_equal_output``."""
     raw = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
     assert appended(raw, 0) == raw
+    assert appended(raw, -2) == raw
     assert appended(raw, 1) != raw
+
+
+def test_the_claim_list_probe_tells_an_answer_that_is_no_claim_list() -> None:
+    """The positive control of ``wrapped_brains_answer_claim_lists``: a parser that hands
+    back what JSON it finds (a list, null, claims null) is caught, one that raises is not."""
+    loose = claim_list_problems(json.loads, MODEL_ANSWERS[2:8])
+    assert [p.partition(" -> ")[0] for p in loose] == [repr(t) for t in MODEL_ANSWERS[2:7]]
+    assert claim_list_problems(parse_output, MODEL_ANSWERS) == []
+
+
+@pytest.mark.parametrize(
+    ("kinds", "pivot", "bad"),
+    [
+        (("claim_topic", "claims", "crash", "timeout"), "claim_topic", []),
+        # A new kind sorting before claim_topic would get claim_topic's added claim.
+        (("claim_topic", "blank", "timeout"), "claim_topic", ["blank"]),
+        (("amount_format", "crash"), "amount_format", []),
+        (("amount_format", "add_claim"), "amount_format", ["add_claim"]),
+    ],
+)
+def test_the_kind_order_probe_catches_a_kind_before_its_test(
+    kinds: tuple[str, ...], pivot: str, bad: list[str]
+) -> None:
+    """The positive control of ``decorating_kinds_in_order`` (its order test)."""
+    assert kinds_out_of_order(kinds, pivot) == bad
+
+
+def test_the_fault_samples_cover_every_form() -> None:
+    """The positive control of ``decorating_kinds_in_order`` (its completeness): the
+    samples cover every form the refusal lists; a form with no sample would be named."""
+    kinds, missing = fault_kinds()
+    assert (
+        missing == [] and len(set(kinds)) == len(faults_module.ROLE_FAULT_FORMS.split(",")) - 1
+    )  # write_attempt and write_attempt:<tool> are one kind
+    with mock.patch.object(faults_module, "ROLE_FAULT_FORMS", "crash, new_kind:<n>"):
+        assert fault_kinds()[1] == ["new_kind"]
 
 
 @pytest.mark.parametrize(("trace_chars", "caught"), [(189, 0), (190, 1), (192, 2), (193, 3)])
