@@ -11,9 +11,11 @@ import asyncio
 import importlib
 import json
 import pkgutil
+import random
 import time
 import types
 import typing
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -47,6 +49,7 @@ from agent_evals.sut import SupportPilotSUT
 from domain import build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.case import Case
+from evals.power.premises import load_gated_cases
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
@@ -472,6 +475,64 @@ def wrapped_brains_answer_claim_lists() -> list[str]:
     return problems + no_filler_leaves_an_equal_output()
 
 
+def hidden_sorts_first_of_write_attempts() -> list[str]:
+    """Premise of the ``hide=self.kind <= HIDDEN_WRITE_ATTEMPT`` entry: of the kinds of the
+    faults that name a write tool (the only ones that call ``attempt_write``), only
+    hidden_write_attempt is <= it."""
+    kinds = [
+        faults_module.parse_fault(f)
+        for f in FAULT_SAMPLES
+        if faults_module.write_attempt_tool(f) is not None
+    ]
+    out = kinds_out_of_order(kinds, faults_module.HIDDEN_WRITE_ATTEMPT)
+    return [f"{k!r} <= 'hidden_write_attempt'" for k in out] + (
+        [] if len(set(kinds)) == 2 else [f"write-attempt kinds {sorted(set(kinds))}"]
+    )
+
+
+def kinds_after_oversize_never_decorate() -> list[str]:
+    """Premise of the ``self.kind >= OVERSIZE`` entry: the kinds sorting after 'oversize'
+    are timeout and write_attempt, and neither reaches the decorating tests: a timeout
+    brain is cancelled in its sleep (as ``timeout_sleep_is_cut_at_the_contract``
+    checks) and a write attempt is refused (no role may call a write tool)."""
+    kinds, _ = fault_kinds()
+    after = sorted({k for k in kinds if k > faults_module.OVERSIZE})
+    problems = [] if after == ["timeout", "write_attempt"] else [f"after oversize: {after}"]
+    for role in ROLES:
+        allowed = sorted(set(tools.allowed_tools(role)) & set(write_tools()))
+        problems += [f"{role} may call {t}" for t in allowed]
+    return problems + timeout_sleep_is_cut_at_the_contract()
+
+
+DRAW_TRIALS = range(10)
+"""The trials a gated case may run (``--trials`` up to 10, as the stability session)."""
+
+
+def draws_at(probabilities: Iterable[float], case_ids: Iterable[str]) -> list[str]:
+    """Every (case, trial) whose seeded flaky draw is exactly one of ``probabilities``
+    (where ``random() < p`` and ``random() <= p`` disagree)."""
+    ps = set(probabilities)
+    return [
+        f"{case_id}:{trial}"
+        for case_id in case_ids
+        for trial in DRAW_TRIALS
+        if random.Random(zlib.crc32(f"{case_id}:{trial}".encode())).random() in ps
+    ]
+
+
+def no_draw_sits_on_a_gated_probability() -> list[str]:
+    """Premise of the ``random() < p`` -> ``<=`` entry: every faulted role draws (p is 0
+    for every kind but flaky:p), and no gated case's draw, trials 0-9, is exactly 0 or
+    the p of a flaky fault it names."""
+    cases = load_gated_cases(ROOT / "cases")
+    ps = {0.0, 1.0}
+    for case in cases:
+        for fault in (case.get("faults") or {}).values():
+            p = faults_module.flaky_probability(str(fault))
+            ps |= set() if p is None else {p}
+    return draws_at(ps, [str(c.get("id")) for c in cases if c.get("faults")])
+
+
 FAULT_SAMPLES = (
     *sorted(faults_module.SIMPLE_FAULTS),
     *(f"{k}:{t}" for k in ("write_attempt", "hidden_write_attempt") for t in write_tools()),
@@ -751,6 +812,9 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
     "wrapped_brains_answer_claim_lists": wrapped_brains_answer_claim_lists,
     "decorating_kinds_in_order": decorating_kinds_in_order,
+    "hidden_sorts_first_of_write_attempts": hidden_sorts_first_of_write_attempts,
+    "no_draw_sits_on_a_gated_probability": no_draw_sits_on_a_gated_probability,
+    "kinds_after_oversize_never_decorate": kinds_after_oversize_never_decorate,
     "write_ids_fit_with_room": write_ids_fit_with_room,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
@@ -1025,6 +1089,9 @@ def test_the_claim_list_probe_tells_an_answer_that_is_no_claim_list() -> None:
         (("claim_topic", "blank", "timeout"), "claim_topic", ["blank"]),
         (("amount_format", "crash"), "amount_format", []),
         (("amount_format", "add_claim"), "amount_format", ["add_claim"]),
+        # A write-attempt kind sorting before hidden_write_attempt would hide its refusal.
+        (("write_attempt", "hidden_write_attempt"), "hidden_write_attempt", []),
+        (("write_attempt", "forced_write"), "hidden_write_attempt", ["forced_write"]),
     ],
 )
 def test_the_kind_order_probe_catches_a_kind_before_its_test(
@@ -1051,3 +1118,25 @@ def test_the_write_id_probe_tells_an_id_at_its_limit(trace_chars: int, caught: i
     the approval id (trace + 9) within one character of its 200 is caught, then the keys."""
     limits = {"approval_id": 200, "idempotency_key": 200}
     assert len(write_ids_within(limits, trace_chars)) == caught
+
+
+def test_the_draw_probe_tells_a_draw_on_a_probability() -> None:
+    """The positive control of ``no_draw_sits_on_a_gated_probability``: a probability
+    equal to a case's own draw is caught; 0 and 1 are not hit by these."""
+    draw = random.Random(zlib.crc32(b"x:3")).random()
+    assert draws_at({draw}, ["x"]) == ["x:3"]
+    assert draws_at({0.0, 1.0}, ["x", "y"]) == []
+
+
+def test_the_oversize_order_probe_tells_a_role_allowed_a_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of ``kinds_after_oversize_never_decorate``: a role allowed a
+    write tool (its write attempt would go through and reach the tests) is caught."""
+    allowed = tools.allowed_tools
+    monkeypatch.setattr(
+        tools,
+        "allowed_tools",
+        lambda role: allowed(role) | ({"support__send_reply"} if role == "reply_agent" else set()),
+    )
+    assert "reply_agent may call support__send_reply" in kinds_after_oversize_never_decorate()
