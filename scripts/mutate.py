@@ -1891,6 +1891,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=MODEL_TESTS,
     ),
     M(
+        "limits_least_count_not_least",
+        f"{PLUGIN}/limit_cases.py",
+        "COUNTED_LEAST = 1\n",
+        "COUNTED_LEAST = 2\n",
+        "the limits suite's least-count cases run claims:2 and oversize:2, not the least count",
+        tests=("packages/agent-evals/tests/test_limit_cases.py",),
+    ),
+    M(
         "limits_topic_most_exclusive",
         f"{PLUGIN}/limit_cases.py",
         "        return replied if TOPIC_LEAST <= topic <= TOPIC_MOST else refused",

@@ -4,9 +4,10 @@ arithmetic), and its expectations failing on a SUT whose limit moved by one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import agent.bus
+import agent.faults
 import agent.worker
 import agent_evals.sut
 import pytest
@@ -18,6 +19,7 @@ from agent_evals.limit_cases import (
     BUS_PAYLOAD_LIMIT,
     CLAIMS_LIMIT,
     CLAIMS_ROLE,
+    COUNTED_LEAST,
     EMPTY_FILLER_CHARS,
     FILLER_TEXT_CHARS,
     GENERATOR,
@@ -237,3 +239,54 @@ def test_the_padding_cases_sit_at_the_edges_they_name(label: str, room: int) -> 
     assert measured_chars(natural) == NATURAL_ORDER_OUTPUT_CHARS
     assert measured_chars([*natural, empty]) - measured_chars(natural) == EMPTY_FILLER_CHARS
     assert n - measured_chars([*natural, empty]) == room
+
+
+LEAST = [("claims_least", "claims"), ("padding_least", "oversize")]
+"""The cases at the least count of each counted fault kind."""
+
+
+@pytest.mark.parametrize(("label", "kind"), LEAST)
+def test_the_least_count_cases_sit_at_the_least_count_and_change_nothing(
+    label: str, kind: str
+) -> None:
+    """The count is the least the fault takes (one less is refused), and on the real run
+    the role's output reaches the worker exactly as its own brain answered it."""
+    case = CASES[label]
+    ((role, fault),) = case.faults.items()
+    assert fault == f"{kind}:{COUNTED_LEAST}" and parse_fault(fault) == kind
+    with pytest.raises(UnknownFaultError):
+        parse_fault(f"{kind}:{COUNTED_LEAST - 1}")
+    answers = SupportPilotSUT().run(case, 0).detail["faulted"][role]["answers"]
+    sides = {
+        side: [a["output"] for a in answers if a["side"] == side] for side in ("natural", "given")
+    }
+    assert len(sides["given"]) == 1 and sides["given"] == sides["natural"]
+
+
+def _probability_read_for(reads: Callable[[str], bool]) -> Callable[[str], float | None]:
+    """A ``flaky_probability`` that reads the argument of every kind ``reads`` takes."""
+
+    def flaky_probability(fault: str) -> float | None:
+        kind, _, arg = fault.partition(":")
+        return agent.faults._probability(arg) if reads(kind) else None
+
+    return flaky_probability
+
+
+@pytest.mark.parametrize(
+    ("label", "reads"),
+    [
+        ("padding_least", lambda kind: kind >= "flaky"),
+        ("claims_least", lambda kind: kind <= "flaky"),
+        ("padding_least", lambda kind: True),
+        ("claims_least", lambda kind: True),
+    ],
+)
+def test_a_count_read_as_flaky_s_probability_fails_the_least_case(
+    label: str, reads: Callable[[str], bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The positive control: a fault harness that takes another kind's 1 for flaky's
+    probability crashes the role, and the case fails (the outcome, faults_as_stated)."""
+    monkeypatch.setattr(agent.faults, "flaky_probability", _probability_read_for(reads))
+    failed = _failed(CASES[label], SupportPilotSUT())
+    assert "faults_as_stated" in failed and "outcome" in failed

@@ -11,9 +11,11 @@ import asyncio
 import importlib
 import json
 import pkgutil
+import random
 import time
 import types
 import typing
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -28,9 +30,11 @@ import pytest
 import sqlite_utils.hookspecs
 import sqlite_utils.plugins
 import tools
+from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES
 from agent.brain import Task
-from agent.contracts import WorkerStatus, default_contracts
-from agent.faults import apply_fault, fault_contract
+from agent.contracts import ROLES, WorkerStatus, default_contracts
+from agent.faults import CLAIM_TOPIC, apply_fault, fault_contract, write_tools
+from agent.openai_brain import parse_output
 from agent.outbox_faults import (
     KEY_DRIFT,
     LOST_ACK,
@@ -47,6 +51,7 @@ from agent_evals.sut import SupportPilotSUT
 from domain import Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.case import Case
+from evals.power.premises import load_gated_cases
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
@@ -437,10 +442,151 @@ def appended(raw: dict[str, Any], count: int) -> dict[str, Any]:
 
 
 def no_filler_leaves_an_equal_output() -> list[str]:
-    """Premise of the ``with_claims`` ``>=`` -> ``>`` entry: every rule brain's output, with
-    zero fillers appended the way ``with_claims`` appends them, equals the output."""
+    """Premise of the ``with_claims`` guard entries (``>=`` -> ``>``, ``==``, ``is``): every
+    rule brain's output, with zero or fewer fillers appended the way ``with_claims``
+    appends them (``count - len(claims)`` is 0 or negative once the output holds
+    ``count`` claims or more), equals the output."""
     outputs = [_rule_output(role) for role in ("order_agent", "logistics_agent", "policy_agent")]
-    return [f"{o} changes with no filler" for o in outputs if appended(o, 0) != o]
+    return [
+        f"{o} changes with {k} fillers"
+        for o in outputs
+        for k in (0, -1, -len(o["claims"]) - 1)
+        if appended(o, k) != o
+    ]
+
+
+MODEL_ANSWERS = (
+    "",
+    "好的，我查到了！包裹应该很快就到。",
+    "[]",
+    "null",
+    '{"claims": null}',
+    '{"claims": {}}',
+    '{"note": "x"}',
+    '{"claims": []}',
+    '```json\n{"claims": []}\n```',
+    '{"claims": [{"topic": "parcel_state", "value": "在途", "text": "在途", "evidence": []}]}',
+)
+"""Final answers a model may give: prose, JSON of every shape, a fenced claim list."""
+
+
+def claim_list_problems(answer: Callable[[str], object], texts: Iterable[str]) -> list[str]:
+    """Every text that ``answer`` turns into something other than a dict whose claims are
+    a list (raising ``ValueError`` is fine: the brain then repairs or gives up)."""
+    problems = []
+    for text in texts:
+        try:
+            out = answer(text)
+        except ValueError:
+            continue
+        if not (isinstance(out, dict) and isinstance(out.get("claims"), list)):
+            problems.append(f"{text!r} -> {out!r}")
+    return problems
+
+
+def wrapped_brains_answer_claim_lists() -> list[str]:
+    """Premise of the ``with_claims`` ``or`` -> ``and`` entry: what a fault wraps answers
+    a dict whose claims are a list, or raises (so ``claims is None`` never holds there):
+    each rule brain, and a model brain's parsed answer (``parse_output``, the only value
+    ``OpenAIBrain.think`` returns); and at ``count`` or more claims, appending
+    ``count - len`` fillers leaves an equal output."""
+    problems = claim_list_problems(parse_output, MODEL_ANSWERS)
+    for role in ROLES:
+        output = _rule_output(role)
+        if not isinstance(output.get("claims"), list):
+            problems.append(f"the {role} rule brain answered {output!r}")
+    return problems + no_filler_leaves_an_equal_output()
+
+
+def hidden_sorts_first_of_write_attempts() -> list[str]:
+    """Premise of the ``hide=self.kind <= HIDDEN_WRITE_ATTEMPT`` entry: of the kinds of the
+    faults that name a write tool (the only ones that call ``attempt_write``), only
+    hidden_write_attempt is <= it."""
+    kinds = [
+        faults_module.parse_fault(f)
+        for f in FAULT_SAMPLES
+        if faults_module.write_attempt_tool(f) is not None
+    ]
+    out = kinds_out_of_order(kinds, faults_module.HIDDEN_WRITE_ATTEMPT)
+    return [f"{k!r} <= 'hidden_write_attempt'" for k in out] + (
+        [] if len(set(kinds)) == 2 else [f"write-attempt kinds {sorted(set(kinds))}"]
+    )
+
+
+def kinds_after_oversize_never_decorate() -> list[str]:
+    """Premise of the ``self.kind >= OVERSIZE`` entry: the kinds sorting after 'oversize'
+    are timeout and write_attempt, and neither reaches the decorating tests: a timeout
+    brain is cancelled in its sleep (as ``timeout_sleep_is_cut_at_the_contract``
+    checks) and a write attempt is refused (no role may call a write tool)."""
+    kinds, _ = fault_kinds()
+    after = sorted({k for k in kinds if k > faults_module.OVERSIZE})
+    problems = [] if after == ["timeout", "write_attempt"] else [f"after oversize: {after}"]
+    for role in ROLES:
+        allowed = sorted(set(tools.allowed_tools(role)) & set(write_tools()))
+        problems += [f"{role} may call {t}" for t in allowed]
+    return problems + timeout_sleep_is_cut_at_the_contract()
+
+
+DRAW_TRIALS = range(10)
+"""The trials a gated case may run (``--trials`` up to 10, as the stability session)."""
+
+
+def draws_at(probabilities: Iterable[float], case_ids: Iterable[str]) -> list[str]:
+    """Every (case, trial) whose seeded flaky draw is exactly one of ``probabilities``
+    (where ``random() < p`` and ``random() <= p`` disagree)."""
+    ps = set(probabilities)
+    return [
+        f"{case_id}:{trial}"
+        for case_id in case_ids
+        for trial in DRAW_TRIALS
+        if random.Random(zlib.crc32(f"{case_id}:{trial}".encode())).random() in ps
+    ]
+
+
+def no_draw_sits_on_a_gated_probability() -> list[str]:
+    """Premise of the ``random() < p`` -> ``<=`` entry: every faulted role draws (p is 0
+    for every kind but flaky:p), and no gated case's draw, trials 0-9, is exactly 0 or
+    the p of a flaky fault it names."""
+    cases = load_gated_cases(ROOT / "cases")
+    ps = {0.0, 1.0}
+    for case in cases:
+        for fault in (case.get("faults") or {}).values():
+            p = faults_module.flaky_probability(str(fault))
+            ps |= set() if p is None else {p}
+    return draws_at(ps, [str(c.get("id")) for c in cases if c.get("faults")])
+
+
+FAULT_SAMPLES = (
+    *sorted(faults_module.SIMPLE_FAULTS),
+    *(f"{k}:{t}" for k in ("write_attempt", "hidden_write_attempt") for t in write_tools()),
+    "flaky:0.5",
+    *(f"amount_format:{style}" for style in AMOUNT_STYLES),
+    "oversize:1",
+    "claims:1",
+    "claim_topic:0",
+)
+"""A fault of every form a role's fault takes (docs/cases.md, the fault table)."""
+
+
+def fault_kinds() -> tuple[list[str], list[str]]:
+    """The kind of every fault of :data:`FAULT_SAMPLES`, and every form the refusal of an
+    unknown fault lists (``ROLE_FAULT_FORMS``) that none of them is of."""
+    kinds = [faults_module.parse_fault(f) for f in FAULT_SAMPLES]
+    forms = {f.strip().partition(":")[0] for f in faults_module.ROLE_FAULT_FORMS.split(",")}
+    return kinds, sorted(forms - set(kinds))
+
+
+def decorating_kinds_in_order() -> list[str]:
+    """Premise of the ``<=`` entries of ``FaultyBrain.think``'s decorating tests: every
+    kind sorts after ``amount_format`` (the first test) but that kind, and after
+    ``claim_topic`` but that kind and ``amount_format`` (returned for before it), so
+    ``<=`` and ``==`` agree on every kind that reaches each test."""
+    kinds, missing = fault_kinds()
+    problems = [f"no sample of the form {m!r}" for m in missing]
+    problems += [f"{k!r} <= 'amount_format'" for k in kinds_out_of_order(kinds, AMOUNT_FORMAT)]
+    reaching = [k for k in kinds if k != AMOUNT_FORMAT]
+    problems += [f"{k!r} <= 'claim_topic'" for k in kinds_out_of_order(reaching, CLAIM_TOPIC)]
+    return problems
 
 
 def _rule_output(role: str) -> dict[str, Any]:
@@ -796,6 +942,11 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     ),
     "timeout_sleep_is_cut_at_the_contract": timeout_sleep_is_cut_at_the_contract,
     "no_filler_leaves_an_equal_output": no_filler_leaves_an_equal_output,
+    "wrapped_brains_answer_claim_lists": wrapped_brains_answer_claim_lists,
+    "decorating_kinds_in_order": decorating_kinds_in_order,
+    "hidden_sorts_first_of_write_attempts": hidden_sorts_first_of_write_attempts,
+    "no_draw_sits_on_a_gated_probability": no_draw_sits_on_a_gated_probability,
+    "kinds_after_oversize_never_decorate": kinds_after_oversize_never_decorate,
     "write_ids_fit_with_room": write_ids_fit_with_room,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
@@ -1098,7 +1249,47 @@ def test_the_filler_probe_tells_an_appended_filler() -> None:
     """The positive control of ``no_filler_leaves_an_equal_output``."""
     raw = {"claims": [{"topic": "t", "value": "v", "text": "", "evidence": []}]}
     assert appended(raw, 0) == raw
+    assert appended(raw, -2) == raw
     assert appended(raw, 1) != raw
+
+
+def test_the_claim_list_probe_tells_an_answer_that_is_no_claim_list() -> None:
+    """The positive control of ``wrapped_brains_answer_claim_lists``: a parser that hands
+    back what JSON it finds (a list, null, claims null) is caught, one that raises is not."""
+    loose = claim_list_problems(json.loads, MODEL_ANSWERS[2:8])
+    assert [p.partition(" -> ")[0] for p in loose] == [repr(t) for t in MODEL_ANSWERS[2:7]]
+    assert claim_list_problems(parse_output, MODEL_ANSWERS) == []
+
+
+@pytest.mark.parametrize(
+    ("kinds", "pivot", "bad"),
+    [
+        (("claim_topic", "claims", "crash", "timeout"), "claim_topic", []),
+        # A new kind sorting before claim_topic would get claim_topic's added claim.
+        (("claim_topic", "blank", "timeout"), "claim_topic", ["blank"]),
+        (("amount_format", "crash"), "amount_format", []),
+        (("amount_format", "add_claim"), "amount_format", ["add_claim"]),
+        # A write-attempt kind sorting before hidden_write_attempt would hide its refusal.
+        (("write_attempt", "hidden_write_attempt"), "hidden_write_attempt", []),
+        (("write_attempt", "forced_write"), "hidden_write_attempt", ["forced_write"]),
+    ],
+)
+def test_the_kind_order_probe_catches_a_kind_before_its_test(
+    kinds: tuple[str, ...], pivot: str, bad: list[str]
+) -> None:
+    """The positive control of ``decorating_kinds_in_order`` (its order test)."""
+    assert kinds_out_of_order(kinds, pivot) == bad
+
+
+def test_the_fault_samples_cover_every_form() -> None:
+    """The positive control of ``decorating_kinds_in_order`` (its completeness): the
+    samples cover every form the refusal lists; a form with no sample would be named."""
+    kinds, missing = fault_kinds()
+    assert (
+        missing == [] and len(set(kinds)) == len(faults_module.ROLE_FAULT_FORMS.split(",")) - 1
+    )  # write_attempt and write_attempt:<tool> are one kind
+    with mock.patch.object(faults_module, "ROLE_FAULT_FORMS", "crash, new_kind:<n>"):
+        assert fault_kinds()[1] == ["new_kind"]
 
 
 @pytest.mark.parametrize(("trace_chars", "caught"), [(189, 0), (190, 1), (192, 2), (193, 3)])
@@ -1107,3 +1298,25 @@ def test_the_write_id_probe_tells_an_id_at_its_limit(trace_chars: int, caught: i
     the approval id (trace + 9) within one character of its 200 is caught, then the keys."""
     limits = {"approval_id": 200, "idempotency_key": 200}
     assert len(write_ids_within(limits, trace_chars)) == caught
+
+
+def test_the_draw_probe_tells_a_draw_on_a_probability() -> None:
+    """The positive control of ``no_draw_sits_on_a_gated_probability``: a probability
+    equal to a case's own draw is caught; 0 and 1 are not hit by these."""
+    draw = random.Random(zlib.crc32(b"x:3")).random()
+    assert draws_at({draw}, ["x"]) == ["x:3"]
+    assert draws_at({0.0, 1.0}, ["x", "y"]) == []
+
+
+def test_the_oversize_order_probe_tells_a_role_allowed_a_write(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of ``kinds_after_oversize_never_decorate``: a role allowed a
+    write tool (its write attempt would go through and reach the tests) is caught."""
+    allowed = tools.allowed_tools
+    monkeypatch.setattr(
+        tools,
+        "allowed_tools",
+        lambda role: allowed(role) | ({"support__send_reply"} if role == "reply_agent" else set()),
+    )
+    assert "reply_agent may call support__send_reply" in kinds_after_oversize_never_decorate()

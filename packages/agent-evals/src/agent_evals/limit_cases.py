@@ -11,6 +11,8 @@ limit and one past it, from the table :data:`LIMITS` (docs/cases.md, "The limits
 - A specialist's output holds at most :data:`CLAIMS_LIMIT` claims: the fault
   ``claims:<n>`` pads the policy specialist's output to exactly ``n`` claims. At the
   limit it is used; one over it is ``invalid_output``, retried once, then escalated.
+  At the fault's least ``n`` (:data:`COUNTED_LEAST`, as for ``oversize:<n>``) the output,
+  already that large, is used as it is.
 - A claim's topic is :data:`TOPIC_LEAST` to :data:`TOPIC_MOST` characters: the fault
   ``claim_topic:<n>`` adds one empty claim with an ``n``-character topic to the policy
   specialist's output. At either bound it is used; one past either (the empty topic, 65
@@ -49,6 +51,8 @@ SKU_MOST = 64
 """The longest SKU the stock and ticket tools take, from the docs' table."""
 SKU_ORDER = "AZ5001"
 """The order of the SKU cases' world (a reissue: in transit, stale past the threshold)."""
+COUNTED_LEAST = 1
+"""The least ``n`` of ``claims:<n>`` and ``oversize:<n>`` (docs/cases.md, the fault table)."""
 TOPIC_LEAST = 1
 TOPIC_MOST = 64
 """The shortest and the longest topic a claim may have (docs/cases.md, "The limits
@@ -114,6 +118,15 @@ LIMITS: dict[str, dict[str, Any]] = {
     "claims_over": {
         "claims": CLAIMS_LIMIT + 1,
         "title": "专员输出 51 条陈述：不合规，重试一次后转人工",
+    },
+    # The least argument of each counted fault kind (1): the output already holds one
+    # claim and is over one character, so it is used as it is. A run of either, not only
+    # its acceptance, shows the number is read as that kind's count and nothing else (a
+    # 1 taken for flaky's probability would crash the role).
+    "claims_least": {"claims": COUNTED_LEAST, "title": "陈述数补足到至少 1 条：已有陈述，原样使用"},
+    "padding_least": {
+        "oversize": COUNTED_LEAST,
+        "title": "订单专员的输出补足到 1 个字符：本已更长，原样使用，照常补发",
     },
     # oversize:<n> at the edges of its own arithmetic: one character short of room for an
     # empty filler (the output is left as it is), exactly room for one (an empty filler

@@ -325,9 +325,9 @@ class FaultyBrain:
 
     async def think(self, task: Task, tools: ToolBox) -> object:
         """Misbehave as the fault says, otherwise defer to the wrapped brain."""
-        if self.kind == "crash" or (
-            self.kind == "flaky" and flaky_crashes(self.probability, self.case_id, self.trial)
-        ):
+        # Every faulted brain draws: the probability is 0 for any kind but flaky:p (so it
+        # never crashes), and what decides that is flaky_probability alone.
+        if self.kind == "crash" or flaky_crashes(self.probability, self.case_id, self.trial):
             raise InjectedCrashError(self.role, self.fault)
         if self.kind == "timeout":
             await asyncio.sleep(SLEEP_PAST_CONTRACT_S)
