@@ -62,7 +62,7 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"], 49),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"], 48),
         (3, ("PASS", 0, 0, 1), [], 0),
     ],
 )
@@ -122,10 +122,10 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     # worlds from 48 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 49
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "55 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "54 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
