@@ -1832,6 +1832,33 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     M(
+        "settings_oracle_last_bad_first",
+        "packages/agent-evals/src/agent_evals/settings_suite.py",
+        "        for name, text in texts.items()\n    }",
+        "        for name, text in reversed(texts.items())\n    }",
+        "the settings oracle reports the last bad value in table order, not the first (two bad"
+        " values at once)",
+        tests=("packages/agent-evals/tests/test_settings_suite.py",),
+    ),
+    M(
+        "status_edges_above_only",
+        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "near = {s + d for s in named for d in (-1, 1)}",
+        "near = {s + d for s in named for d in (1,)}",
+        "the status-edge family holds only the status above each named one (407, 428 and"
+        " 499 untested)",
+        tests=("packages/agent-evals/tests/test_status_cases.py",),
+    ),
+    M(
+        "status_oracle_4xx_outage",
+        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "    return PROVIDER_STATUSES.get(status)\n",
+        '    return PROVIDER_STATUSES.get(status, "server_error")\n',
+        "the status oracle calls every 4xx an outage (the agent's own failures expected as"
+        " provider errors)",
+        tests=("packages/agent-evals/tests/test_status_cases.py",),
+    ),
+    M(
         "scripted_http_status_range_open",
         SCRIPTED,
         "or int(code) not in HTTP_CODES:",
