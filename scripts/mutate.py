@@ -1832,6 +1832,32 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     M(
+        "configuration_secrets_unlooked",
+        f"{EVALS}/configuration.py",
+        "leak = shown_secret(sut, secrets_given(options, case.sut_env))",
+        "leak = None",
+        "a configuration case's SUT may show the secret it was given (repr, attributes,"
+        " description): nothing looks",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_secret_attributes_unread",
+        f"{EVALS}/configuration.py",
+        "    if isinstance(attributes, dict):\n",
+        "    if False:\n",
+        "a secret held in a SUT's attribute whose repr shows it (what a log line or an error"
+        " report's locals print) goes unseen",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_secret_env_ignored",
+        f"{EVALS}/configuration.py",
+        "for name, value in [*options.items(), *env.items()]:",
+        "for name, value in options.items():",
+        "a secret given in a case's sut_env (OPENAI_API_KEY) is not looked for",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
         "settings_oracle_last_bad_first",
         "packages/agent-evals/src/agent_evals/settings_suite.py",
         "        for name, text in texts.items()\n    }",
