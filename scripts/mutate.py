@@ -2029,6 +2029,59 @@ MUTANTS: tuple[Mutant, ...] = (
         ),
     ),
     M(
+        "configuration_secrets_unlooked",
+        f"{EVALS}/configuration.py",
+        "leak = shown_secret(sut, secrets_given(options, case.sut_env))",
+        "leak = None",
+        "a configuration case's SUT may show the secret it was given (repr, attributes,"
+        " description): nothing looks",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_secret_attributes_unread",
+        f"{EVALS}/configuration.py",
+        "    if isinstance(attributes, dict):\n",
+        "    if False:\n",
+        "a secret held in a SUT's attribute whose repr shows it (what a log line or an error"
+        " report's locals print) goes unseen",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "configuration_secret_env_ignored",
+        f"{EVALS}/configuration.py",
+        "for name, value in [*options.items(), *env.items()]:",
+        "for name, value in options.items():",
+        "a secret given in a case's sut_env (OPENAI_API_KEY) is not looked for",
+        tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "settings_oracle_last_bad_first",
+        "packages/agent-evals/src/agent_evals/settings_suite.py",
+        "        for name, text in texts.items()\n    }",
+        "        for name, text in reversed(texts.items())\n    }",
+        "the settings oracle reports the last bad value in table order, not the first (two bad"
+        " values at once)",
+        tests=("packages/agent-evals/tests/test_settings_suite.py",),
+    ),
+    M(
+        "status_edges_above_only",
+        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "near = {s + d for s in named for d in (-1, 1)}",
+        "near = {s + d for s in named for d in (1,)}",
+        "the status-edge family holds only the status above each named one (407, 428 and"
+        " 499 untested)",
+        tests=("packages/agent-evals/tests/test_status_cases.py",),
+    ),
+    M(
+        "status_oracle_4xx_outage",
+        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "    return PROVIDER_STATUSES.get(status)\n",
+        '    return PROVIDER_STATUSES.get(status, "server_error")\n',
+        "the status oracle calls every 4xx an outage (the agent's own failures expected as"
+        " provider errors)",
+        tests=("packages/agent-evals/tests/test_status_cases.py",),
+    ),
+    M(
         "scripted_http_status_range_open",
         SCRIPTED,
         "or int(code) not in HTTP_CODES:",

@@ -105,3 +105,64 @@ def test_the_committed_baseline_fingerprints_still_match_the_unchanged_cases() -
     assert len(same) == len(baseline.case_fingerprints) > 700
     configured = cases[0].model_copy(update={"sut_options": {"brain": "rule"}})
     assert case_fingerprint(configured) != case_fingerprint(cases[0])
+
+
+KEYED = [
+    _case(f"key-{n}", {"described": described}, sut_options=options, sut_env=env)
+    for n, (options, env, described) in enumerate(
+        [
+            (
+                {"brain": "openai", "model": "gpt-x", "api_key": "sk-very-secret"},
+                {},
+                [
+                    "brain=openai (option), model=gpt-x (option), base_url=- (default)",
+                    "api_key=*** (option), temperature=- (default), seed=- (default),"
+                    " timeout_s=30.0 (default), max_retries=2 (default), max_steps=6 (default),"
+                    " contract_timeout_s=120 (default for brain=openai)",
+                    "screen=on, model_server=-",
+                ],
+            ),
+            (
+                {"brain": "openai", "model": "gpt-x"},
+                {"OPENAI_API_KEY": "sk-very-secret"},
+                [
+                    "brain=openai (option), model=gpt-x (option), base_url=- (default)",
+                    "api_key=*** (env OPENAI_API_KEY), temperature=- (default), seed=- (default),"
+                    " timeout_s=30.0 (default), max_retries=2 (default), max_steps=6 (default),"
+                    " contract_timeout_s=120 (default for brain=openai)",
+                    "screen=on, model_server=-",
+                ],
+            ),
+        ]
+    )
+]
+
+
+@pytest.mark.parametrize("visible", [False, True], ids=["hidden", "visible_in_repr"])
+def test_an_api_key_the_settings_repr_shows_fails_its_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, visible: bool
+) -> None:
+    """The positive control of the secret rule of configuration cases on SupportPilot: the
+    key given as an option or in OPENAI_API_KEY never shows in what the SUT holds (its
+    settings' repr hides it); with ``repr=True`` on the field (a log line or an error
+    report's locals would print the key) both cases fail, naming the secret, not its
+    value."""
+    from agent.settings import BrainSettings
+
+    if visible:
+        monkeypatch.setattr(BrainSettings.model_fields["api_key"], "repr", True)
+        assert "sk-very-secret" in repr(BrainSettings(api_key="sk-very-secret"))
+    path = tmp_path / "keys.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in KEYED), encoding="utf-8")
+    report = evaluate(path, SPEC)
+    got = [(r.case_id, r.success, r.outcome, r.error or "") for r in report.results]
+    if not visible:
+        assert got == [("key-0", True, "accepted", ""), ("key-1", True, "accepted", "")]
+        return
+    assert [row[:3] for row in got] == [
+        ("key-0", False, "sut_error"),
+        ("key-1", False, "sut_error"),
+    ]
+    assert "shows the secret api_key in repr(sut.resolved)" in got[0][3]
+    assert "shows the secret OPENAI_API_KEY in repr(sut.resolved)" in got[1][3]
+    assert "sk-very-secret" not in report.render()

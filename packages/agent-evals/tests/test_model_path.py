@@ -107,13 +107,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   52/52 = 100.0%" in out
+    assert "success                   60/60 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 52
+    assert len(recorded) == 60
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -133,7 +133,7 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
         "m17": "timeout",
         "m24": "auth",
         "m25": "not_found",
-        **{case: "server_error" for case in ("m26", "m27", "m28", "m29", "m30")},
+        **{case: "server_error" for case in ("m26", "m27", "m28", "m29", "m30", "ms-501")},
     }
     assert all(not r["writes"] for r in recorded.values() if r["outcome"] == "error")
     for case_id in ("m12", "m31", "m32", "m33"):  # the agent's own 4xx: no outage
@@ -226,6 +226,28 @@ def _only_500_is_the_providers(m: pytest.MonkeyPatch) -> None:
 def _high_4xx_is_an_outage(m: pytest.MonkeyPatch) -> None:
     mutate(m, provider, "provider_failure", "if status >= 500 or status in RETRIED_STATUSES:",
            "if status >= 420 or status in RETRIED_STATUSES:")  # fmt: skip
+
+
+def _retry_set_neighbours_retried(m: pytest.MonkeyPatch) -> None:
+    """The statuses one away from the client's retried 4xx counted as outages too."""
+    m.setattr(provider, "RETRIED_STATUSES", provider.RETRIED_STATUSES | {407, 410, 428, 430})
+
+
+def _setup_neighbours_set_up(m: pytest.MonkeyPatch) -> None:
+    """402 and 405 counted as "not set up for us", beside 401/403 and 404."""
+    m.setattr(
+        provider, "SETUP_STATUSES", {**provider.SETUP_STATUSES, 402: "auth", 405: "not_found"}
+    )
+
+
+def _server_errors_from_502(m: pytest.MonkeyPatch) -> None:
+    mutate(m, provider, "provider_failure", "if status >= 500 or status in RETRIED_STATUSES:",
+           "if status >= 502 or status in RETRIED_STATUSES:")  # fmt: skip
+
+
+def _last_4xx_is_an_outage(m: pytest.MonkeyPatch) -> None:
+    mutate(m, provider, "provider_failure", "if status >= 500 or status in RETRIED_STATUSES:",
+           "if status >= 499 or status in RETRIED_STATUSES:")  # fmt: skip
 
 
 def _forbidden_is_the_agents(m: pytest.MonkeyPatch) -> None:
@@ -437,6 +459,19 @@ CONTROLS: list[Control] = [
         "408 and 409 after retries graded as the agent's", _retried_4xx_are_the_agents, "m26", "m27"
     ),
     _c("429 not named a rate limit", _rate_limit_unnamed, "m15"),
+    # The status table's edges (agent_evals.status_cases): one away from a named status.
+    _c(
+        "407, 410, 428 and 430 counted as retried outages",
+        _retry_set_neighbours_retried,
+        phrase="m17, ms-407, ms-410, ms-428, ms-430",
+    ),
+    _c(
+        "402 and 405 counted as not set up for us",
+        _setup_neighbours_set_up,
+        phrase="m17, ms-402, ms-405",
+    ),
+    _c("server errors from 502, not 500", _server_errors_from_502, "m16", "ms-501"),
+    _c("499 counted as an outage", _last_4xx_is_an_outage, phrase="m17, m32, ms-499"),
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
     _c("the client's retries not applied", _no_retries, phrase="In the baseline, not run: m14"),
     # Settings and the system that really runs.
@@ -597,7 +632,7 @@ def test_every_model_fault_of_the_suite_has_a_positive_control() -> None:
     # Every case with a model fault, and every injection, is what some control breaks.
     controls = [*CONTROLS, *LIMIT_CONTROLS]
     named = {case for control in controls for case in control.failing}
-    named |= {case for c in controls for case in re.findall(r"\bm\d\d\b", c.phrase)}
+    named |= {case for c in controls for case in re.findall(r"\bm(?:\d\d|s-\d{3})\b", c.phrase)}
     injected = {c["id"] for c in cases if "injection" in c["tags"]}
     assert set(faulty) | injected <= named
 

@@ -32,7 +32,7 @@ import sqlite_utils.plugins
 import tools
 from agent.amount_format import AMOUNT_FORMAT, AMOUNT_STYLES
 from agent.brain import Task
-from agent.contracts import ROLES, WorkerStatus, default_contracts
+from agent.contracts import REPLY_ROLE, ROLES, WorkerStatus, default_contracts
 from agent.faults import CLAIM_TOPIC, apply_fault, fault_contract, write_tools
 from agent.openai_brain import parse_output
 from agent.outbox_faults import (
@@ -116,6 +116,25 @@ def pydantic_literals_are_interned() -> list[str]:
     if WorkerResult(role="r", status="".join(["o", "k"])).status is not ok:
         problems.append("WorkerResult.status is not the Literal's own object")
     return problems
+
+
+def reply_role_identity_problems(model: type[BaseModel]) -> list[str]:
+    """Where ``model`` (a Task-like model) holds a role equal to REPLY_ROLE that is not
+    REPLY_ROLE itself: built from an equal string made at run time, or read from JSON."""
+    built = "".join(["reply_", "agent"])  # equal to REPLY_ROLE, but not the same object
+    problems = []
+    if model(trace_id="t", role=built, order_id="A1001").role is not REPLY_ROLE:
+        problems.append(f"{model.__name__}.role built from an equal string is another object")
+    raw = json.dumps({"trace_id": "t", "role": REPLY_ROLE, "order_id": "A1001"})
+    if model.model_validate_json(raw).role is not REPLY_ROLE:
+        problems.append(f"{model.__name__}.role read from JSON is another object")
+    return problems
+
+
+def task_roles_are_the_literals() -> list[str]:
+    """Premise: every valid Task's role equal to REPLY_ROLE is REPLY_ROLE itself (Task.role
+    is a Role literal, validated to the Literal's own object), so ``is`` and ``==`` agree."""
+    return reply_role_identity_problems(Task)
 
 
 def kinds_out_of_order(kinds: Iterable[str], pivot: str) -> list[str]:
@@ -925,6 +944,7 @@ def write_ids_fit_with_room() -> list[str]:
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
+    "task_roles_are_the_literals": task_roles_are_the_literals,
     "outbox_kinds_sort_after_key_drift": outbox_kinds_sort_after_key_drift,
     "only_refused_sorts_at_refused": only_refused_sorts_at_refused,
     "world_schema_is_plain": world_schema_is_plain,
@@ -1320,3 +1340,15 @@ def test_the_oversize_order_probe_tells_a_role_allowed_a_write(
         lambda role: allowed(role) | ({"support__send_reply"} if role == "reply_agent" else set()),
     )
     assert "reply_agent may call support__send_reply" in kinds_after_oversize_never_decorate()
+
+
+def test_the_role_probe_tells_a_plain_string_role() -> None:
+    """The positive control of ``task_roles_are_the_literals``: a ``str`` role keeps the
+    object it was given (built or read from JSON), so ``is REPLY_ROLE`` would be false."""
+
+    class PlainTask(BaseModel):
+        trace_id: str
+        role: str
+        order_id: str
+
+    assert len(reply_role_identity_problems(PlainTask)) == 2

@@ -571,3 +571,78 @@ def test_a_construction_refusal_keeps_the_spaces_inside_its_lines(tmp_path: Path
     )
     (result,) = evaluate(cases, SPEC).results
     assert result.success, result.failed_checks
+
+
+# --- a secret the SUT was given never shows -------------------------------------------
+
+
+class _Hidden:
+    """Holds a secret and never shows it."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "_Hidden('***')"
+
+
+class KeySUT:
+    """Takes a secret ``api_key`` (else ``KEY_SUT_TOKEN``) and keeps it as ``how`` says:
+    ``hidden`` (an object whose repr hides it), ``plain`` (an attribute), ``in_repr`` (its
+    own repr), ``described`` (its description), ``nested`` (a dict attribute)."""
+
+    config_env = ("KEY_SUT_TOKEN",)
+
+    def __init__(self, api_key: str | None = None, how: str = "hidden") -> None:
+        secret = api_key or os.environ.get("KEY_SUT_TOKEN") or ""
+        self.how = how
+        self.secret = _Hidden(secret) if how != "plain" else secret  # type: ignore[assignment]
+        self.options = {"api_key": secret} if how == "nested" else {}
+
+    def __repr__(self) -> str:
+        shown = self.secret.value if self.how == "in_repr" else "***"  # type: ignore[union-attr]
+        return f"KeySUT(api_key={shown!r})"
+
+    def describe(self) -> list[str]:
+        shown = self.secret.value if self.how == "described" else "***"  # type: ignore[union-attr]
+        return [f"key={shown}"]
+
+    def run(self, case: Case, trial: int) -> Run:
+        return Run(case_id=case.id, trial=trial, outcome="done")
+
+
+KEY_SPEC = f"{__name__}:KeySUT"
+SECRET = "sk-very-secret"
+
+
+@pytest.mark.parametrize(
+    ("options", "env", "where"),
+    [
+        ({"how": "hidden", "api_key": SECRET}, {}, None),
+        ({"how": "plain", "api_key": SECRET}, {}, "api_key in repr(sut.secret)"),
+        ({"how": "in_repr", "api_key": SECRET}, {}, "api_key in repr(sut)"),
+        ({"how": "described", "api_key": SECRET}, {}, "api_key in its description"),
+        ({"how": "nested", "api_key": SECRET}, {}, "api_key in repr(sut.options)"),
+        ({"how": "plain"}, {"KEY_SUT_TOKEN": SECRET}, "KEY_SUT_TOKEN in repr(sut.secret)"),
+        ({"how": "hidden"}, {"KEY_SUT_TOKEN": SECRET}, None),
+        # Too short to look for (it would be found by chance): not looked for.
+        ({"how": "plain", "api_key": "abc"}, {}, None),
+    ],
+)
+def test_a_sut_showing_a_secret_it_was_given_is_a_sut_error(
+    tmp_path: Path, options: dict[str, str], env: dict[str, str], where: str | None
+) -> None:
+    """The positive control of :func:`evals.configuration.shown_secret`: each place a
+    secret can show makes the configuration case a ``sut_error`` naming the secret and the
+    place, never its value; a SUT that hides it passes."""
+    described = ["key=***"] if options.get("how") != "described" else [f"key={SECRET}"]
+    case = _case(1, {"described": described}, sut_options=options, sut_env=env)
+    report = evaluate(_write(tmp_path / "c.jsonl", case), KEY_SPEC)
+    (result,) = report.results
+    if where is None:
+        assert (result.success, result.outcome) == (True, "accepted")
+        return
+    assert (result.success, result.outcome) == (False, "sut_error")
+    assert f"the SUT shows the secret {where}" in (result.error or ""), result.error
+    assert SECRET not in (result.error or "")
+    assert SECRET not in report.render()

@@ -89,7 +89,8 @@ def trace_id(case: Mapping[str, Any], trial: int = TRIAL) -> str:
 def task_chars(case: Mapping[str, Any], role: str) -> int:
     """Characters of the first task message ``role`` is sent for ``case``."""
     given = case["input"]
-    task = Task(trace_id=trace_id(case), role=role, order_id=given["order_id"], goal=given["goal"])
+    fields = {"trace_id": trace_id(case), "role": role, "order_id": given["order_id"]}
+    task = Task.model_validate({**fields, "goal": given["goal"]})
     return payload_chars(task.model_dump(mode="json"))
 
 

@@ -367,6 +367,20 @@ KEY_TEXTS = {
 it fails its case)."""
 
 
+BAD: dict[str, str] = {
+    "brain": "gpt",
+    "api_key": "sk-密钥",
+    "temperature": "hot",
+    "seed": "1.5",
+    "timeout_s": "0",
+    "max_retries": "-1",
+    "max_steps": "0",
+    "contract_timeout_s": "nan",
+}
+"""A refused value of every setting that can be refused (``model`` and ``base_url`` take
+any text): two of them in one configuration show which one a refusal names."""
+
+
 def _boundaries(s: Setting) -> dict[str, str]:
     """Rule label -> a value at the edge of ``s``'s constraint (valid or not)."""
     found: dict[str, str] = {}
@@ -519,6 +533,18 @@ def _scenarios() -> dict[tuple[str, str], Scenario]:
         "model_fault_without_server": Scenario({}, faults={"model": "server_error"}),
     }
     found.update({("model_server", rule): sc for rule, sc in server.items()})
+    # Two bad values: the refusal names the first in table order, wherever the resolution
+    # looks at each (the brain is read apart, first), under both brains.
+    ordered = [s.name for s in TABLE if s.name in BAD]
+    for i, first in enumerate(ordered):
+        for second in ordered[i + 1 :]:
+            found[(first, f"bad_with_{second}")] = Scenario(
+                {**OPENAI, first: BAD[first], second: BAD[second]}
+            )
+    for second in ordered[ordered.index("api_key") + 1 :]:
+        found[("api_key", f"bad_with_{second}_under_rule")] = Scenario(
+            {"api_key": BAD["api_key"], second: BAD[second]}
+        )
     found[("unknown", "one")] = Scenario({"colour": "blue"})
     found[("unknown", "typo")] = Scenario({**OPENAI, "temprature": "0.2"})
     found[("unknown", "two")] = Scenario({"zeta": "1", "alpha": "2"})
@@ -556,6 +582,11 @@ TITLES: dict[str, str] = {
     "non_ascii_env_under_rule": "规则大脑下环境变量里的非法密钥：不读取",
     "non_ascii_env_under_scripted": "脚本模型下环境变量里的非法密钥：不读取",
     "printable_edges": "密钥含可打印 ASCII 的两端字符：接受",
+    **{f"bad_with_{name}": f"与 {name} 同时非法：先报表中靠前的 {{setting}}" for name in BAD},
+    **{
+        f"bad_with_{name}_under_rule": f"规则大脑下与 {name} 同时非法：先报表中靠前的 {{setting}}"
+        for name in BAD
+    },
 }
 """A person's title for each rule (others: a generic one)."""
 
@@ -586,7 +617,7 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
     """A (setting, rule) pair -> its configuration case."""
     setting, rule = str(values["setting"]), str(values["rule"])
     scenario = SCENARIOS[(setting, rule)]
-    title = TITLES.get(rule, rule.replace("_", " "))
+    title = TITLES.get(rule, rule.replace("_", " ")).replace("{setting}", setting)
     case: dict[str, Any] = {
         "title": f"配置 {setting}：{title}",
         "input": dict(INPUT),

@@ -11,6 +11,8 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 from tools import Evidence, ToolError, ToolGateway, ToolResult
 
+from agent.contracts import Role
+
 Plan = Literal["reissue", "wait"]
 """What the reply must say: a reissue was filed, or the parcel must be waited for."""
 
@@ -22,8 +24,9 @@ class Task(BaseModel):
 
     trace_id: str
     """The run."""
-    role: str
-    """The specialist it is for."""
+    role: Role
+    """The specialist it is for (validated to the :data:`~agent.contracts.Role` literal's
+    own object, so a role equal to ``REPLY_ROLE`` is ``REPLY_ROLE``, however it was made)."""
     order_id: str
     """The order concerned."""
     goal: str = ""

@@ -15,6 +15,13 @@ never changes the verdict. Then:
   :data:`evals.validation.CHECK_CASE_DEADLINE_S`) answers the refusal lines, and
   :func:`evals.sut.sut_description` what the built SUT says it runs.
 
+A SUT built with a secret (an option or a ``sut_env`` variable whose name has a word of
+:data:`evals.sut.SECRET_WORDS`: ``api_key``, ``OPENAI_API_KEY``) must not show it: when its
+value (of at least :data:`MIN_SECRET_CHARS` characters) is in the SUT's ``repr`` or
+``str``, in the ``repr`` of any of its attributes (what a log line or an error report's
+locals show of it) or in its description, the case's run is a ``sut_error`` naming the
+secret and where it showed, never its value (:func:`shown_secret`).
+
 The SUT's ``run`` is never called. :class:`Configurations` turns a case into the
 synthesized :class:`~evals.run.Run` (outcome ``refused`` or ``accepted``, with
 ``refusal`` and ``description``), always in the evaluation's own process, whatever the
@@ -51,7 +58,7 @@ from evals.case import (
 )
 from evals.errors import Problem, SutLoadError
 from evals.run import ACCEPTED, REFUSED, SUT_ERROR, Run
-from evals.sut import load_sut, sut_description
+from evals.sut import is_secret, load_sut, sut_description
 
 __all__ = [
     "CASE_LEVEL_KEYS",
@@ -66,6 +73,8 @@ __all__ = [
     "is_configuration",
     "plan_problems",
     "run_expectations",
+    "secrets_given",
+    "shown_secret",
 ]
 
 CONFIG_ENV = "config_env"
@@ -97,6 +106,50 @@ def config_env_of(sut: object) -> tuple[str, ...]:
         return ()
     names = tuple(declared)
     return names if all(isinstance(n, str) and n for n in names) else ()
+
+
+MIN_SECRET_CHARS = 4
+"""A secret shorter than this is not looked for in what the SUT shows (it would be found
+there by chance)."""
+
+
+def secrets_given(options: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
+    """Option or variable name -> the secret it gives (its value, stripped), for every
+    name that holds a secret (:func:`evals.sut.is_secret`) and a value long enough to look
+    for."""
+    found: dict[str, str] = {}
+    for name, value in [*options.items(), *env.items()]:
+        text = str(value).strip() if value is not None else ""
+        if is_secret(name) and len(text) >= MIN_SECRET_CHARS:
+            found[name] = text
+    return found
+
+
+def shown_secret(sut: object, secrets: Mapping[str, str]) -> str | None:
+    """Where the built ``sut`` shows one of ``secrets`` (one line naming the secret and
+    the place, never the value), or ``None``. Looked at: ``repr(sut)``, ``str(sut)``, the
+    ``repr`` of each of its attributes, its description. A ``repr`` that raises shows
+    nothing."""
+    if not secrets:
+        return None
+    views: list[tuple[str, Any]] = [
+        ("repr(sut)", lambda: repr(sut)),
+        ("str(sut)", lambda: str(sut)),
+    ]
+    attributes = getattr(sut, "__dict__", None)
+    if isinstance(attributes, dict):
+        for attr, value in attributes.items():
+            views.append((f"repr(sut.{attr})", lambda v=value: repr(v)))
+    views.append(("its description", lambda: "\n".join(sut_description(sut))))
+    for where, view in views:
+        try:
+            text = str(view())
+        except Exception:  # the SUT's own repr failed: it showed nothing
+            continue
+        for name, secret in secrets.items():
+            if secret in text:
+                return f"the SUT shows the secret {name} in {where} (its value hidden here)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -236,7 +289,12 @@ class Configurations:
                 else Built(None, error=str(e))
             )
         else:
-            made = Built(sut, description=tuple(sut_description(sut)))
+            leak = shown_secret(sut, secrets_given(options, case.sut_env))
+            made = (
+                Built(None, error=leak)
+                if leak is not None
+                else Built(sut, description=tuple(sut_description(sut)))
+            )
         self._built[key] = made
         return made
 

@@ -105,6 +105,13 @@ SECRET_WORDS = frozenset({"key", "apikey", "secret", "token", "password"})
 ``auth_token``) have their values hidden in reports."""
 
 
+def is_secret(name: str) -> bool:
+    """Whether an option (or environment variable) named ``name`` holds a secret: one of
+    :data:`SECRET_WORDS` among its ``_``-separated words, in any letter case (``api_key``,
+    ``OPENAI_API_KEY``)."""
+    return bool(SECRET_WORDS & set(name.lower().split("_")))
+
+
 def parse_option(text: str) -> tuple[str, str]:
     """Split ``KEY=VALUE`` (a ``--sut-option``); the key must be a Python identifier.
 
@@ -123,10 +130,7 @@ def describe(spec: str, options: Mapping[str, str] | None = None) -> str:
     """How reports name the SUT: the import path, then its options (secrets hidden)."""
     if not options:
         return spec
-    shown = [
-        f"{k}={'***' if SECRET_WORDS & set(k.lower().split('_')) else v}"
-        for k, v in options.items()
-    ]
+    shown = [f"{k}={'***' if is_secret(k) else v}" for k, v in options.items()]
     return f"{spec} ({', '.join(shown)})"
 
 
