@@ -33,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -2567,6 +2568,26 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     return done("killed", first_failure(output))
 
 
+class Progress:
+    """One line per finished mutant (``[n/N] name: status (time)``), so a long run shows
+    how far it is and an interrupted one says which mutants are left to run by name."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.finished = 0
+        self.lock = threading.Lock()
+
+    def done(self, outcome: Outcome) -> Outcome:
+        with self.lock:
+            self.finished += 1
+            print(
+                f"[{self.finished}/{self.total}] {outcome.mutant.name}: {outcome.status}"
+                f" ({outcome.seconds:.0f}s)",
+                flush=True,
+            )
+        return outcome
+
+
 def sanity(parent: Path, snapshot: Path, chosen: Sequence[Mutant] = MUTANTS) -> str | None:
     """``None`` when an unmutated copy imports its own code and passes the tests of the
     ``chosen`` mutants; else the problem."""
@@ -2652,8 +2673,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"mutate: error: {problem}", file=sys.stderr)
             return 2
         print(f"sanity: ok; {len(chosen)} mutant(s), {args.jobs} at a time", flush=True)
+        progress = Progress(len(chosen))
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            outcomes = list(pool.map(lambda m: try_mutant(m, parent, snapshot), chosen))
+            outcomes = list(
+                pool.map(lambda m: progress.done(try_mutant(m, parent, snapshot)), chosen)
+            )
     print()
     print(table(outcomes))
     killed = sum(o.ok for o in outcomes)
