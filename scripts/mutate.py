@@ -544,6 +544,13 @@ MUTANTS: tuple[Mutant, ...] = (
         "`--ray-address` naming a closed port hangs the evaluation in ray.init (no Ctrl-C)",
     ),
     M(
+        "below_limit_rounded_to_it",
+        f"{EVALS}/gate.py",
+        "    for decimals in range(4):\n        shown = _pct(rate, decimals)",
+        "    for decimals in range(1):\n        shown = _pct(rate, decimals)",
+        "one failing must-pass case of hundreds reads 'must_pass success 100% < 100%'",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

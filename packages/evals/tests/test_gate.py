@@ -17,6 +17,7 @@ from evals.gate import (
     HardRules,
     SoftThresholds,
     Verdict,
+    _below,
     evaluate,
     load_gate_config,
 )
@@ -566,3 +567,17 @@ def test_a_baseline_made_from_another_run_is_a_finding(
     assert got == severity and problem is not None and problem in message
     assert "regenerate it with `evals baseline`" in message
     assert verdict.passed is (severity == "soft")
+
+
+@pytest.mark.parametrize(
+    ("rate", "limit", "shown"),
+    [
+        (0.875, 1.0, "88% < 100%"),
+        (0.996, 1.0, "99.6% < 100%"),  # never "100% < 100%"
+        (0.9999, 1.0, "99.99% < 100%"),
+        (0.79, 0.8, "79% < 80%"),
+        (0.7999, 0.8, "79.99% < 80%"),
+    ],
+)
+def test_a_rate_below_its_limit_is_shown_below_it(rate: float, limit: float, shown: str) -> None:
+    assert _below(rate, limit) == shown

@@ -317,8 +317,7 @@ def _hard_rules(
     if n and success < rules.must_pass_success_min:
         failing = _failing_cases((r for r in results if tag in r.tags), verdicts, rule)
         message = (
-            f"{tag} success {_pct(success, 0)} < {_pct(rules.must_pass_success_min, 0)}"
-            f" (failing: {failing})"
+            f"{tag} success {_below(success, rules.must_pass_success_min)} (failing: {failing})"
         )
         found.append(Finding(rule="must_pass", severity="hard", message=message))
     split = config.regression_split
@@ -326,8 +325,8 @@ def _hard_rules(
     if n and success < rules.regression_split_success_min:
         failing = _failing_cases((r for r in results if r.split == split), verdicts, rule)
         message = (
-            f"{split} split success {_pct(success, 0)}"
-            f" < {_pct(rules.regression_split_success_min, 0)} (failing: {failing})"
+            f"{split} split success {_below(success, rules.regression_split_success_min)}"
+            f" (failing: {failing})"
         )
         found.append(Finding(rule="regression_split", severity="hard", message=message))
     errored = sum(1 for r in results if r.errored)
@@ -460,6 +459,17 @@ def _growth(old: float, new: float) -> str:
 
 def _pct(rate: float, decimals: int) -> str:
     return f"{rate * 100.0:.{decimals}f}%"
+
+
+def _below(rate: float, limit: float) -> str:
+    """``rate < limit`` as percentages with as few decimals as show them apart: 88% <
+    100%, but 99.9% < 100% (never "100% < 100%" for one failing case of a thousand)."""
+    bound = f"{limit * 100.0:g}%"
+    for decimals in range(4):
+        shown = _pct(rate, decimals)
+        if shown != _pct(limit, decimals):
+            return f"{shown} < {bound}"
+    return f"{_pct(rate, 4)} < {bound}"
 
 
 def _count(n: int, noun: str) -> str:
