@@ -6,6 +6,7 @@ Values that cannot work are refused here (exit 2, one line) before anything runs
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 from evals.isolation import ISOLATIONS
@@ -20,8 +21,6 @@ from evals.sut import parse_option
 from evals.traces import SAFE_NAME
 
 STABILITY_TRIALS = 5
-LABEL_PATTERN = SAFE_NAME
-"""A report label: a plain file name (no folders, not hidden)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -358,22 +357,22 @@ def _level(text: str) -> float:
     return value
 
 
-def _label_name(text: str) -> str:
-    if not LABEL_PATTERN.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"must be a file name of letters, digits, '.', '_' or '-', not starting with '.',"
-            f" got {text!r}"
-        )
-    return text
+def _plain_name(what: str) -> Callable[[str], str]:
+    """An argument type taking a plain file name (:data:`SAFE_NAME`), ``what`` it names."""
+
+    def check(text: str) -> str:
+        if not SAFE_NAME.fullmatch(text):
+            raise argparse.ArgumentTypeError(
+                f"must be {what} of letters, digits, '.', '_' or '-', not starting with '.',"
+                f" got {text!r}"
+            )
+        return text
+
+    return check
 
 
-def _run_id(text: str) -> str:
-    if not SAFE_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"must be the name of a folder under the traces folder (letters, digits, '.',"
-            f" '_' or '-', not starting with '.'), got {text!r}"
-        )
-    return text
+_label_name = _plain_name("a file name")
+_run_id = _plain_name("the name of a folder under the traces folder")
 
 
 def _sut_option(text: str) -> tuple[str, str]:
