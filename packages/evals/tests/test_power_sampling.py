@@ -280,8 +280,9 @@ def test_a_holdout_with_a_seed_used_before_is_refused(tmp_path: Path, seed: int)
 
 def test_a_holdout_larger_than_what_is_left_is_refused(tmp_path: Path) -> None:
     book = ledger(tmp_path, entry(1, 70, mutants=draw(POOL, 70, 1)))
-    with pytest.raises(PowerError, match="only 10 of 80 candidate mutants"):
+    with pytest.raises(PowerError, match="only 10 of 80 candidate mutants") as info:
         choose(POOL, book, purpose="holdout", size=11, seed=None)
+    assert "--sample 10 takes every one of them" in str(info.value)
     assert len(choose(POOL, book, purpose="holdout", size=10, seed=None).sample) == 10
 
 

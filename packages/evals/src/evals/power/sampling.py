@@ -400,6 +400,12 @@ def choose(
         raise PowerError(
             f"only {len(population)} of {len(candidates)} candidate mutants are in no earlier"
             f" sample of {ledger.path}: a held-out sample of {size} cannot be drawn"
+            + (
+                f" (--sample {len(population)} takes every one of them; new code of the"
+                " scope brings new mutants)"
+                if population
+                else " (new code of the scope brings new mutants)"
+            )
         )
     sample = draw(population, size, chosen_seed)
     earlier = relate(sample, chosen_seed, ledger, candidates)
