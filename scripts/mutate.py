@@ -551,6 +551,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "one failing must-pass case of hundreds reads 'must_pass success 100% < 100%'",
     ),
     M(
+        "tampered_input_ignored",
+        f"{EVALS}/cli.py",
+        "    tampered = guard.put_back()\n",
+        "    tampered = []\n",
+        "a SUT that truncates reports/baseline.json while the gate runs gets a verdict, and the"
+        " next gate has no baseline",
+    ),
+    M(
         "source_threshold_off_by_one",
         f"{EVALS}/gate.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",

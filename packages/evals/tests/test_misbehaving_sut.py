@@ -248,3 +248,26 @@ def test_a_hung_thread_is_a_timeout_listed_as_not_stopped(
     assert outcome.unstopped == ("d02#0",)
     errors = [(r.label, r.error) for r in outcome.results if r.outcome == "sut_error"]
     assert errors == [("d02#0", "timed out after 0.2s")]
+
+
+@pytest.mark.parametrize("mode", BOTH)
+@pytest.mark.parametrize("target", ["baseline", "gate_config", "cases"])
+def test_a_sut_that_rewrites_an_input_of_the_gate_never_gets_a_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    *, target: str, mode: str,
+) -> None:  # fmt: skip
+    project = make_project(tmp_path, "misbehaving_suts:MisbehavingSUT")
+    monkeypatch.chdir(project)
+    assert main(["baseline", "--suite", "alpha"]) == 0
+    path = project / {"baseline": "reports/baseline.json", "gate_config": "cases/gate.json",
+                      "cases": "cases/alpha.jsonl"}[target]  # fmt: skip
+    before = path.read_bytes()
+    capsys.readouterr()
+    args = ["gate", "--suite", "alpha", "--isolation", mode, "--sut-option", f"how=tamper_{target}"]
+    assert main(args) == 2
+    out, err = capsys.readouterr()
+    assert f"{path.relative_to(project)}: changed during the run; put back" in err, err
+    assert "Gate: not judged (an input of the gate changed during the run)" in out
+    assert "Gate: PASS" not in out and "Gate: FAIL" not in out
+    assert path.read_bytes() == before  # nothing lost: the next gate reads what this one did
+    assert main(["gate", "--suite", "alpha"]) == 0  # and passes, unchanged

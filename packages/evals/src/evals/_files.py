@@ -28,14 +28,22 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
 
     An ``OSError`` (no space, a folder in the way …) is raised as it is, leaving no
     temporary file behind."""
+    parts = [text] if isinstance(text, str) else text
+    _replace(path, (part.encode("utf-8") for part in parts))
+
+
+def write_atomic_bytes(path: Path, data: bytes) -> None:
+    """:func:`write_atomic` for bytes as they are (a file put back as it was read)."""
+    _replace(path, [data])
+
+
+def _replace(path: Path, chunks: Iterable[bytes]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, FILE_MODE)  # mkstemp's 0600 would hide reports from CI readers
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            if isinstance(text, str):
-                f.write(text)
-            else:
-                f.writelines(text)
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -40,6 +40,7 @@ from evals.generate import (
     stale_lines,
     write_suite,
 )
+from evals.input_guard import InputGuard
 from evals.lint import lint_files
 from evals.metrics import compute
 from evals.report import (
@@ -276,8 +277,13 @@ def _gate(args: argparse.Namespace) -> int:
         if gate_config.source is not None
         else None
     )
-    baseline = load_baseline(args.baseline or _baseline_path(args, config))  # before a long run
+    baseline_path = args.baseline or _baseline_path(args, config)
+    baseline = load_baseline(baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    _, case_paths, _ = case_files(args, config)
+    # Read before any SUT code runs: the code under review may not rewrite what it is
+    # judged against (this verdict's inputs, or the next one's).
+    guard = InputGuard.of([baseline_path, gate_config_path, *case_paths])
     try:
         done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
     except SutLoadError as e:
@@ -287,6 +293,13 @@ def _gate(args: argparse.Namespace) -> int:
         # change under review broke the system itself, a verdict, never a usage error.
         print(unbuildable_verdict(e))
         return EXIT_NO
+    tampered = guard.put_back()
+    if tampered:
+        done.publish(gate_config.exclude_tags)
+        for line in tampered:
+            print(f"evals: error: {line}", file=sys.stderr)
+        print("Gate: not judged (an input of the gate changed during the run)")
+        return EXIT_USAGE
     if not done.complete:
         done.publish(gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
