@@ -1169,8 +1169,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "parts_written_but_the_first",
         f"{EVALS}/_files.py",
-        "                f.writelines(text)",
-        '                f.write(next(iter(text), ""))',
+        "            for chunk in chunks:\n                f.write(chunk)",
+        '            f.write(next(iter(chunks), b""))',
         "a report written in parts (the HTML page) keeps only its first part",
     ),
     M(
