@@ -753,6 +753,11 @@ def _outbox_mistakes() -> list[Mistake]:
         ("argument_not_taken", "key_drift:support__send_reply:1", True),
         ("argument_not_taken", "stale_lookup:support__create_ticket:1", False),
         ("argument_not_taken", "lost_ack:support__send_reply:1:2", False),
+        # A part after a valid count: refused as a whole, whatever the last part is (a
+        # parser that took the last part for the count would crash on these).
+        ("extra_part", "lost_ack:support__send_reply:1:x", False),
+        ("extra_part", "lost_request:support__create_ticket:9:", False),
+        ("extra_part", "lost_ack:support__create_ticket:2:²", False),
         ("missing_argument", "lost_ack:1", False),
     )
     found += [
