@@ -690,6 +690,8 @@ def _role_fault_mistakes() -> list[Mistake]:
             _bad_argument(role, f"{kind}:{value}", wrong, kind, regression=value == "²")
             for wrong, value in bad
         ]
+        # A part after a valid argument: the whole rest is the argument, and it is wrong.
+        found.append(_bad_argument(role, f"{kind}:{good[0]}:{good[0]}", "extra_part", kind))
         found.append(_bad_argument(role, kind, "missing_argument", kind))
     for tool in WRITE_TOOLS:
         found.append(
