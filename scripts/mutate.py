@@ -1182,6 +1182,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
+        "audit_escapes_pass",
+        f"{AGENT_EVALS}/invariants.py",
+        "            if run.isprintable() and run not in call.args",
+        "            if run.isprintable() and run not in text",
+        "counts_match_logs lets the audit log write a call's Chinese text as \\uXXXX escapes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "key_drift_other_tools_unchecked",
         f"{AGENT_EVALS}/invariants.py",
         "            if key != own:",

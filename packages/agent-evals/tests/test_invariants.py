@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import json
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ import agent_evals.sut
 import domain.world
 import pytest
 import tools.catalog
+import tools.gateway
 import tools.outbox
 from agent.aggregate import Aggregate
 from agent.brain import Task, ToolBox
@@ -425,6 +427,12 @@ def budget_counts_messages_as_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
     _use_orchestrator(monkeypatch, MessagesAsTasksBudget)
 
 
+def audit_escapes_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit log writes the arguments as ASCII JSON: the reply's Chinese text as
+    ``\\uXXXX`` escapes."""
+    monkeypatch.setattr(tools.gateway, "_args_json", lambda args: json.dumps(args, default=repr))
+
+
 def budget_counts_cited_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
     """What a failed attempt read is not counted."""
     _use_orchestrator(monkeypatch, CitedEvidenceBudget)
@@ -794,6 +802,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "characters returned; the delivered result messages hold",
+    ),
+    (
+        "counts_match_logs",
+        audit_escapes_text,
+        _case(),
+        {},
+        "the audit log writes support__create_ticket's arguments with the text '",
     ),
     (
         "counts_match_logs",

@@ -22,7 +22,8 @@ code: an invariant that shared the agent's reading of the world would share its 
   suggestion in words and the facts gathered;
 - ``counts_match_logs`` (cost): the record's tasks, steps, characters read and returned,
   outbox calls, blocked attempts and rejected messages agree with the bus and audit logs,
-  and the bus log is numbered 1..n in order, each result answering an earlier task;
+  the bus log is numbered 1..n in order, each result answering an earlier task, and the
+  audit log keeps each call's non-ASCII text as given (never ``\\uXXXX`` escapes);
 - ``tool_call_budget`` (cost): no role calls a tool more often than :data:`RULE_BUDGET`
   (or :func:`model_budget`) allows;
 - ``current_policy_evidence`` (outcome): the knowledge base holds the documents the case
@@ -44,7 +45,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -484,7 +485,8 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     messages on the bus; characters read = what the audit log says the specialists'
     read calls returned; characters returned = the JSON of the delivered result
     messages; the outbox call counts, blocked attempts and rejected messages = the
-    audit and bus logs."""
+    audit and bus logs. The logs themselves must be sound: the bus log numbered in order,
+    the audit log keeping the calls' text as given (:func:`audit_text_problems`)."""
     if environment_of(run) is None:
         return None
     bus, audit = bus_of(run), audit_of(run)
@@ -529,7 +531,50 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
         problems.append(
             f"the record counts {run.rejected_messages} rejected message(s); the bus log {rejected}"
         )
+    problems += audit_text_problems(audit)
     return _verdict(problems)
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+"""A run of non-ASCII characters (Chinese text, full-width digits …)."""
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every string of a JSON value: its objects' keys and values, its arrays' items."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+
+
+def audit_text_problems(audit: Sequence[AuditCall]) -> list[str]:
+    """Every audited call whose arguments, as the audit log writes them, escape text the
+    call was given: an operator searching the log for a customer's words (a reply, a
+    ticket's summary) must find them as written, not as ``\\uXXXX`` escapes. Arguments
+    cut at the log's length limit (no longer JSON) are not judged."""
+    problems: list[str] = []
+    for call in audit:
+        try:
+            args = json.loads(call.args)
+        except ValueError:
+            continue
+        escaped = [
+            run
+            for text in _texts(args)
+            for run in _NON_ASCII.findall(text)
+            if run.isprintable() and run not in call.args
+        ]
+        if escaped:
+            problems.append(
+                f"the audit log writes {call.tool}'s arguments with the text "
+                f"{_quote(escaped[0], 20)} escaped, not as it was given"
+            )
+    return problems
 
 
 # --- 7. a budget of tool calls per role --------------------------------------------------

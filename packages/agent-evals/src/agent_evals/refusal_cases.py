@@ -690,6 +690,8 @@ def _role_fault_mistakes() -> list[Mistake]:
             _bad_argument(role, f"{kind}:{value}", wrong, kind, regression=value == "²")
             for wrong, value in bad
         ]
+        # A part after a valid argument: the whole rest is the argument, and it is wrong.
+        found.append(_bad_argument(role, f"{kind}:{good[0]}:{good[0]}", "extra_part", kind))
         found.append(_bad_argument(role, kind, "missing_argument", kind))
     for tool in WRITE_TOOLS:
         found.append(
@@ -753,6 +755,11 @@ def _outbox_mistakes() -> list[Mistake]:
         ("argument_not_taken", "key_drift:support__send_reply:1", True),
         ("argument_not_taken", "stale_lookup:support__create_ticket:1", False),
         ("argument_not_taken", "lost_ack:support__send_reply:1:2", False),
+        # A part after a valid count: refused as a whole, whatever the last part is (a
+        # parser that took the last part for the count would crash on these).
+        ("extra_part", "lost_ack:support__send_reply:1:x", False),
+        ("extra_part", "lost_request:support__create_ticket:9:", False),
+        ("extra_part", "lost_ack:support__create_ticket:2:²", False),
         ("missing_argument", "lost_ack:1", False),
     )
     found += [
