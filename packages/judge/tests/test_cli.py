@@ -1,5 +1,7 @@
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -184,8 +186,18 @@ def test_a_special_labels_file_is_refused_unread(
         path.mkdir()
     else:
         path = Path(special)
-    code, out, err = run(capsys, *files(path, pairs_path))
-    assert code == 2 and out == ""
+    # In a process of its own, with a deadline: a reader that opened the FIFO for reading
+    # would block there forever (a hang is the failure this test exists to catch).
+    code = "import sys; from judge.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *files(path, pairs_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    out, err = done.stdout, done.stderr
+    assert done.returncode == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
     assert str(path) in err and ("not read" in err or "cannot read" in err)
 
