@@ -777,3 +777,16 @@ def test_every_snippet_of_the_guide_runs() -> None:
     for script in shells:
         done = run_doc_shell(script, root)
         assert "in sync" in done.stdout
+
+
+def test_missing_tuples_names_a_full_combination_an_interaction_group_lacks() -> None:
+    # Every pair of the three dimensions is in these rows, but one whole triple is not:
+    # only the group as a whole can say so (a check of its parts would pass).
+    dimensions = [Dimension(n, {"x": 0, "y": 1}) for n in ("a", "b", "c")]
+    product = [dict(zip("abc", v, strict=True)) for v in itertools.product("xy", repeat=3)]
+    rows = [r for r in product if r != {"a": "y", "b": "y", "c": "y"}]
+    assert missing_tuples(rows, dimensions) == []  # every pair is there
+    group = Interaction(("a", "b", "c"))
+    assert missing_tuples(rows, dimensions, interactions=[group]) == [
+        {"a": "y", "b": "y", "c": "y"}
+    ]
