@@ -15,6 +15,8 @@ class FaqSUT:
 
     def run(self, case: Case, trial: int) -> Run:
         """Ask the agent the case's question."""
-        r = self.agent.answer(case.input["question"])
+        gaps = case.input.get("kb_without", [])  # the case's world: the KB less its gaps
+        kb = {t: v for t, v in self.agent.kb.items() if t not in gaps}
+        r = FaqAgent(kb).answer(case.input["question"])
         steps = [Step(role=call, status="ok") for call in r.tool_calls]
         return Run(case_id=case.id, trial=trial, outcome=r.status, reply=r.text, steps=steps)

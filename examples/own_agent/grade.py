@@ -25,7 +25,8 @@ def evaluate(agent: FaqAgent) -> evals.Report:
     """Run every case on the agent, graded by the checks chosen here."""
 
     def task(case: Case, trial: int) -> Run:  # one trial of one case: each tool call a step
-        r = agent.answer(case.input["question"])
+        kb = {t: v for t, v in agent.kb.items() if t not in case.input.get("kb_without", [])}
+        r = FaqAgent(kb).answer(case.input["question"])  # the case's world: the KB less its gaps
         steps = [Step(role=call, status="ok") for call in r.tool_calls]
         return Run(case_id=case.id, trial=trial, outcome=r.status, reply=r.text, steps=steps)
 

@@ -24,7 +24,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "own_agent"
 MAX_USER_LINES = 25
 CLI = [sys.executable, "-P", "-m", "evals"]
 """The command line, the current folder not put on sys.path by the interpreter."""
-HAND_WRITTEN = ["hours-1", "hours-2", "off-topic-1", "refund-1", "shipping-1"]
+HAND_WRITTEN = ["hours-1", "hours-2", "kb-gap-1", "off-topic-1", "refund-1", "shipping-1"]
 
 
 def _generated() -> list[dict[str, Any]]:

@@ -20,8 +20,11 @@ from cosmic_ray.plugins import get_operator  # type: ignore[import-untyped]
 from cosmic_ray.work_db import WorkDB  # type: ignore[import-untyped]
 from cosmic_ray.work_item import WorkerOutcome, WorkResult  # type: ignore[import-untyped]
 
+from evals.power import operators
 from evals.power.mutants import Mutant, annotation_only, with_anchors
 from evals.power.sampling import Scope
+
+operators.register()
 
 
 def init_session(db: WorkDB, snapshot: Path, scope: Scope) -> None:

@@ -1,0 +1,257 @@
+"""The mutation operators ``evals power`` adds to cosmic-ray's own: the regressions a
+person makes by leaving something out.
+
+cosmic-ray's core operators change what is there (an operator, a number, a comparison, a
+boolean, an exception class); none removes a step. These do, one thing each:
+
+- ``evals/ReplaceReturnValueWithNone``: ``return x`` becomes ``return None`` (a function
+  that forgot its result);
+- ``evals/RemoveCallStatement``: a call whose value is dropped (``audit.append(…)``,
+  ``await bus.publish(…)``) becomes ``pass`` (a side effect forgotten);
+- ``evals/RemoveStateUpdate``: an assignment to an attribute or an item, or an augmented
+  assignment (``self.count += 1``, ``row["status"] = s``), becomes ``pass`` (a state not
+  updated; plain name bindings are left alone: dropping them is a ``NameError``, not a
+  regression anyone ships);
+- ``evals/RemoveKeywordArgument``: one ``name=value`` of a call is dropped (a setting not
+  passed on: the callee's default runs instead);
+- ``evals/RemoveRaise``: ``raise …`` becomes ``pass`` (a refusal or a validation lost);
+- ``evals/RemoveComprehensionFilter``: a comprehension's ``if`` clause is dropped (a filter
+  forgotten).
+
+They are registered with cosmic-ray's provider table by :func:`register`, in the process
+of ``evals power`` only (no entry point): a project that also runs cosmic-ray itself keeps
+its own operator set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import parso  # type: ignore[import-untyped]
+from cosmic_ray import plugins  # type: ignore[import-untyped]
+from cosmic_ray.operators.operator import Example, Operator  # type: ignore[import-untyped]
+from parso.python.tree import Keyword  # type: ignore[import-untyped]
+
+PROVIDER = "evals"
+"""The provider name: these operators are ``evals/<Name>``."""
+
+Position = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _pass_for(node: Any) -> Any:
+    """A ``pass`` keyword taking ``node``'s place (and its leading whitespace)."""
+    return Keyword("pass", node.start_pos, prefix=node.get_first_leaf().prefix)
+
+
+def _is_call(node: Any) -> bool:
+    """``f(…)``, ``a.b(…)`` or ``await f(…)``: an atom with trailers, the last one a call."""
+    if node.type not in ("atom_expr", "power"):
+        return False
+    last = node.children[-1]
+    return last.type == "trailer" and last.children[0].value == "("
+
+
+class ReplaceReturnValueWithNone(Operator):  # type: ignore[misc]
+    """``return x`` -> ``return None``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.type == "return_stmt" and len(node.children) == 2:
+            value = node.children[1]
+            if not (value.type == "keyword" and value.value == "None"):
+                yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        value = node.children[1]
+        node.children[1] = Keyword("None", value.start_pos, prefix=value.get_first_leaf().prefix)
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("def f():\n    return x + 1\n", "def f():\n    return None\n"),
+            Example("def f():\n    return (a,\n            b)\n", "def f():\n    return None\n"),
+        )
+
+
+class RemoveCallStatement(Operator):  # type: ignore[misc]
+    """A call statement (its value unused) -> ``pass``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        return _pass_for(node)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("def f():\n    log.append(x)\n", "def f():\n    pass\n"),
+            Example("async def f():\n    await bus.put(x)\n", "async def f():\n    pass\n"),
+        )
+
+
+def _assigned_to_state(node: Any) -> bool:
+    """``a.b = …``, ``a[k] = …`` or any augmented assignment (``n += 1``)."""
+    if node.type != "expr_stmt" or len(node.children) < 3:
+        return False
+    op = node.children[1]
+    if op.type == "operator" and op.value != "=" and op.value.endswith("="):
+        return True  # augmented: +=, -=, |=, …
+    if node.children[1].type == "annassign":
+        return False  # `x: int = 1` declares as well as binds
+    targets = node.children[:-1:2]
+    return all(
+        t.type in ("atom_expr", "power")
+        and t.children[-1].type == "trailer"
+        and t.children[-1].children[0].value in (".", "[")
+        for t in targets
+    )
+
+
+class RemoveStateUpdate(Operator):  # type: ignore[misc]
+    """An assignment to an attribute or item, or an augmented assignment -> ``pass``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _assigned_to_state(node):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        return _pass_for(node)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("def f(self):\n    self.n += 1\n", "def f(self):\n    pass\n"),
+            Example("def f(row):\n    row['s'] = 1\n", "def f(row):\n    pass\n"),
+            Example("def f(o):\n    o.a = o.b = 2\n", "def f(o):\n    pass\n"),
+        )
+
+
+def _keyword_arguments(trailer: Any) -> list[Any]:
+    """The ``name=value`` arguments of a call's trailer, in order."""
+    if trailer.type != "trailer" or trailer.children[0].value != "(":
+        return []
+    inner = trailer.children[1] if len(trailer.children) == 3 else None
+    if inner is None:
+        return []
+    args = inner.children if inner.type == "arglist" else [inner]
+    return [
+        a
+        for a in args
+        if a.type == "argument" and len(a.children) == 3 and a.children[1].value == "="
+    ]
+
+
+class RemoveKeywordArgument(Operator):  # type: ignore[misc]
+    """One ``name=value`` argument of a call, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for argument in _keyword_arguments(node):
+            yield (argument.start_pos, argument.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        dropped = _keyword_arguments(node)[index]
+        inner = node.children[1]
+        args = inner.children if inner.type == "arglist" else [inner]
+        kept = [
+            a for a in args if a is not dropped and not (a.type == "operator" and a.value == ",")
+        ]
+        code = "(" + ", ".join(a.get_code(include_prefix=False) for a in kept) + ")"
+        trailer = parso.parse("_" + code).children[0].children[1]
+        trailer.children[0].prefix = node.children[0].prefix
+        trailer.parent = node.parent
+        return trailer
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("f(a, b=1)\n", "f(a)\n"),
+            Example("f(b=1, c=2)\n", "f(c=2)\n"),
+            Example("f(b=1, c=2)\n", "f(b=1)\n", occurrence=1),
+            Example("f(b=1)\n", "f()\n"),
+        )
+
+
+class RemoveRaise(Operator):  # type: ignore[misc]
+    """``raise …`` -> ``pass``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.type == "raise_stmt" or (
+            node.type == "keyword" and node.value == "raise" and node.parent.type == "simple_stmt"
+        ):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        return _pass_for(node)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "def f(x):\n    if x:\n        raise E(x)\n", "def f(x):\n    if x:\n        pass\n"
+            ),
+            Example(
+                "try:\n    g()\nexcept E:\n    raise\n", "try:\n    g()\nexcept E:\n    pass\n"
+            ),
+        )
+
+
+def _filters(node: Any) -> list[Any]:
+    """The ``if`` clauses of a comprehension node (``comp_if``)."""
+    if node.type not in ("comp_for", "sync_comp_for"):
+        return []
+    return [c for c in node.children if c.type == "comp_if"]
+
+
+class RemoveComprehensionFilter(Operator):  # type: ignore[misc]
+    """A comprehension's ``if`` clause, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for clause in _filters(node):
+            yield (clause.start_pos, clause.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        dropped = _filters(node)[index]
+        node.children = [c for c in node.children if c is not dropped]
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = [a for a in b if a]\n", "y = [a for a in b]\n"),
+            Example("y = {a for a in b if a > 1}\n", "y = {a for a in b}\n"),
+        )
+
+
+OPERATORS: dict[str, type[Operator]] = {
+    op.__name__: op
+    for op in (
+        ReplaceReturnValueWithNone,
+        RemoveCallStatement,
+        RemoveStateUpdate,
+        RemoveKeywordArgument,
+        RemoveRaise,
+        RemoveComprehensionFilter,
+    )
+}
+
+
+class OperatorProvider:
+    """cosmic-ray's provider protocol: iterate names, look one up."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(OPERATORS)
+
+    def __getitem__(self, name: str) -> type[Operator]:
+        return OPERATORS[name]
+
+
+def register() -> None:
+    """Add these operators to cosmic-ray's table in this process (idempotent)."""
+    plugins.OPERATOR_PROVIDERS.setdefault(PROVIDER, OperatorProvider())

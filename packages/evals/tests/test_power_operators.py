@@ -1,0 +1,101 @@
+"""evals power's own mutation operators: what each removes, where it finds nothing to
+remove, and that a session holds them beside cosmic-ray's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray", reason="cosmic-ray is not installed (supportpilot-evals[power])")
+
+from cosmic_ray import plugins
+from cosmic_ray.mutating import mutate_code
+from evals.power import operators, session
+from evals.power.sampling import Scope
+
+EXAMPLES = [
+    (name, ex.pre_mutation_code, ex.post_mutation_code, ex.occurrence)
+    for name, op in operators.OPERATORS.items()
+    for ex in op.examples()
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after", "occurrence"), EXAMPLES)
+def test_each_example_mutates_as_stated(
+    name: str, before: str, after: str, occurrence: int
+) -> None:
+    assert mutate_code(before, operators.OPERATORS[name](), occurrence) == after
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        ("ReplaceReturnValueWithNone", "def f():\n    return None\n"),
+        ("ReplaceReturnValueWithNone", "def f():\n    return\n"),
+        ("RemoveCallStatement", "y = f(x)\n"),  # the value is used
+        ("RemoveCallStatement", "f\n"),  # not a call
+        ("RemoveCallStatement", "a.b\n"),  # an attribute, not a call
+        ("RemoveCallStatement", "x[0]\n"),  # an item, not a call
+        ("RemoveStateUpdate", "x = 1\n"),  # a name binding: dropping it is a NameError
+        ("RemoveStateUpdate", "x: int = 1\n"),
+        ("RemoveStateUpdate", "f(x).a == 1\n"),  # a comparison, not an assignment
+        ("RemoveKeywordArgument", "f(a, *b, **c)\n"),
+        ("RemoveKeywordArgument", "f()\n"),
+        ("RemoveKeywordArgument", "x = d[k]\n"),
+        ("RemoveRaise", "def f():\n    return 1\n"),
+        ("RemoveComprehensionFilter", "y = [a for a in b]\n"),
+    ],
+)
+def test_nothing_to_remove(name: str, code: str) -> None:
+    assert mutate_code(code, operators.OPERATORS[name](), 0) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "code", "count"),
+    [
+        ("RemoveKeywordArgument", "f(a=1, b=2, c=3)\ng(d=4)\n", 4),
+        ("RemoveCallStatement", "f()\ng()\nx = h()\n", 2),
+        ("RemoveStateUpdate", "a.x = 1\nb[0] = 2\nn += 1\nm = 3\n", 3),
+        ("RemoveRaise", "try:\n    f()\nexcept E:\n    raise\nraise F\n", 2),
+        ("ReplaceReturnValueWithNone", "def f():\n    return 1\n    return None\n", 1),
+    ],
+)
+def test_one_mutant_per_thing_removed(name: str, code: str, count: int) -> None:
+    op = operators.OPERATORS[name]()
+    mutants = [mutate_code(code, op, i) for i in range(count + 1)]
+    assert all(m is not None and m != code for m in mutants[:count])
+    assert mutants[count] is None
+    assert len(set(mutants[:count])) == count
+
+
+def test_a_dropped_argument_keeps_a_multi_line_call_valid() -> None:
+    code = "x = f(\n    a,\n    b=g(1,\n          2),  # why\n    c=3,\n)\n"
+    got = mutate_code(code, operators.OPERATORS["RemoveKeywordArgument"](), 0)
+    assert got is not None
+    compile(got, "m.py", "exec")
+    assert "b=" not in got and "c=3" in got and "a" in got
+
+
+def test_registered_beside_cosmic_rays_own_and_used_by_a_session(tmp_path: Path) -> None:
+    operators.register()
+    operators.register()  # idempotent
+    names = plugins.operator_names()
+    assert {f"evals/{n}" for n in operators.OPERATORS} <= set(names)
+    assert any(n.startswith("core/") for n in names)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        "def f(o):\n    o.n += 1\n    log(o, end='')\n    return o\n", encoding="utf-8"
+    )
+    from cosmic_ray.work_db import use_db
+
+    with use_db(str(tmp_path / "s.sqlite")) as db:
+        session.init_session(db, tmp_path, Scope(("pkg",)))
+        pop = session.population(db, tmp_path, Scope(("pkg",)), lambda _: None)
+    ours = sorted(m.operator for m in pop.candidates if m.operator.startswith("evals/"))
+    assert ours == [
+        "evals/RemoveCallStatement",
+        "evals/RemoveKeywordArgument",
+        "evals/RemoveStateUpdate",
+        "evals/ReplaceReturnValueWithNone",
+    ]
