@@ -28,10 +28,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import parso  # type: ignore[import-untyped]
+import parso
 from cosmic_ray import plugins  # type: ignore[import-untyped]
 from cosmic_ray.operators.operator import Example, Operator  # type: ignore[import-untyped]
-from parso.python.tree import Keyword  # type: ignore[import-untyped]
+from parso.python.tree import Keyword
 
 PROVIDER = "evals"
 """The provider name: these operators are ``evals/<Name>``."""
@@ -49,7 +49,7 @@ def _is_call(node: Any) -> bool:
     if node.type not in ("atom_expr", "power"):
         return False
     last = node.children[-1]
-    return last.type == "trailer" and last.children[0].value == "("
+    return bool(last.type == "trailer" and last.children[0].value == "(")
 
 
 class ReplaceReturnValueWithNone(Operator):  # type: ignore[misc]
@@ -162,7 +162,7 @@ class RemoveKeywordArgument(Operator):  # type: ignore[misc]
             a for a in args if a is not dropped and not (a.type == "operator" and a.value == ",")
         ]
         code = "(" + ", ".join(a.get_code(include_prefix=False) for a in kept) + ")"
-        trailer = parso.parse("_" + code).children[0].children[1]
+        trailer = parso.parse("_" + code)  # type: ignore[no-untyped-call].children[0].children[1]
         trailer.children[0].prefix = node.children[0].prefix
         trailer.parent = node.parent
         return trailer
