@@ -162,7 +162,8 @@ class RemoveKeywordArgument(Operator):  # type: ignore[misc]
             a for a in args if a is not dropped and not (a.type == "operator" and a.value == ",")
         ]
         code = "(" + ", ".join(a.get_code(include_prefix=False) for a in kept) + ")"
-        trailer = parso.parse("_" + code)  # type: ignore[no-untyped-call].children[0].children[1]
+        module = parso.parse("_" + code)  # type: ignore[no-untyped-call]
+        trailer = module.children[0].children[1]
         trailer.children[0].prefix = node.children[0].prefix
         trailer.parent = node.parent
         return trailer
