@@ -69,7 +69,7 @@ command): their own tests alone, so each is shown caught by them."""
 POWER = f"{EVALS}/power"
 POWER_TESTS = tuple(
     f"packages/evals/tests/test_power_{name}.py"
-    for name in ("sampling", "report", "premises", "mutants", "run")
+    for name in ("sampling", "report", "premises", "mutants", "operators", "run")
 )
 """What runs against every ``evals power`` mutant (the sampler's tests first: fastest)."""
 SCRIPTED = "packages/agent-evals/src/agent_evals/scripted_model.py"
@@ -1843,6 +1843,46 @@ MUTANTS: tuple[Mutant, ...] = (
         "return digest_of(self.anchor)",
         "return digest_of(self.id)",
         "the ledger records mutants by path:line ids, which move with any edit above them",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_operators_not_registered",
+        f"{POWER}/operators.py",
+        "    plugins.OPERATOR_PROVIDERS.setdefault(PROVIDER, OperatorProvider())",
+        "    pass",
+        "evals' own operators never reach cosmic-ray: no removed step is ever a mutant",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_augmented_assignment_not_a_state_update",
+        f"{POWER}/operators.py",
+        'if op.type == "operator" and op.value != "=" and op.value.endswith("="):',
+        'if op.type == "operator" and op.value == "=" and op.value.endswith("="):',
+        "`n += 1` is never removed: a counter that stops counting is no mutant",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_call_whose_value_is_used_removed",
+        f"{POWER}/operators.py",
+        'if node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node):',
+        "if node.parent is not None and _is_call(node):",
+        "a call whose value is used becomes `pass` too (`y = pass`): invalid mutants",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_return_none_made_none",
+        f"{POWER}/operators.py",
+        'if not (value.type == "keyword" and value.value == "None"):',
+        "if True:",
+        "`return None` is mutated into itself: a mutant that cannot be killed",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_keyword_argument_other_dropped",
+        f"{POWER}/operators.py",
+        "dropped = _keyword_arguments(node)[index]",
+        "dropped = _keyword_arguments(node)[-1]",
+        "every occurrence drops the last keyword argument: the others are never removed",
         tests=POWER_TESTS,
     ),
     M(
