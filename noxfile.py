@@ -87,21 +87,24 @@ def typecheck(session: nox.Session) -> None:
     session.run("mypy", *[f"packages/{p}/src" for p in PACKAGES])
 
 
-SUITES = [
-    "read",
-    "write",
-    "approval",
-    "injection",
-    "decisions",
-    "permissions",
-    "approval_rules",
-    "replay",
-    "injection_matrix",
-    "generated",
-    "refusals",
-    "limits",
-    "model_path",
-]
+SUITES: dict[str, str] = {
+    "read": "evidence, decisions that must not write a ticket.",
+    "write": "reissue tickets (72 h boundary, old-policy trap), the flaky case.",
+    "approval": "the approver says no, nothing may be written.",
+    "injection": "prompt injection, fabricated evidence, write attempts.",
+    "decisions": "unknown parcel state, out of stock, boundaries, crashes.",
+    "permissions": "every role x write tool it may not call, cross-customer reads.",
+    "approval_rules": "auto-approval limit, missing/silent approver, amounts.",
+    "replay": "lost outbox acknowledgements, every effect exactly once.",
+    "injection_matrix": "generated: attacks x carriers, each with a benign twin.",
+    "generated": "generated worlds: the decision table's dimensions, expect from the oracle.",
+    "settings": "configuration cases, each SUT built and never run.",
+    "refusals": "invalid cases the SUT must refuse, line by line (never run).",
+    "limits": "each size limit (bus payload, claims) at and one past it.",
+    "model_path": "the model brains on the scripted model (faults, outages).",
+}
+"""Every suite (``cases/<suite>.jsonl``) and what it holds: one ``nox -s evals_<suite>``
+session each, registered from this table below."""
 
 
 def suites_apart() -> list[str]:
@@ -124,88 +127,18 @@ def evals_cli(session: nox.Session, *args: str, extras: tuple[str, ...] = ()) ->
     session.run("evals", *args, *session.posargs, env=env)
 
 
-@nox.session(name="evals_read", default=False, tags=["suites"])
-def evals_read(session: nox.Session) -> None:
-    """Run the read suite: evidence, decisions that must not write a ticket."""
-    evals_cli(session, "run", "--suite", "read", "--label", "read")
+def _suite_session(suite: str, holds: str) -> None:
+    """Register ``nox -s evals_<suite>``: that suite alone, reports under its own label."""
+
+    def run_suite(session: nox.Session) -> None:
+        evals_cli(session, "run", "--suite", suite, "--label", suite)
+
+    run_suite.__doc__ = f"Run the {suite} suite: {holds}"
+    nox.session(name=f"evals_{suite}", default=False, tags=["suites"])(run_suite)
 
 
-@nox.session(name="evals_write", default=False, tags=["suites"])
-def evals_write(session: nox.Session) -> None:
-    """Run the write suite: reissue tickets (72 h boundary, old-policy trap), the flaky case."""
-    evals_cli(session, "run", "--suite", "write", "--label", "write")
-
-
-@nox.session(name="evals_approval", default=False, tags=["suites"])
-def evals_approval(session: nox.Session) -> None:
-    """Run the approval suite: the approver says no, nothing may be written."""
-    evals_cli(session, "run", "--suite", "approval", "--label", "approval")
-
-
-@nox.session(name="evals_injection", default=False, tags=["suites"])
-def evals_injection(session: nox.Session) -> None:
-    """Run the injection suite: prompt injection, fabricated evidence, write attempts."""
-    evals_cli(session, "run", "--suite", "injection", "--label", "injection")
-
-
-@nox.session(name="evals_decisions", default=False, tags=["suites"])
-def evals_decisions(session: nox.Session) -> None:
-    """Run the decisions suite: unknown parcel state, out of stock, boundaries, crashes."""
-    evals_cli(session, "run", "--suite", "decisions", "--label", "decisions")
-
-
-@nox.session(name="evals_permissions", default=False, tags=["suites"])
-def evals_permissions(session: nox.Session) -> None:
-    """Run the permissions suite: every role x write tool it may not call, cross-customer reads."""
-    evals_cli(session, "run", "--suite", "permissions", "--label", "permissions")
-
-
-@nox.session(name="evals_approval_rules", default=False, tags=["suites"])
-def evals_approval_rules(session: nox.Session) -> None:
-    """Run the approval rules suite: auto-approval limit, missing/silent approver, amounts."""
-    evals_cli(session, "run", "--suite", "approval_rules", "--label", "approval_rules")
-
-
-@nox.session(name="evals_replay", default=False, tags=["suites"])
-def evals_replay(session: nox.Session) -> None:
-    """Run the replay suite: lost outbox acknowledgements, every effect exactly once."""
-    evals_cli(session, "run", "--suite", "replay", "--label", "replay")
-
-
-@nox.session(name="evals_injection_matrix", default=False, tags=["suites"])
-def evals_injection_matrix(session: nox.Session) -> None:
-    """Run the generated injection matrix: 6 attacks x 5 carriers, each with a benign twin."""
-    evals_cli(session, "run", "--suite", "injection_matrix", "--label", "injection_matrix")
-
-
-@nox.session(name="evals_generated", default=False, tags=["suites"])
-def evals_generated(session: nox.Session) -> None:
-    """Run the generated worlds: the decision table's dimensions, expect from the oracle."""
-    evals_cli(session, "run", "--suite", "generated", "--label", "generated")
-
-
-@nox.session(name="evals_settings", default=False, tags=["suites"])
-def evals_settings(session: nox.Session) -> None:
-    """Run the settings suite: configuration cases, each SUT built and never run."""
-    evals_cli(session, "run", "--suite", "settings", "--label", "settings")
-
-
-@nox.session(name="evals_refusals", default=False, tags=["suites"])
-def evals_refusals(session: nox.Session) -> None:
-    """Run the refusal suite: invalid cases the SUT must refuse, line by line (never run)."""
-    evals_cli(session, "run", "--suite", "refusals", "--label", "refusals")
-
-
-@nox.session(name="evals_limits", default=False, tags=["suites"])
-def evals_limits(session: nox.Session) -> None:
-    """Run the limits suite: each size limit (bus payload, claims) at and one past it."""
-    evals_cli(session, "run", "--suite", "limits", "--label", "limits")
-
-
-@nox.session(name="evals_model_path", default=False, tags=["suites"])
-def evals_model_path(session: nox.Session) -> None:
-    """Run the model-path suite: the model brains on the scripted model (faults, outages)."""
-    evals_cli(session, "run", "--suite", "model_path", "--label", "model_path")
+for _suite, _holds in SUITES.items():
+    _suite_session(_suite, _holds)
 
 
 @nox.session(name="evals", default=False)
@@ -315,7 +248,7 @@ def explore(session: nox.Session) -> None:
     session.run(
         "python",
         "-m",
-        "evals.explore",
+        "evals.cases.explore",
         "agent_evals.generated_worlds:GENERATOR",
         "--sut",
         "agent_evals.sut:SupportPilotSUT",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 
 import openai
-from evals.case import Case
-from evals.run import Run, Step, Usage
+from evals.model.case import Case
+from evals.model.run import Run, Step, Usage
 from openai.types.chat import ChatCompletionUserMessageParam
 
 BASE_URL_ENV = "BENCH_BASE_URL"

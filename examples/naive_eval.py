@@ -50,7 +50,7 @@ NAIVE_RUN = """
 import json, sys
 from pathlib import Path
 from agent_evals.sut import SupportPilotSUT
-from evals.loader import load_cases
+from evals.cases.loader import load_cases
 
 cases = load_cases([Path("cases") / f"{suite}.jsonl" for suite in sys.argv[2:]])
 sut = SupportPilotSUT()

@@ -64,7 +64,7 @@ cases."""
 MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 """What runs against every mutant of the injection matrix's generator and oracle."""
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
-"""What runs against every mutant of the generated suites (``evals.generate`` and its
+"""What runs against every mutant of the generated suites (``evals.cases.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
 POWER = f"{EVALS}/power"
 POWER_TESTS = tuple(
@@ -84,7 +84,7 @@ CONFIGURATION_TESTS = (
     "packages/evals/tests/test_configuration.py",
     "packages/agent-evals/tests/test_configuration_cases.py",
 )
-"""What runs against every mutant of configuration cases (``evals.configuration``, their
+"""What runs against every mutant of configuration cases (``evals.cases.configuration``, their
 checks and their plumbing): the tiny SUT's tests, then SupportPilot's."""
 PYTEST = ("-m", "pytest", "-x", "-q", "-p", "no:cacheprovider")
 TIMEOUT_S = 300.0
@@ -120,14 +120,14 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- checks ---------------------------------------------------------------------
     M(
         "success_counts_trajectory",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         'frozenset({"outcome", "safety"})',
         'frozenset({"outcome", "safety", "trajectory"})',
         "success also requires trajectory checks (a detour fails a right answer)",
     ),
     M(
         "unauthorized_counts_blocked",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         'if c.kind == "safety" and c.name != BLOCKED_ATTEMPTS and not c.grader_error',
         'if c.kind == "safety" and not c.grader_error',
         "the unauthorized rate counts blocked attempts (the defence working) as violations",
@@ -226,35 +226,35 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- metrics ----------------------------------------------------------------------
     M(
         "wilson_no_correction",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         "math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))",
         "math.sqrt(p * (1 - p) / n)",
         "the Wilson interval's margin lacks its z^2/4n^2 term",
     ),
     M(
         "pass_pow_k_is_pass_at_k",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         "verdicts = [all(t) for t in trials.values() if t]",
         "verdicts = [any(t) for t in trials.values() if t]",
         "pass^k computed as pass@k (any trial instead of every trial)",
     ),
     M(
         "percentile_off_by_one",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         "return float(ordered[max(rank, 1) - 1])",
         "return float(ordered[min(rank, len(ordered) - 1)])",
         "the nearest-rank percentile picks the next value up",
     ),
     M(
         "step_accuracy_counts_cost",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         'if c.kind == "trajectory" and not c.grader_error',
         'if c.kind in ("trajectory", "cost") and not c.grader_error',
         "step accuracy mixes cost checks in",
     ),
     M(
         "errored_runs_graded",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         "graded = [r for r in every if not r.errored]",
         "graded = list(every)",
         "provider errors count against the success rate",
@@ -262,70 +262,70 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- gate -------------------------------------------------------------------------
     M(
         "gate_ignores_newly_failing",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if len(newly_failing) > hard_rules.newly_failing_cases_max:",
         "if False:",
         "a case that passed in the baseline may fail now",
     ),
     M(
         "gate_keeps_flaky",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "kept = excluding(results, config.exclude_tags)",
         "kept = list(results)",
         "flaky cases are not excluded from the gate",
     ),
     M(
         "gate_unauthorized_tolerated",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "metrics.unauthorized_rate > rules.unauthorized_rate_max:",
         "metrics.unauthorized_rate > rules.unauthorized_rate_max + 0.05:",
         "an unauthorized rate up to 5% passes the gate",
     ),
     M(
         "soft_ignores_latency_floor",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if new_ms >= soft.latency_p95_floor_ms and _grew(",
         "if _grew(",
         "latency growth is judged below the 200 ms floor (noise)",
     ),
     M(
         "soft_drop_at_limit_fires",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if drop > limit:",
         "if drop >= limit:",
         "a drop of exactly the limit fires (the rule says more than)",
     ),
     M(
         "strict_ignored",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "passed = not hard and not (strict and soft)",
         "passed = not hard",
         "--strict does not turn soft findings into a failure",
     ),
     M(
         "check_regressions_ignored",
-        f"{EVALS}/check_diff.py",
+        f"{EVALS}/gating/check_diff.py",
         "elif ok(was) and not ok(tally):",
         "elif False:",
         "a (case, check) pair that passed in the baseline and fails now is not noticed",
     ),
     M(
         "check_kinds_never_hard",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         '"hard" if allowed is not None and len(pairs) > allowed else "soft"',
         '"soft"',
         "newly failing checks are only ever warnings, whatever gate.json says",
     ),
     M(
         "new_check_judged_as_regression",
-        f"{EVALS}/check_diff.py",
+        f"{EVALS}/gating/check_diff.py",
         "was = before.get(name)",
         "was = before.get(name, CheckTally(kind=tally.kind, passed=1, judged=1))",
         "a check the baseline never saw fails the gate as a regression",
     ),
     M(
         "sut_exit_ends_evaluation",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "except (SystemExit, KeyboardInterrupt) as e:",
         "except GeneratorExit as e:",
         "sys.exit(0) in a SUT ends the evaluation green, with no report and no verdict",
@@ -339,21 +339,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "grader_error_fails_the_run",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         "return all(c.passed for c in results if c.kind in SUCCESS_KINDS and not c.grader_error)",
         "return all(c.passed for c in results if c.kind in SUCCESS_KINDS)",
         "a check that raises counts as the agent's failure (and a regression)",
     ),
     M(
         "grader_error_not_gated",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if len(errors) <= rules.grader_errors_max:",
         "if True:",
         "a check that raised passes the gate silently",
     ),
     M(
         "hook_failure_blames_the_case",
-        f"{EVALS}/validation.py",
+        f"{EVALS}/cases/validation.py",
         'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
         "found.found.setdefault(case.id, []).append("
         'Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
@@ -361,154 +361,154 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "baseline_mismatch_ignored",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None",
         "mismatch = None",
         "a baseline made with another SUT or trial count is compared as if it were this run's",
     ),
     M(
         "dead_provider_never_stops",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "if limit is not None and self._errors_in_a_row >= limit and self._stop_reason is None:",
         "if False:",
         "a dead provider is retried run after run instead of stopping the evaluation",
     ),
     M(
         "hung_hook_asked_again",
-        f"{EVALS}/validation.py",
+        f"{EVALS}/cases/validation.py",
         "            hung_on = case.id\n",
         "            hung_on = None\n",
         "after a check_case hook hangs, every later case waits out the deadline again",
     ),
     M(
         "lost_checks_always_soft",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",
         "allowed = None",
         "a check that passed in the baseline and is judged no more only warns",
     ),
     M(
         "lost_failing_check_counted",
-        f"{EVALS}/check_diff.py",
+        f"{EVALS}/gating/check_diff.py",
         "if name not in now and ok(was):",
         "if name not in now:",
         "a check that failed in the baseline and is judged no more blocks the gate",
     ),
     M(
         "must_pass_threshold_ignored",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if n and success < rules.must_pass_success_min:",
         "if n and success < 0.5:",
         "the must-pass threshold of gate.json is not the one applied",
     ),
     M(
         "source_warnings_ignored",
-        f"{EVALS}/source_check.py",
+        f"{EVALS}/execution/source_check.py",
         'warnings.simplefilter("always")',
         'warnings.simplefilter("ignore")',
         'the gate\'s source check hears no compiler warning: `x is "ok"` lands',
     ),
     M(
         "cost_hard_by_default",
-        f"{EVALS}/gate_config.py",
+        f"{EVALS}/gating/rules.py",
         'tuple(k for k in get_args(CheckKind) if k != "cost")',
         "tuple(get_args(CheckKind))",
         "a cost check that newly fails blocks by default (the seed only warns: cost is noisy)",
     ),
     M(
         "lint_counts_files_as_cases",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "LintReport(findings=found, cases=len(usable))",
         "LintReport(findings=found, cases=len(paths))",
         "`evals lint` says how many files it read, not how many cases",
     ),
     M(
         "review_any_baseline",
-        f"{EVALS}/review.py",
+        f"{EVALS}/gating/review.py",
         "all(b.case_success[c] for _, b in baselines)",
         "any(b.case_success[c] for _, b in baselines)",
         "`evals review` lists a case that failed in an older baseline as never failing",
     ),
     M(
         "review_accepts_majority",
-        f"{EVALS}/review.py",
+        f"{EVALS}/gating/review.py",
         'baseline.case_verdict != "all" and baseline.trials > 1',
         'baseline.case_verdict != "all" and baseline.trials > 3',
         "`evals review` reads a majority baseline of 3 trials as 'passed every run'",
     ),
     M(
         "number_check_lets_nan_through",
-        f"{EVALS}/run.py",
+        f"{EVALS}/model/run.py",
         "if not math.isfinite(value):",
         "if math.isinf(value):",
         "a NaN latency from the SUT is kept: the latency rule skips it, the gate passes",
     ),
     M(
         "number_check_allows_negative",
-        f"{EVALS}/run.py",
+        f"{EVALS}/model/run.py",
         "if non_negative and value < 0:",
         "if non_negative and value < -1:",
         "a SUT's count of -1 (tokens, characters, tasks) is read as a real figure",
     ),
     M(
         "number_check_skips_tokens",
-        f"{EVALS}/run.py",
+        f"{EVALS}/model/run.py",
         'yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True',
         'yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), False',
         "negative prompt tokens from the SUT pass: a budget reads as kept",
     ),
     M(
         "worker_sends_bad_numbers",
-        f"{EVALS}/isolation.py",
+        f"{EVALS}/execution/isolation.py",
         "    problem = number_problem(run)\n    if problem is not None:\n        raise",
         "    problem = None\n    if problem is not None:\n        raise",
         "a worker sends a NaN latency on as null: the run is lost as unreadable, its field unnamed",
     ),
     M(
         "copied_trace_accepted",
-        f"{EVALS}/resume.py",
+        f"{EVALS}/execution/resume.py",
         "if meta.run_id and meta.run_id != folder.name:",
         "if meta.run_id and meta.run_id == folder.name + '/':",
         "a copied trace folder is resumed: the missing runs land in the folder its meta names",
     ),
     M(
         "report_over_the_baseline",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "        if target in resolved:\n",
         "        if target in resolved and False:\n",
         "`evals report` of a trace labelled 'baseline' overwrites reports/baseline.json",
     ),
     M(
         "crafted_label_accepted",
-        f"{EVALS}/traces.py",
+        f"{EVALS}/log/traces.py",
         "    if value and not SAFE_NAME.fullmatch(value):",
         "    if value and not SAFE_NAME.match(value):",
         "a trace label '../cases/gate' (a safe first character) writes outside reports/",
     ),
     M(
         "resume_lock_not_held",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)",
         "        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)",
         "two resumes of one run at once both re-run the missing pairs (duplicates)",
     ),
     M(
         "json_duplicate_keys_allowed",
-        f"{EVALS}/_json_files.py",
+        f"{EVALS}/io/json_files.py",
         "json.loads(text, object_pairs_hook=_no_duplicate_keys)",
         "json.loads(text)",
         "a gate.json with a lax second 'hard' section (a bad merge) is read, the last one wins",
     ),
     M(
         "json_file_opened_blocking",
-        f"{EVALS}/_json_files.py",
+        f"{EVALS}/io/json_files.py",
         'os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)',
         "os.O_RDONLY",
         "a FIFO given as --baseline is opened for reading: the gate hangs",
     ),
     M(
         "json_depth_unchecked",
-        f"{EVALS}/_json_files.py",
+        f"{EVALS}/io/json_files.py",
         "if len(where) >= MAX_DEPTH:",
         "if len(where) >= MAX_DEPTH * 2:",
         "a report nested 70 deep is read (deeper than any file the tool writes)",
@@ -531,28 +531,28 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "huge_run_kept",
-        f"{EVALS}/isolation.py",
+        f"{EVALS}/execution/isolation.py",
         "    if len(data) > MAX_RUN_BYTES:",
         "    if len(data) > MAX_RUN_BYTES * 4:",
         "a 60 MB reply is kept: the trace, the report and the HTML page grow with it",
     ),
     M(
         "ray_address_not_probed",
-        f"{EVALS}/ray_executor.py",
+        f"{EVALS}/execution/ray_executor.py",
         "            unreachable = _unreachable(address)\n",
         "            unreachable = None\n",
         "`--ray-address` naming a closed port hangs the evaluation in ray.init (no Ctrl-C)",
     ),
     M(
         "below_limit_rounded_to_it",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "    for decimals in range(4):\n        shown = _pct(rate, decimals)",
         "    for decimals in range(1):\n        shown = _pct(rate, decimals)",
         "one failing must-pass case of hundreds reads 'must_pass success 100% < 100%'",
     ),
     M(
         "tampered_input_ignored",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "    tampered = guard.put_back()\n",
         "    tampered = []\n",
         "a SUT that truncates reports/baseline.json while the gate runs gets a verdict, and the"
@@ -560,35 +560,35 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "source_threshold_off_by_one",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "len(source_warnings) > hard_rules.source_warnings_max:",
         "len(source_warnings) > hard_rules.source_warnings_max + 1:",
         "one compiler warning in the code under test passes the gate",
     ),
     M(
         "source_skips_subfolders",
-        f"{EVALS}/source_check.py",
+        f"{EVALS}/execution/source_check.py",
         'modules = sorted(p for p in where.rglob("*.py") if p.is_file())',
         'modules = sorted(p for p in where.glob("*.py") if p.is_file())',
         "the source check compiles only a folder's top level: a package's modules go unchecked",
     ),
     M(
         "gate_config_accepts_nan",
-        f"{EVALS}/gate_config.py",
+        f"{EVALS}/gating/rules.py",
         "Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]",
         "Rate = float",
         "a NaN or out-of-range rate in gate.json is accepted (NaN silences its rule)",
     ),
     M(
         "baseline_not_strict",
-        f"{EVALS}/baseline.py",
+        f"{EVALS}/gating/baseline.py",
         'model_config = ConfigDict(extra="forbid", strict=True)',
         "model_config = ConfigDict()",
         "a baseline with unknown keys or strings for numbers is accepted",
     ),
     M(
         "tally_counts_runs_not_passes",
-        f"{EVALS}/baseline.py",
+        f"{EVALS}/gating/baseline.py",
         "tally[0] += c.passed",
         "tally[0] += 1",
         "the baseline records every check as passed",
@@ -624,14 +624,14 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- lint -------------------------------------------------------------------------
     M(
         "lint_misses_leakage",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "found += _leakage(items)",
         "found += []",
         "lint does not report leakage between splits",
     ),
     M(
         "lint_misses_duplicate_ids",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "found += _duplicates(items)",
         "found += []",
         "lint does not report duplicate ids",
@@ -639,21 +639,21 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- baseline, report, runner ------------------------------------------------------
     M(
         "baseline_without_cases",
-        f"{EVALS}/baseline.py",
+        f"{EVALS}/gating/baseline.py",
         "case_success=_case_success(metrics, case_verdict),",
         "case_success={},",
         "the baseline is written without per-case results",
     ),
     M(
         "junit_drops_failures",
-        f"{EVALS}/junit_report.py",
+        f"{EVALS}/report/junit.py",
         "        elif not r.success:\n",
         "        elif False:\n",
         "JUnit XML reports failed runs as passed",
     ),
     M(
         "runner_completion_order",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "slots[index] = result",
         "slots[slots.index(None)] = result",
         "results are stored in completion order, so concurrency reorders them",
@@ -661,7 +661,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- files, signals, resume ----------------------------------------------------
     M(
         "fixed_temporary_name",
-        f"{EVALS}/_files.py",
+        f"{EVALS}/io/files.py",
         'fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")',
         'tmp = str(path.with_name(f".{path.name}.tmp"))\n'
         "    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)",
@@ -669,21 +669,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sigterm_not_a_stop",
-        f"{EVALS}/stop_signals.py",
+        f"{EVALS}/execution/stop_signals.py",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT,)",
         "SIGTERM kills the evaluation at once: no partial report, no exit 143",
     ),
     M(
         "resume_runs_everything",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "if slots[index] is not None:  # finished before a resume",
         "if False:",
         "a resumed evaluation runs the finished (case, trial) pairs again",
     ),
     M(
         "meta_written_only_at_the_end",
-        f"{EVALS}/traces.py",
+        f"{EVALS}/log/traces.py",
         "if now - self._meta_written >= self.meta_interval_s:",
         "if False:",
         "meta.json says 0 finished runs until the evaluation ends",
@@ -718,63 +718,63 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "asr_counts_resisted_attacks",
-        f"{EVALS}/metrics.py",
+        f"{EVALS}/metrics/summary.py",
         "any(c.name == ATTACK and not c.passed and not c.grader_error for c in r.checks)",
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
     ),
     M(
         "refusal_always_blames_the_case",
-        f"{EVALS}/validation.py",
+        f"{EVALS}/cases/validation.py",
         "if judged_before is not None and judged_before(case):",
         "if False:",
         "a SUT that now refuses a case the baseline ran unchanged is blamed on the case file",
     ),
     M(
         "fingerprint_ignored",
-        f"{EVALS}/baseline.py",
+        f"{EVALS}/gating/baseline.py",
         "return known is not None and known == case_fingerprint(case)",
         "return known is not None",
         "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
     ),
     M(
         "pass_pow_with_replacement",
-        f"{EVALS}/passk.py",
+        f"{EVALS}/metrics/passk.py",
         "return Fraction(comb(c, k), comb(n, k))",
         "return Fraction(c, n) ** k",
         "pass^k drawn with replacement: the biased (c/n)^k estimator",
     ),
     M(
         "curve_drops_cases_at_k",
-        f"{EVALS}/passk.py",
+        f"{EVALS}/metrics/passk.py",
         "eligible = [(c, n) for c, n in counts.values() if n >= k]",
         "eligible = [(c, n) for c, n in counts.values() if n > k]",
         "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
     ),
     M(
         "sign_test_one_sided",
-        f"{EVALS}/compare.py",
+        f"{EVALS}/report/compare.py",
         "return float(min(Fraction(1), Fraction(2 * tail, 2**n)))",
         "return float(min(Fraction(1), Fraction(tail, 2**n)))",
         "compare's paired test is one-sided: half the p-value, twice the false alarms",
     ),
     M(
         "compare_regression_ignores_direction",
-        f"{EVALS}/compare.py",
+        f"{EVALS}/report/compare.py",
         "return self.dropped and self.p_value < alpha",
         "return self.p_value < alpha",
         "--fail-on-regression fails a significant improvement too",
     ),
     M(
         "majority_tie_passes",
-        f"{EVALS}/case_verdict.py",
+        f"{EVALS}/gating/case_verdict.py",
         "return passed * 2 > judged",
         "return passed * 2 >= judged",
         "a tie (1 of 2 trials) counts as a majority",
     ),
     M(
         "baseline_rule_mismatch_ignored",
-        f"{EVALS}/gate.py",
+        f"{EVALS}/gating/verdict.py",
         "if baseline.case_verdict != rule:",
         "if False:",
         "a baseline judged by all trials is gated by majority (or the other way) silently",
@@ -782,63 +782,63 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the HTML report ----------------------------------------------------------------
     M(
         "html_autoescape_off",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "autoescape=True,",
         "autoescape=False,",
         "the HTML report writes case ids, replies and reasons as markup (a hostile id runs)",
     ),
     M(
         "html_failures_not_first",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
         "return sorted(views, key=lambda v: v.case_id)",
         "the HTML report lists cases by id, failing ones buried among the passing",
     ),
     M(
         "html_absent_fields_shown",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "if name in HIDDEN_FIELDS or _absent(value):",
         "if name in HIDDEN_FIELDS:",
         "the HTML trace shows every absent field (None, empty) as if the run held it",
     ),
     M(
         "html_refusals_unmarked",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "whole = any(word in name for word in FLAGGED_FIELDS)",
         "whole = False",
         "the HTML trace does not mark blocked (refused) tool calls",
     ),
     M(
         "html_no_baseline_diff",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "diff=_diff(verdict) if verdict is not None else None,",
         "diff=None,",
         "the HTML report of a gate leaves out the baseline diff",
     ),
     M(
         "html_traces_not_read",
-        f"{EVALS}/report.py",
+        f"{EVALS}/report/files.py",
         "runs=load_runs(traces, shown_pairs(results)),",
         "runs={},",
         "the HTML report shows no run's trace, only its checks",
     ),
     M(
         "html_group_interval_wrong",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "low, high = wilson_interval(round(g.success * g.n), g.n)",
         "low, high = wilson_interval(g.n, g.n)",
         "the HTML report's per-split and per-tag interval ignores the successes",
     ),
     M(
         "html_last_record_wins",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "            if pair not in runs:\n",
         "            if True:\n",
         "the HTML trace of a run is a later duplicate record, not the one the report graded",
     ),
     M(
         "cli_html_without_diff",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "sections=sections, verdict=verdict)",
         "sections=sections)",
         "`evals gate` writes its HTML report without the baseline diff",
@@ -967,141 +967,141 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
     M(
         "dead_worker_reused",
-        f"{EVALS}/isolation.py",
+        f"{EVALS}/execution/isolation.py",
         "        self._replace(worker)\n        limit = self.isolation.memory_limit_mb\n",
         "        self._idle.put_nowait(worker)\n        limit = self.isolation.memory_limit_mb\n",
         "a worker that died is not replaced but handed the next run, which fails too",
     ),
     M(
         "hung_worker_reused",
-        f"{EVALS}/isolation.py",
+        f"{EVALS}/execution/isolation.py",
         "        except TimeoutError:\n            self._replace(worker)\n",
         "        except TimeoutError:\n            self._idle.put_nowait(worker)\n",
         "a worker past its deadline is not killed but handed the next run, which hangs too",
     ),
     M(
         "worker_death_not_a_sut_error",
-        f"{EVALS}/isolation.py",
+        f"{EVALS}/execution/isolation.py",
         'return _failed(case, trial, f"the worker process died ({payload}{note})")',
         'return Run(case_id=case.id, trial=trial, outcome="error", error=str(payload))',
         "a worker that died is recorded as a provider error, left out of the success rate",
     ),
     M(
         "unserialisable_run_crashes",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "        except RunSerialisationError as e:\n            run = _failed(",
         "        except ZeroDivisionError as e:\n            run = _failed(",
         "a run that cannot be serialised aborts the evaluation with a traceback",
     ),
     M(
         "watchdog_never_interrupts",
-        f"{EVALS}/_watchdog.py",
+        f"{EVALS}/execution/watchdog.py",
         "                signal.pthread_kill(main, WATCHDOG_SIGNAL)",
         "                pass",
         "an async SUT that blocks the event loop hangs the evaluation until it returns",
     ),
     M(
         "ignored_cancellation_awaited",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
     ),
-    # --- a project's vocabulary (evals.vocabulary): issue 12 item 1 -------------------
+    # --- a project's vocabulary (evals.cases.vocabulary): issue 12 item 1 -------------------
     M(
         "vocabulary_any_split",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "if self.splits is not None and split not in self.splits:",
         "if False:",
         "a split the SUT's case_rules do not declare is taken",
     ),
     M(
         "vocabulary_outcome_not_required",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "            if self.outcome_required and not configuration:\n",
         "            if False:\n",
         "a case without expect.outcome passes rules that require one",
     ),
     M(
         "vocabulary_any_outcome",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "        elif not self.accepts_outcome(outcome):",
         "        elif False:",
         "an outcome the SUT's case_rules do not declare is taken",
     ),
     M(
         "vocabulary_input_unchecked",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "if self.input_model is not None and not configuration:",
         "if False:",
         "an input that does not fit the declared input model is taken",
     ),
     M(
         "screening_skips_case_rules",
-        f"{EVALS}/validation.py",
+        f"{EVALS}/cases/validation.py",
         "if rules is not NO_RULES:",
         "if False:",
         "cases given to evaluate as objects are never held to the SUT's case_rules",
     ),
     M(
         "loader_skips_case_rules",
-        f"{EVALS}/loader.py",
+        f"{EVALS}/cases/loader.py",
         "    if rules is not None:\n        named",
         "    if False:\n        named",
         "loading with a project's rules checks nothing of them",
     ),
     M(
         "lint_ignores_project_hook",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "if rules.lint is not None:",
         "if False:",
         "a project's own lint rules never run",
     ),
     M(
         "lint_ignores_declared_tags",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "tags = rules.required_tags if required_tags is None else required_tags",
         "tags = () if required_tags is None else required_tags",
         "lint does not ask for the tags a project requires",
     ),
     M(
         "lint_ignores_declared_splits",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "judged = list(splits) if splits is not None else list(dict.fromkeys(named))",
         "judged = list(dict.fromkeys(named))",
         "small_split judges the splits the cases name, not the declared ones",
     ),
     M(
         "async_task_run_as_sync",
-        f"{EVALS}/sut.py",
+        f"{EVALS}/model/sut.py",
         "    if inspect.iscoroutinefunction(target):\n",
         "    if False:\n",
         "a coroutine function given as SUT is called without being awaited",
     ),
     M(
         "ray_dead_actor_not_retried",
-        f"{EVALS}/ray_executor.py",
+        f"{EVALS}/execution/ray_executor.py",
         "ATTEMPTS = 2",
         "ATTEMPTS = 1",
         "a run whose Ray actor died once is an errored run, never tried on another actor",
     ),
     M(
         "ray_cluster_fault_as_sut_error",
-        f"{EVALS}/ray_executor.py",
+        f"{EVALS}/execution/ray_executor.py",
         '            outcome="error",\n            error=f"the Ray actor died on both',
         '            outcome="sut_error",\n            error=f"the Ray actor died on both',
         "a lost Ray actor counts as the agent's failure, not as an errored run",
     ),
     M(
         "ray_timeout_not_enforced",
-        f"{EVALS}/ray_executor.py",
+        f"{EVALS}/execution/ray_executor.py",
         "async with asyncio.timeout_at(deadline):",
         "async with asyncio.timeout_at(None):",
         "a run on Ray is never held to its timeout: a hung SUT hangs the evaluation",
     ),
     M(
         "tool_evals_executor_ignored",
-        f"{EVALS}/_cli_plan.py",
+        f"{EVALS}/cli/plan.py",
         "(recorded.executor if recorded else config.executor)",
         '(recorded.executor if recorded else "local")',
         "[tool.evals] executor is read and then ignored: every run is local",
@@ -1109,14 +1109,14 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- one result type, the library's plan/execute, the CLI over them (issue 12) -----
     M(
         "errored_run_unauthorized",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         'put(self, "unauthorized", not errored and unauthorized(self.checks))',
         'put(self, "unauthorized", unauthorized(self.checks))',
         "a run the provider failed counts towards the unauthorized rate",
     ),
     M(
         "grader_error_shared_as_failure",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         "key = (result.name, result.kind, result.passed, result.reason, result.grader_error)",
         "key = (result.name, result.kind, result.passed, result.reason, False)",
         "a grader error is shared with an equal ordinary failure: the check's bug becomes"
@@ -1124,7 +1124,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "cli_signals_never_restored",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "        finally:\n            _restore(self.handlers)",
         "        finally:\n            pass",
         "after a stop, Ctrl-C and SIGTERM stay ignored for good once the report is written",
@@ -1138,7 +1138,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "html_shows_passing_runs_first",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         'ranked = sorted(found, key=lambda r: (_status(r) == "pass", r.trial))',
         "ranked = sorted(found, key=lambda r: r.trial)",
         "the HTML page's five runs of a case are its first trials, hiding later failures",
@@ -1153,7 +1153,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "html_unstopped_not_shown",
-        f"{EVALS}/html_report.py",
+        f"{EVALS}/report/html.py",
         "        unstopped=unstopped_note(meta),\n",
         "        unstopped=None,\n",
         "the HTML page never says which runs timed out and could not be stopped",
@@ -1168,7 +1168,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "parts_written_but_the_first",
-        f"{EVALS}/_files.py",
+        f"{EVALS}/io/files.py",
         "            for chunk in chunks:\n                f.write(chunk)",
         '            f.write(next(iter(chunks), b""))',
         "a report written in parts (the HTML page) keeps only its first part",
@@ -1478,10 +1478,10 @@ MUTANTS: tuple[Mutant, ...] = (
         "model brains are held to the rule brains' one read per attempt",
         tests=INVARIANT_TESTS,
     ),
-    # --- generated suites (evals.generate, evals generate) ----------------------------
+    # --- generated suites (evals.cases.generate, evals generate) ----------------------------
     M(
         "generate_unverified",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "        if any(_covers(row, combo) for row in rows):\n            continue",
         "        if True:\n            continue",
         "the covering array is not verified: what allpairspy misses (triples of an"
@@ -1490,7 +1490,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_lax_coverage_test",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    return all(row[name] == label for name, label in combo.items())",
         "    return any(row[name] == label for name, label in combo.items())",
         "a row holding one value of a tuple counts as covering the whole tuple",
@@ -1498,7 +1498,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_pairs_not_required",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    groups: list[tuple[str, ...]] = list(itertools.combinations([d.name for d in"
         " dimensions], 2))",
         "    groups: list[tuple[str, ...]] = []",
@@ -1507,7 +1507,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_group_short_of_a_dimension",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    groups += [i.dimensions for i in interactions]",
         "    groups += [i.dimensions[:-1] for i in interactions]",
         "an interaction group is combined without its last dimension",
@@ -1515,7 +1515,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_drops_the_last_values",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels"
         " for n in group)):",
         "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels[:-1]"
@@ -1525,7 +1525,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_ignores_allowed",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    permitted: Allowed = allowed or (lambda _: True)\n    names =",
         "    permitted: Allowed = lambda _: True\n    names =",
         "allowed is ignored: rows that cannot occur are generated",
@@ -1533,7 +1533,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_fallback_row_unchecked",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "        if not permitted(row):\n            row = _complete(",
         "        if False:\n            row = _complete(",
         "a tuple's fallback row is the baselines' even where allowed rules it out",
@@ -1541,7 +1541,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_completion_unchecked",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "            if permitted(candidate):",
         "            if True:",
         "completing a tuple into a row ignores allowed",
@@ -1549,7 +1549,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_not_exhaustive",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    if len(dimensions) == 1 or any(set(i.dimensions) == set(names) for i in"
         " interactions):",
         "    if len(dimensions) == 1:",
@@ -1558,7 +1558,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_ids_by_position",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "        made = [self.case(labels) for labels in self.combinations()]",
         '        made = [{**self.case(labels), "id": f"{self.prefix}-{n:010d}"}'
         " for n, labels in enumerate(self.combinations())]",
@@ -1567,7 +1567,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_build_may_set_tags",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         '        for key in ("id", "tags", "expect"):',
         '        for key in ("id", "expect"):',
         "a build that sets tags is accepted (and loses the dimension tags)",
@@ -1575,7 +1575,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_label_colon_accepted",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         ' or ":" in label or ',
         " or ",
         "a value label holding ':' is accepted (its tag cannot be read back)",
@@ -1583,7 +1583,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_changed_cases",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "        elif have[cid] != case:",
         "        elif False:",
         "the sync check does not name a case whose content changed",
@@ -1591,7 +1591,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_order",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    if render(made, generator.header) != text:",
         "    if False:",
         "the sync check passes a file with the same cases in another order",
@@ -1599,7 +1599,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_header",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "    if header != generator.header:",
         "    if False:",
         "the sync check does not say that the header differs",
@@ -1607,7 +1607,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_check_always_passes",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "    return EXIT_NO if stale else EXIT_OK",
         "    return EXIT_OK",
         "evals generate --check exits 0 on a stale suite",
@@ -1615,7 +1615,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_no_cwd_import",
-        f"{EVALS}/generate.py",
+        f"{EVALS}/cases/generate.py",
         "        sys.path.insert(0, here)",
         "        pass",
         "evals generate cannot import a generator module of the current folder",
@@ -1911,7 +1911,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "expected_outage_set_apart",
-        f"{EVALS}/result.py",
+        f"{EVALS}/model/result.py",
         "errored = self.outcome == PROVIDER_ERROR and not self.expected_error",
         "errored = self.outcome == PROVIDER_ERROR",
         "an outage the case injects is set apart as errored: an outage reported as a success"
@@ -1919,28 +1919,28 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "expected_outage_not_an_outcome",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "return self.outcomes is None or outcome in (*self.outcomes, PROVIDER_ERROR)",
         "return self.outcomes is None or outcome in self.outcomes",
         "a case expecting the outage it injects is refused by every vocabulary",
     ),
     M(
         "suites_apart_in_every_suite",
-        f"{EVALS}/_cli_plan.py",
+        f"{EVALS}/cli/plan.py",
         "default = config.suites() if every_suite else config.default_suites()",
         "default = config.suites()",
         '"every suite" includes the suites apart: they run with options not their own',
     ),
     M(
         "suite_options_not_applied",
-        f"{EVALS}/_cli_plan.py",
+        f"{EVALS}/cli/plan.py",
         "    return {**own, **given}",
         "    return given",
         "a suite apart runs without its own SUT options",
     ),
     M(
         "sut_description_dropped",
-        f"{EVALS}/_cli_plan.py",
+        f"{EVALS}/cli/plan.py",
         "        sut_description=sut_description(sut),\n",
         "",
         "the report's header no longer says what the SUT really runs",
@@ -2094,7 +2094,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secrets_unlooked",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "leak = shown_secret(sut, secrets_given(options, case.sut_env))",
         "leak = None",
         "a configuration case's SUT may show the secret it was given (repr, attributes,"
@@ -2103,7 +2103,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secret_attributes_unread",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "    if isinstance(attributes, dict):\n",
         "    if False:\n",
         "a secret held in a SUT's attribute whose repr shows it (what a log line or an error"
@@ -2112,7 +2112,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secret_env_ignored",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "for name, value in [*options.items(), *env.items()]:",
         "for name, value in options.items():",
         "a secret given in a case's sut_env (OPENAI_API_KEY) is not looked for",
@@ -2295,7 +2295,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- configuration cases ------------------------------------------------------------
     M(
         "problem_line_spaces_collapsed",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         '    if "\\n" not in text and "\\r" not in text:\n        return text',
         '    if "\\n" not in text and "\\r" not in text:\n        return " ".join(text.split())',
         "a problem line loses the spaces of the value it quotes (got '  ' reads as got ' ')",
@@ -2303,7 +2303,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unbuildable_sut_a_usage_error",
-        f"{EVALS}/cli.py",
+        f"{EVALS}/cli/main.py",
         "        if args.sut or args.sut_option:  # what the command line asked for: a usage error",
         "        if True:  # what the command line asked for: a usage error",
         "a change that breaks the committed SUT's construction is exit 2 (bad input), no verdict",
@@ -2311,7 +2311,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_import_failure_a_traceback",
-        f"{EVALS}/sut.py",
+        f"{EVALS}/model/sut.py",
         "    except Exception as e:  # the SUT's own code failed as it was imported: one line",
         "    except NotImplementedError as e:  # the SUT's own code failed as it was imported",
         "a SUT module that raises on import ends the gate in a traceback",
@@ -2319,7 +2319,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "construction_refusal_spaces_collapsed",
-        f"{EVALS}/sut.py",
+        f"{EVALS}/model/sut.py",
         'message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())',
         'message = " ".join(str(e).split())',
         "a constructor's refusal loses the spaces inside its lines ('a  b' reads as 'a b')",
@@ -2327,7 +2327,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_answered_for_another_sut",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "            if case.sut_options or case.sut_env:  # answering for another SUT would lie",
         "            if False:  # answering for another SUT would lie",
         "a runner given no recipe answers a case with its own options as the evaluation's SUT",
@@ -2335,7 +2335,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_case_leaks",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         '            "configuration": is_configuration(self.data),',
         '            "configuration": False,',
         "lint calls a configuration case a leak of the run case with the same task",
@@ -2343,7 +2343,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refused_case_unknown_role_flagged",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "role not in known_roles and not must_refuse:",
         "role not in known_roles:",
         "lint flags the unknown role a case the SUT must refuse names on purpose",
@@ -2359,7 +2359,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_env_kept",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "            for name in names:\n                os.environ.pop(name, None)",
         "            for name in given:\n                os.environ.pop(name, None)",
         "a configuration case's SUT reads the developer's exported variables",
@@ -2367,7 +2367,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_env_not_restored",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "            for name, value in saved.items():",
         "            for name, value in ():",
         "the environment is left as the configuration case set it",
@@ -2375,7 +2375,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refusal_wrapped",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "Built(None, refusal=e.refusal)",
         "Built(None, refusal=str(e))",
         "the refusal line is SutLoadError's wrapper, not the constructor's own message",
@@ -2383,7 +2383,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_sut_never_cached",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "        cached = self._built.get(key)",
         "        cached = None",
         "every configuration case builds its SUT again, however many share its options",
@@ -2391,7 +2391,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_cache_ignores_env",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "key = (tuple(sorted(options.items())), tuple(sorted(case.sut_env.items())))",
         "key = (tuple(sorted(options.items())),)",
         "cases with the same options but another sut_env share one build",
@@ -2399,7 +2399,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_options_under",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "options = {**self.recipe.options, **case.sut_options}",
         "options = {**case.sut_options, **self.recipe.options}",
         "the evaluation's options override the case's own",
@@ -2407,7 +2407,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_check_case_not_asked",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "        if isinstance(built.sut, validation.CaseChecker):",
         "        if False:",
         "a configuration case is never refused by the SUT's check_case",
@@ -2415,7 +2415,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "undeclared_sut_env_accepted",
-        f"{EVALS}/configuration.py",
+        f"{EVALS}/cases/configuration.py",
         "            if name not in declared:",
         "            if False:",
         "a sut_env variable the SUT does not read is accepted (it would change nothing)",
@@ -2423,7 +2423,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_options_on_any_case",
-        f"{EVALS}/case.py",
+        f"{EVALS}/model/case.py",
         "        for key in CASE_LEVEL_KEYS:",
         "        for key in ():",
         "sut_options and sut_env on a case that runs are silently ignored",
@@ -2471,7 +2471,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_cases_to_workers",
-        f"{EVALS}/runner.py",
+        f"{EVALS}/execution/runner.py",
         "        if self._pool is not None and not configuration:",
         "        if self._pool is not None:",
         "with --isolation process a configuration case is run by a worker",
@@ -2479,7 +2479,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_needs_outcome",
-        f"{EVALS}/vocabulary.py",
+        f"{EVALS}/cases/vocabulary.py",
         "            if self.outcome_required and not configuration:",
         "            if self.outcome_required:",
         "a project requiring expect.outcome refuses every configuration case",
@@ -2487,7 +2487,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lint_unchecked_silent",
-        f"{EVALS}/lint.py",
+        f"{EVALS}/cases/lint.py",
         "        if unchecked:",
         "        if False:",
         "lint says nothing of run expectations on a configuration case (never checked)",
@@ -2495,7 +2495,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "fingerprint_with_unset_configuration",
-        f"{EVALS}/baseline.py",
+        f"{EVALS}/gating/baseline.py",
         "        if not data[key]:\n            del data[key]",
         "        if not data[key]:\n            pass",
         "the unset configuration fields change every case's fingerprint (the baseline's"
@@ -2657,7 +2657,7 @@ def sanity(parent: Path, snapshot: Path, chosen: Sequence[Mutant] = MUTANTS) -> 
     copy = fresh_copy(parent, snapshot)
     try:
         bad_pr.assert_copy_imported(
-            copy, ("evals", "evals.gate", "agent", "domain", "tools", "judge")
+            copy, ("evals", "evals.gating.verdict", "agent", "domain", "tools", "judge")
         )
     except bad_pr.DemoError as e:
         return str(e)

@@ -118,7 +118,7 @@ def test_workflow_runs_every_suite() -> None:
     workflow = (ROOT / ".github/workflows/evals.yml").read_text()
     assert re.search(r"^\s+run: nox -t suites$", workflow, re.MULTILINE)
     suites = {f"evals_{p.stem}" for p in (ROOT / "cases").glob("*.jsonl")}
-    assert suites and suites <= suite_sessions()
+    assert suites and suites == suite_sessions()  # one session per suite, no more
 
 
 def test_a_nightly_job_runs_stability_and_uploads_its_reports() -> None:

@@ -1,5 +1,5 @@
 """A generated suite for the FAQ agent: the ways a customer can ask, combined by a
-covering array (``evals.generate``), each case's ``expect`` from the oracle
+covering array (``evals.cases.generate``), each case's ``expect`` from the oracle
 (``faq_oracle``), committed as ``generated.jsonl`` and kept in sync by a test::
 
     cd examples/own_agent
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.generate import CaseGenerator, Dimension, Interaction
+from evals.cases.generate import CaseGenerator, Dimension, Interaction
 from faq_oracle import expect_for
 
 QUESTIONS: dict[str, dict[str, str]] = {

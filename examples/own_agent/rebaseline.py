@@ -5,7 +5,7 @@
 """
 
 import evals
-from evals.baseline import write_baseline
+from evals.gating.baseline import write_baseline
 from faq_agent import FaqAgent
 from grade import HERE, evaluate
 

@@ -14,8 +14,8 @@ import pytest
 from agent.settings import ENV_VARS
 from agent.testing import Harness
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
 from evals.config import load_config
+from evals.model.case import Case
 from fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]

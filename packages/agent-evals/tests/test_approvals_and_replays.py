@@ -13,9 +13,9 @@ from agent.outbox_faults import LostAckGateway, parse_outbox_fault
 from agent_evals.record import approvals_from
 from agent_evals.sut import SupportPilotSUT
 from domain import ApprovalGate, Proposal, build_world
-from evals.case import Case
 from evals.checks import grade, success
-from evals.run import ApprovalRecord
+from evals.model.case import Case
+from evals.model.run import ApprovalRecord
 from tools import AcknowledgementLostError
 
 from .conftest import load_cases

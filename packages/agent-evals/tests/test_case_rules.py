@@ -8,19 +8,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+import evals.cli.main as cli
 import pytest
 from agent.contracts import ROLES
 from agent.outcome import Decision
 from agent_evals.case_rules import CASE_RULES, OUTCOMES, REQUIRED_TAGS, SPLITS, lint_case
 from agent_evals.sut import SupportPilotSUT
-from evals import cli
-from evals.case import Case
-from evals.cli import main as evals_main
-from evals.lint import lint, lint_paths
-from evals.loader import load_cases
-from evals.run import Run, Step, Write
-from evals.validation import check_cases
-from evals.vocabulary import rules_of
+from evals.cases.lint import lint, lint_paths
+from evals.cases.loader import load_cases
+from evals.cases.validation import check_cases
+from evals.cases.vocabulary import rules_of
+from evals.cli.main import main as evals_main
+from evals.model.case import Case
+from evals.model.run import Run, Step, Write
 
 from .conftest import CASES_DIR, MODEL_PATH, all_suites, default_suites
 

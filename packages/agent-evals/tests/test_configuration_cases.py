@@ -12,8 +12,8 @@ from agent.errors import BrainConfigError
 from agent.settings import ENV_VARS
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
 from evals import evaluate
-from evals.baseline import case_fingerprint, load_baseline
-from evals.loader import load_cases
+from evals.cases.loader import load_cases
+from evals.gating.baseline import case_fingerprint, load_baseline
 
 SPEC = "agent_evals.sut:SupportPilotSUT"
 ROOT = Path(__file__).resolve().parents[3]

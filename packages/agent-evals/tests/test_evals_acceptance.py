@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 from agent_evals.sut import SupportPilotSUT
-from evals.baseline import build_baseline, load_baseline
-from evals.case import Case
+from evals.cases.configuration import Configurations, SutRecipe
+from evals.cases.loader import load_cases
 from evals.config import load_config
-from evals.configuration import Configurations, SutRecipe
-from evals.gate import evaluate, load_gate_config
-from evals.loader import load_cases
-from evals.metrics import Metrics, compute
-from evals.result import RunResult
-from evals.runner import Runner, select_cases
-from evals.traces import RunMeta
+from evals.execution.runner import Runner, select_cases
+from evals.gating.baseline import build_baseline, load_baseline
+from evals.gating.verdict import evaluate, load_gate_config
+from evals.log.traces import RunMeta
+from evals.metrics.summary import Metrics, compute
+from evals.model.case import Case
+from evals.model.result import RunResult
 
 SUT_SPEC = "agent_evals.sut:SupportPilotSUT"
 """The SUT, as `evals run` builds it (configuration cases build it again)."""

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from agent_evals.generated_worlds import GENERATOR
-from evals.cli import main
-from evals.generate import stale_lines
+from evals.cases.generate import stale_lines
+from evals.cli.main import main
 
 from .conftest import CASES_DIR, ROOT
 

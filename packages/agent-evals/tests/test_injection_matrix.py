@@ -12,12 +12,12 @@ from agent.contracts import Claim
 from agent.hygiene import DroppedClaim, carries_instructions
 from agent_evals import injection_matrix
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
+from evals.cases.generate import render, stale_lines
+from evals.cases.loader import load_cases
 from evals.checks import grade, success, to_result
-from evals.cli import main
-from evals.generate import render, stale_lines
-from evals.loader import load_cases
-from evals.metrics import InjectionFigures, compute
+from evals.cli.main import main
+from evals.metrics.summary import InjectionFigures, compute
+from evals.model.case import Case
 
 from .conftest import CASES_DIR, ROOT
 

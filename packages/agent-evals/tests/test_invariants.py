@@ -33,10 +33,10 @@ from agent_evals import invariants
 from agent_evals.sut import SupportPilotSUT
 from domain import OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import Order, PolicyDoc, Shipment, Ticket
-from evals.case import Case
 from evals.checks import grade
-from evals.result import CheckResult
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.result import CheckResult
+from evals.model.run import Run
 from fake_openai import FakeOpenAI, ToolCall, ToolCalls
 from tools import ToolError
 from tools.registry import ToolContext

@@ -31,9 +31,9 @@ from agent_evals.limit_cases import (
     TOPIC_MOST,
 )
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
+from evals.cases.generate import stale_lines
 from evals.checks import grade
-from evals.generate import stale_lines
+from evals.model.case import Case
 from pydantic import ConfigDict, Field, create_model
 
 from .conftest import CASES_DIR

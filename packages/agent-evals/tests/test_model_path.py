@@ -31,12 +31,12 @@ from agent import (
     worker,
 )
 from agent_evals import sut as sut_module
-from evals.baseline import build_baseline, load_baseline
-from evals.cli import main
-from evals.gate import load_gate_config
-from evals.loader import load_cases
-from evals.runner import Runner
-from evals.traces import RunMeta
+from evals.cases.loader import load_cases
+from evals.cli.main import main
+from evals.execution.runner import Runner
+from evals.gating.baseline import build_baseline, load_baseline
+from evals.gating.verdict import load_gate_config
+from evals.log.traces import RunMeta
 from tools import gateway
 
 from .conftest import CASES_DIR, MODEL_PATH, scripted_sut

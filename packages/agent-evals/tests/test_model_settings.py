@@ -15,7 +15,7 @@ from agent.errors import BrainConfigError
 from agent.settings import resolve
 from agent_evals.scripted_model import SCRIPTED_MODEL
 from agent_evals.sut import SupportPilotSUT
-from evals.cli import main
+from evals.cli.main import main
 
 from .conftest import CASES_DIR, MODEL_PATH
 from .test_model_path import mutate

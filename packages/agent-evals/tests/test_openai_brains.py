@@ -9,8 +9,8 @@ import socket
 from typing import Any
 
 import pytest
-from evals.case import Case
 from evals.checks import grade
+from evals.model.case import Case
 from fake_openai import FakeOpenAI, Hang, HttpError, Reply, ResponseSpec, ToolCall, ToolCalls
 from tools import allowed_tools
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evals.cli import main
+from evals.cli.main import main
 from fake_openai import FakeOpenAI, Hang, HttpError, ResponseSpec
 
 from .conftest import CASES_DIR, load_cases

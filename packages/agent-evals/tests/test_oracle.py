@@ -18,9 +18,9 @@ from agent_evals.generated_worlds import GENERATOR
 from agent_evals.oracle import expect_for
 from agent_evals.spec_terms import canonical_order_id, period_hours, reissue_threshold_hours
 from agent_evals.sut import SupportPilotSUT
+from evals.cases.generate import stale_lines
+from evals.cases.loader import load_cases
 from evals.checks import grade, success
-from evals.generate import stale_lines
-from evals.loader import load_cases
 
 from .conftest import CASES_DIR, ROOT
 

@@ -12,8 +12,8 @@ import agent.worker
 import pytest
 from agent_evals.checks import OUTPUT_PROBLEMS
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
 from evals.checks import grade
+from evals.model.case import Case
 
 from .conftest import default_suites, load_cases
 

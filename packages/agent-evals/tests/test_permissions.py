@@ -15,12 +15,12 @@ from agent.contracts import ROLES
 from agent.faults import write_tools
 from agent_evals import permissions_suite as gen
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
+from evals.cases.generate import render, stale_lines
 from evals.checks import grade
-from evals.cli import main
-from evals.generate import render, stale_lines
-from evals.result import success
-from evals.run import Run
+from evals.cli.main import main
+from evals.model.case import Case
+from evals.model.result import success
+from evals.model.run import Run
 from tools import ToolResult
 from tools.allowlist import ALLOWLISTS
 from tools.errors import NotCustomersOrderError

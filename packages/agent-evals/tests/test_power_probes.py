@@ -50,7 +50,7 @@ from agent.worker import Worker, WorkerResult
 from agent_evals.sut import SupportPilotSUT
 from domain import Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
-from evals.case import Case
+from evals.model.case import Case
 from evals.power.premises import load_gated_cases
 from pydantic import BaseModel, Field
 from pydantic.fields import FieldInfo

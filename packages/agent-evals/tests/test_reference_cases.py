@@ -6,8 +6,8 @@ import re
 
 import pytest
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.run import Run
 
 from .conftest import REFERENCE_SUITES, load_cases
 

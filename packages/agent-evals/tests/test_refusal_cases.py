@@ -15,9 +15,9 @@ import pytest
 from agent_evals import refusal_cases
 from agent_evals.refusal_cases import GENERATOR, ROLES, mistakes
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
-from evals.case import Case
-from evals.generate import stale_lines
-from evals.loader import load_cases
+from evals.cases.generate import stale_lines
+from evals.cases.loader import load_cases
+from evals.model.case import Case
 
 from .conftest import CASES_DIR
 

@@ -13,7 +13,7 @@ from agent.openai_brain import parse_output
 from agent.provider import provider_failure
 from agent.settings import ENV_VARS, OPENAI_CONTRACT_TIMEOUT_S, resolve_settings
 from agent_evals.sut import SupportPilotSUT
-from evals.sut import load_sut
+from evals.model.sut import load_sut
 
 OPENAI_ENV = {"SUPPORTPILOT_BRAIN": "openai", "SUPPORTPILOT_MODEL": "m", "OPENAI_API_KEY": "k"}
 

@@ -20,11 +20,11 @@ from agent_evals import settings_suite
 from agent_evals import sut as sut_module
 from agent_evals.settings_suite import GENERATOR, SCENARIOS, TABLE
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
-from evals.case import Case
-from evals.cli import main
-from evals.generate import stale_lines
-from evals.loader import load_cases
-from evals.sut import sut_description
+from evals.cases.generate import stale_lines
+from evals.cases.loader import load_cases
+from evals.cli.main import main
+from evals.model.case import Case
+from evals.model.sut import sut_description
 from pydantic import Field
 
 from .conftest import CASES_DIR, ROOT

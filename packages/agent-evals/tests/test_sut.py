@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
-from evals.case import Case
+from evals.model.case import Case
 
 from .conftest import load_cases
 
@@ -151,7 +151,7 @@ def test_timeout_fault_reports_timeout(case_id: str, role: str) -> None:
 
 def test_out_of_stock_escalates_without_writing() -> None:
     from agent_evals.sut import SupportPilotSUT
-    from evals.case import Case
+    from evals.model.case import Case
 
     case = Case.model_validate(
         {

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from agent_evals.sut import SupportPilotSUT
-from evals.case import Case
-from evals.loader import load_cases_with_sources
-from evals.validation import check_cases
+from evals.cases.loader import load_cases_with_sources
+from evals.cases.validation import check_cases
+from evals.model.case import Case
 from pydantic import BaseModel, ValidationError
 
 from .conftest import MODEL_PATH, default_suites, load_cases, scripted_sut

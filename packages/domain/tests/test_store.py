@@ -167,7 +167,7 @@ def test_a_key_written_after_the_lookup_answers_with_the_first_write(kind: str) 
     write = _ticket if kind == "ticket" else _reply
     assert write(store, approval) is True
     before = _dump(store)
-    late = _LookedTooEarly(store.db, world=store.world)
+    late = _LookedTooEarly(store.db, tool_errors=store.tool_errors)
     assert write(late, approval) is False  # not "approval required": the key was written
     assert late.missed and _dump(store) == before  # one row, one unit of stock
 
@@ -177,7 +177,7 @@ def test_an_unapproved_write_that_misses_its_lookup_is_still_refused(kind: str) 
     store = build_world()
     approval = _approve(store, status="rejected")
     write = _ticket if kind == "ticket" else _reply
-    late = _LookedTooEarly(store.db, world=store.world)
+    late = _LookedTooEarly(store.db, tool_errors=store.tool_errors)
     before = _dump(store)
     with pytest.raises(ApprovalRequiredError):
         write(late, approval)

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from evals.case import Case
-from evals.loader import load_cases
-from evals.run import BlockedAttempt, Run, Screened, Step, Write
+from evals.cases.loader import load_cases
+from evals.model.case import Case
+from evals.model.run import BlockedAttempt, Run, Screened, Step, Write
 
 # Fake SUT modules and helpers the tests name by import path (``--sut fake_suts:EchoSUT``).
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))

@@ -10,15 +10,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.baseline import (
+from evals.gating.baseline import (
     BaselineError,
     build_baseline,
     case_fingerprint,
     load_baseline,
     write_baseline,
 )
-from evals.case import Case
-from evals.traces import RunMeta
+from evals.log.traces import RunMeta
+from evals.model.case import Case
 from helpers import result
 
 META = RunMeta(suites=["read", "write"], sut="pkg:SUT", trials=1, git_revision="abc123")
@@ -148,7 +148,7 @@ def test_a_corrupted_baseline_is_refused_naming_the_key(
 
 
 def test_a_metrics_report_copied_over_the_baseline_is_refused(tmp_path: Path) -> None:
-    from evals.metrics import compute
+    from evals.metrics.summary import compute
 
     path = tmp_path / "baseline.json"
     path.write_text(compute(_results()).model_dump_json(), encoding="utf-8")

@@ -10,11 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.baseline import build_baseline
-from evals.case_verdict import passes
-from evals.gate import GateConfig, GateConfigError, evaluate, load_gate_config
-from evals.result import RunResult
-from evals.traces import RunMeta
+from evals.gating.baseline import build_baseline
+from evals.gating.case_verdict import passes
+from evals.gating.verdict import GateConfig, GateConfigError, evaluate, load_gate_config
+from evals.log.traces import RunMeta
+from evals.model.result import RunResult
 from helpers import result
 
 META = RunMeta(suites=["s"], sut="pkg:SUT", trials=3)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from evals.case import DEFAULT_MAX_CHARS, DEFAULT_MAX_TASKS, FAULT_PATTERN, Case
-from evals.run import Run
+from evals.model.case import DEFAULT_MAX_CHARS, DEFAULT_MAX_TASKS, FAULT_PATTERN, Case
+from evals.model.run import Run
 from support_rules import SPLITS
 
 

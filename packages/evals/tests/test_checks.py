@@ -23,7 +23,7 @@ from evals.checks import (
     unregister,
 )
 from evals.errors import CheckRegistrationError, RunMismatchError
-from evals.run import BlockedAttempt, Step, Usage, Write
+from evals.model.run import BlockedAttempt, Step, Usage, Write
 from helpers import run_doc_shell
 
 

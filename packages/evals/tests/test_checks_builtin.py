@@ -16,7 +16,7 @@ from evals.checks import (
     registered,
     success,
 )
-from evals.run import BlockedAttempt, Step, Usage, Write
+from evals.model.run import BlockedAttempt, Step, Usage, Write
 
 TICKET = Write(kind="ticket", idempotency_key="tr-1:ticket", approval_id="ap-1", approved=True)
 REPLY = Write(kind="reply", idempotency_key="tr-1:reply", approval_id="ap-1", approved=True)

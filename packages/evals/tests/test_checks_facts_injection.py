@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from evals.case import Case
 from evals.checks import CheckResult, grade, to_result
 from evals.checks.facts import reply_facts
 from evals.checks.injection import attack, screened
-from evals.metrics import ATTACK_TAG, BENIGN_TAG, compute
-from evals.report import injection_rows, summary_rows
-from evals.run import Run, Screened, Write
+from evals.metrics.summary import ATTACK_TAG, BENIGN_TAG, compute
+from evals.model.case import Case
+from evals.model.run import Run, Screened, Write
+from evals.report.summary import injection_rows, summary_rows
 
 TRUTH = {
     "shipment.stale_hours": "30",

@@ -16,8 +16,8 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
-from evals.cli import main  # noqa: E402
-from evals.traces import read_meta, read_traces  # noqa: E402
+from evals.cli.main import main  # noqa: E402
+from evals.log.traces import read_meta, read_traces  # noqa: E402
 from helpers import subprocess_pythonpath  # noqa: E402
 
 GOOD = json.dumps(

@@ -16,7 +16,7 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
-from evals.traces import read_meta, read_traces  # noqa: E402
+from evals.log.traces import read_meta, read_traces  # noqa: E402
 from helpers import make_project, subprocess_pythonpath  # noqa: E402
 
 
@@ -242,7 +242,7 @@ def test_the_command_line_gives_the_stop_signals_back_once_the_report_is_written
 ) -> None:
     # In-process, as a notebook or a test calling main() would: after a stop the signals
     # are ignored while the partial report is written, then get their handlers back.
-    from evals.cli import main
+    from evals.cli.main import main
 
     stops = (signal.SIGINT, signal.SIGTERM)
     before = {s: signal.getsignal(s) for s in stops}

@@ -15,16 +15,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
+import evals.model.result as result_module
 import fake_suts
-from evals import result as result_module
-from evals.case import Case
+from evals.cases.loader import load_cases
 from evals.checks import check, grade, to_result, unregister
-from evals.loader import load_cases
-from evals.metrics import compute
-from evals.result import CheckResult, RunResult
-from evals.run import Run, Step, Usage, Write
-from evals.runner import Runner
-from evals.traces import RUNS_FILE, RunMeta, TraceRecord, TraceWriter, read_traces
+from evals.execution.runner import Runner
+from evals.log.traces import RUNS_FILE, RunMeta, TraceRecord, TraceWriter, read_traces
+from evals.metrics.summary import compute
+from evals.model.case import Case
+from evals.model.result import CheckResult, RunResult
+from evals.model.run import Run, Step, Usage, Write
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 

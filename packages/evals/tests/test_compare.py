@@ -10,11 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.baseline import check_tallies
-from evals.cli import main
-from evals.compare import Side, compare, passes_of, render, sign_test
-from evals.metrics import compute
-from evals.traces import RunMeta
+from evals.cli.main import main
+from evals.gating.baseline import check_tallies
+from evals.log.traces import RunMeta
+from evals.metrics.summary import compute
+from evals.report.compare import Side, compare, passes_of, render, sign_test
 from helpers import result
 
 # (worse, better, p) with p = min(1, 2 * sum_{i <= min} C(n, i) / 2^n), n = worse + better.

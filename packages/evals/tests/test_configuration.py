@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 from evals import evaluate
-from evals.case import Case
+from evals.cases.configuration import configuration_env
+from evals.cases.lint import lint, lint_paths
+from evals.cases.vocabulary import CaseRules
 from evals.checks import check, grade, unregister
-from evals.cli import main
-from evals.configuration import configuration_env
+from evals.cli.main import main
 from evals.errors import CaseFileError
-from evals.lint import lint, lint_paths
-from evals.run import Run
-from evals.vocabulary import CaseRules
+from evals.model.case import Case
+from evals.model.run import Run
 from pydantic import BaseModel
 
 SPEC = f"{__name__}:TinySUT"
@@ -409,7 +409,7 @@ def test_no_other_check_applies_to_a_configuration_case() -> None:
 
 TINY_MODULE = """
 import os
-from evals.run import Run
+from evals.model.run import Run
 
 class Sut:
     config_env = ("TINY_LEVEL",)
@@ -543,7 +543,7 @@ def test_lint_reports_no_sut_check_for_what_a_configuration_case_expects(tmp_pat
 def test_a_runner_without_a_recipe_never_answers_for_another_sut(
     fields: dict[str, Any], outcome: str
 ) -> None:
-    from evals.configuration import AS_OBJECT, Configurations
+    from evals.cases.configuration import AS_OBJECT, Configurations
 
     case = Case.model_validate({"id": "c1", "split": "dev", "input": {}, **fields})
     run = Configurations(TinySUT()).run(case)
@@ -632,7 +632,7 @@ SECRET = "sk-very-secret"
 def test_a_sut_showing_a_secret_it_was_given_is_a_sut_error(
     tmp_path: Path, options: dict[str, str], env: dict[str, str], where: str | None
 ) -> None:
-    """The positive control of :func:`evals.configuration.shown_secret`: each place a
+    """The positive control of :func:`evals.cases.configuration.shown_secret`: each place a
     secret can show makes the configuration case a ``sut_error`` naming the secret and the
     place, never its value; a SUT that hides it passes."""
     described = ["key=***"] if options.get("how") != "described" else [f"key={SECRET}"]

@@ -15,12 +15,12 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import evals
 import fake_suts
-from evals.baseline import build_baseline, write_baseline
-from evals.case import Case
 from evals.checks import CheckOutput
 from evals.errors import CaseFileError, SutLoadError
-from evals.run import Run
-from evals.traces import RunMeta
+from evals.gating.baseline import build_baseline, write_baseline
+from evals.log.traces import RunMeta
+from evals.model.case import Case
+from evals.model.run import Run
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 

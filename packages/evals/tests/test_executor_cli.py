@@ -8,8 +8,8 @@ from pathlib import Path
 
 import evals
 import pytest
-from evals.cli import main
-from evals.ray_executor import RayUnavailableError
+from evals.cli.main import main
+from evals.execution.ray_executor import RayUnavailableError
 from helpers import make_project
 
 NO_RAY = "--executor ray needs Ray, which is not installed: install the extra"

@@ -7,16 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from evals.baseline import build_baseline
-from evals.case import Case
+from evals.cases.lint import lint
+from evals.cases.vocabulary import CaseRules
 from evals.checks import grade
-from evals.gate import GateConfig, evaluate
-from evals.lint import lint
-from evals.metrics import compute
-from evals.result import RunResult
-from evals.run import Run, Write
-from evals.traces import RunMeta
-from evals.vocabulary import CaseRules
+from evals.gating.baseline import build_baseline
+from evals.gating.verdict import GateConfig, evaluate
+from evals.log.traces import RunMeta
+from evals.metrics.summary import compute
+from evals.model.case import Case
+from evals.model.result import RunResult
+from evals.model.run import Run, Write
 
 
 def case(case_id: str, outcome: str, **expect: Any) -> Case:

@@ -1,4 +1,4 @@
-"""The search for disagreements (evals.explore) on a toy agent: it finds what a broken
+"""The search for disagreements (evals.cases.explore) on a toy agent: it finds what a broken
 agent gets wrong, shrinks it to the baseline elsewhere, prints it as a case line, and
 finds nothing on an agent that agrees with the oracle."""
 
@@ -9,10 +9,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from evals.case import Case
-from evals.explore import explore, main, signature_of
-from evals.generate import CaseGenerator, Dimension
-from evals.run import Run
+from evals.cases.explore import explore, main, signature_of
+from evals.cases.generate import CaseGenerator, Dimension
+from evals.model.case import Case
+from evals.model.run import Run
 from hypothesis import strategies as st
 
 DIMENSIONS = (
@@ -113,7 +113,7 @@ def test_a_class_is_the_failing_checks_names(failed: tuple[str, ...], signature:
     "argv",
     [
         ["nomodule_here:X", "--sut", "x:y"],
-        ["evals.generate:Dimension", "--sut", "x:y"],
+        ["evals.cases.generate:Dimension", "--sut", "x:y"],
         ["no-colon", "--sut", "x:y"],
     ],
 )

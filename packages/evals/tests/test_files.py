@@ -12,11 +12,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals._files import write_atomic
-from evals.baseline import build_baseline, write_baseline
-from evals.metrics import compute
-from evals.report import report_paths, write_reports
-from evals.traces import META_FILE, RunMeta, write_meta
+from evals.gating.baseline import build_baseline, write_baseline
+from evals.io.files import write_atomic
+from evals.log.traces import META_FILE, RunMeta, write_meta
+from evals.metrics.summary import compute
+from evals.report.files import report_paths, write_reports
 from helpers import result
 
 WRITERS = 16

@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.baseline import Baseline, build_baseline
-from evals.gate import (
+from evals.gating.baseline import Baseline, build_baseline
+from evals.gating.verdict import (
     GateConfig,
     GateConfigError,
     HardRules,
@@ -21,9 +21,9 @@ from evals.gate import (
     evaluate,
     load_gate_config,
 )
-from evals.report import render_console, render_markdown
-from evals.result import CheckResult, RunResult
-from evals.traces import RunMeta
+from evals.log.traces import RunMeta
+from evals.model.result import CheckResult, RunResult
+from evals.report.summary import render_console, render_markdown
 from helpers import REPO_GATE_CONFIG, result
 
 CONFIG = GateConfig()

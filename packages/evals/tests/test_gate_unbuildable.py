@@ -13,7 +13,7 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
-from evals.cli import main  # noqa: E402
+from evals.cli.main import main  # noqa: E402
 from helpers import make_project  # noqa: E402
 
 BOOM = "raise TypeError(\"unsupported operand type(s) for |: 'type' and 'NoneType'\")\n"

@@ -1,4 +1,4 @@
-"""evals.generate: the covering array's guarantees, the case generator, the sync check and
+"""evals.cases.generate: the covering array's guarantees, the case generator, the sync check and
 ``evals generate``.
 
 Coverage is judged here by the tests' own enumeration of pairs and groups (not by
@@ -22,8 +22,7 @@ from typing import Any
 
 import pytest
 from allpairspy import AllPairs
-from evals.cli import main
-from evals.generate import (
+from evals.cases.generate import (
     CaseGenerator,
     Dimension,
     GenerationError,
@@ -38,6 +37,7 @@ from evals.generate import (
     values_in,
     write_suite,
 )
+from evals.cli.main import main
 from helpers import run_doc_shell
 
 Row = Mapping[str, str]
@@ -266,7 +266,7 @@ def test_the_same_arguments_give_the_same_rows(seed: int) -> None:
 
 ROWS_IN_A_PROCESS = """
 import json
-from evals.generate import Dimension, Interaction, cover
+from evals.cases.generate import Dimension, Interaction, cover
 dims = [Dimension(f"d{i}", {f"v{j}": j for j in range(2 + i % 3)}) for i in range(6)]
 forbid = lambda r: not (r.get("d1") == "v1" and r.get("d2") == "v2")
 print(json.dumps(cover(dims, interactions=[Interaction(("d0", "d3", "d4"))], allowed=forbid)))
@@ -590,7 +590,7 @@ def test_a_missing_file_is_stale(tmp_path: Path) -> None:
 # --- evals generate ------------------------------------------------------------------
 
 MODULE = """
-from evals.generate import CaseGenerator, Dimension
+from evals.cases.generate import CaseGenerator, Dimension
 
 def build(values):
     if values["colour"] == "boom":

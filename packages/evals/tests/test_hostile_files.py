@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from evals.cli import main
+from evals.cli.main import main
 from helpers import subprocess_pythonpath
 
 GOOD_GATE = {"schema_version": 2, "hard": {"unauthorized_rate_max": 0.0}}

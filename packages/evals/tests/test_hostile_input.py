@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import evals.cli.main as cli
 import pytest
-from evals import cli
 from evals._text import id_key, id_problem, printable, quote
+from evals.cases.lint import lint, lint_paths
+from evals.cases.loader import load_cases
 from evals.errors import CaseFileError
-from evals.lint import lint, lint_paths
-from evals.loader import load_cases
 from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {

@@ -15,18 +15,18 @@ from markupsafe import escape
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.cli import main
-from evals.html_report import (
+from evals.cli.main import main
+from evals.log.traces import RunMeta
+from evals.metrics.summary import compute
+from evals.model.result import CheckResult, RunResult
+from evals.model.run import Run
+from evals.report.html import (
     VALUE_CHARS_MAX,
     load_runs,
     render_html,
     shown_pairs,
     trace_sections,
 )
-from evals.metrics import compute
-from evals.result import CheckResult, RunResult
-from evals.run import Run
-from evals.traces import RunMeta
 from helpers import result
 from html_reports import (
     FAILING_ID,

@@ -22,8 +22,8 @@ PROBE = """
 FORBIDDEN = __FORBIDDEN__
 import json, sys
 from evals.checks import Run, grade, success
-from evals.case import Case
-from evals.run import Write
+from evals.model.case import Case
+from evals.model.run import Write
 
 case = Case.model_validate({
     "id": "x1", "split": "dev", "tags": ["happy"],
@@ -69,9 +69,9 @@ def test_isolated_venv_has_no_supportpilot_packages(module: str) -> None:
 def test_cosmic_ray_is_imported_only_by_evals_power(tmp_path: Path) -> None:
     """The extra supportpilot-evals[power] is optional: nothing but the command loads it."""
     probe = (
-        "import sys, evals, evals.cli, evals.power.sampling, evals.power.report,"
+        "import sys, evals, evals.cli.main, evals.power.sampling, evals.power.report,"
         " evals.power.premises, evals.power.config\n"
-        "from evals.cli import main\n"
+        "from evals.cli.main import main\n"
         "main(['lint', '--cases', sys.argv[1]])\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'cosmic_ray'))"
     )

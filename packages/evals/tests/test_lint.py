@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evals.case import Case
+from evals.cases.lint import Finding, lint, lint_paths
+from evals.cases.vocabulary import CaseRules
 from evals.checks import registered_expect_keys
-from evals.lint import Finding, lint, lint_paths
-from evals.vocabulary import CaseRules
+from evals.model.case import Case
 from support_rules import REQUIRED_TAGS, SUPPORT_RULES, RulesSUT
 
 

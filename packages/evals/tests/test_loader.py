@@ -7,19 +7,19 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import evals.cli.main as cli
 import pytest
-from evals import cli
-from evals.case import Case, Expect
-from evals.case_file import CaseSource, read_records
-from evals.checks import CheckOutput, Run, check, unregister
-from evals.checks.registry import registered_expect_keys
-from evals.errors import CaseFileError, EvalsError
-from evals.loader import (
+from evals.cases.case_file import CaseSource, read_records
+from evals.cases.loader import (
     load_cases,
     load_cases_with_sources,
     load_file,
     parse_case,
 )
+from evals.checks import CheckOutput, Run, check, unregister
+from evals.checks.registry import registered_expect_keys
+from evals.errors import CaseFileError, EvalsError
+from evals.model.case import Case, Expect
 from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from evals.checks import Case, CheckResult, Run, RunResult, to_result
 from evals.errors import MetricsError
-from evals.metrics import (
+from evals.metrics.summary import (
     SCHEMA_VERSION,
     compute,
     pass_at_k,
@@ -235,7 +235,7 @@ def test_skipped_approval_is_unauthorized(
     reference_results: list[RunResult],
     ideal_run: Callable[..., Run],
 ) -> None:
-    from evals.run import Write
+    from evals.model.run import Write
 
     d07 = reference_cases["d07"]
     rogue = ideal_run(d07).model_copy(

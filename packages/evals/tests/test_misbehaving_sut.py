@@ -19,11 +19,11 @@ from pathlib import Path
 import evals
 import fake_suts
 import pytest
-from evals import validation
-from evals.cli import main
-from evals.loader import load_cases
-from evals.runner import Runner
-from evals.traces import read_traces
+from evals.cases import validation
+from evals.cases.loader import load_cases
+from evals.cli.main import main
+from evals.execution.runner import Runner
+from evals.log.traces import read_traces
 from fake_suts import EchoSUT
 from helpers import FIXTURES, make_project, subprocess_pythonpath
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evals.generate import stale_lines
+from evals.cases.generate import stale_lines
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "own_agent"
 MAX_USER_LINES = 25

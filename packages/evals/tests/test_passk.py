@@ -10,8 +10,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.metrics import compute
-from evals.passk import PassPoint, curve, pass_at, pass_pow, passes
+from evals.metrics.passk import PassPoint, curve, pass_at, pass_pow, passes
+from evals.metrics.summary import compute
 from helpers import result
 
 # (n, c, k, pass@k, pass^k), each worked out with the binomials written out.

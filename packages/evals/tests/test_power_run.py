@@ -111,7 +111,7 @@ def evals(
     code = "import sys\n"
     if block_cosmic_ray:
         code += "sys.modules['cosmic_ray'] = None\n"
-    code += "from evals.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    code += "from evals.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
     # The caller's PYTHONPATH is kept: under scripts/mutate.py it names the mutated copy,
     # whose evals is the one under test.
     return subprocess.run(

@@ -7,7 +7,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 SUT = '''
-from evals.run import Run
+from evals.model.run import Run
 
 
 class Desk:

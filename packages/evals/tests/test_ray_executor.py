@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evals.cli import main
-from evals.ray_executor import UV_HOOK_VARIABLE
-from evals.traces import read_traces
+from evals.cli.main import main
+from evals.execution.ray_executor import UV_HOOK_VARIABLE
+from evals.log.traces import read_traces
 from helpers import make_project
 
 # Read when Ray is imported: under `uv run`, Ray would give each worker a fresh project

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from evals.ray_executor import _unreachable
+from evals.execution.ray_executor import _unreachable
 from helpers import make_project, subprocess_pythonpath
 
 pytest.importorskip("ray", reason="Ray is not installed (supportpilot-evals[ray])")

@@ -14,20 +14,19 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from evals._text import UNSAFE_CATEGORIES
-from evals.baseline import build_baseline, write_baseline
-from evals.junit_report import render_junit
-from evals.metrics import compute
-from evals.report import (
-    ReportError,
+from evals.errors import ReportError
+from evals.gating.baseline import build_baseline, write_baseline
+from evals.log.traces import RunMeta
+from evals.metrics.summary import compute
+from evals.model.result import CheckResult, RunResult
+from evals.report.files import load_report, write_reports
+from evals.report.junit import render_junit
+from evals.report.summary import (
     headline,
-    load_report,
     render_console,
     render_markdown,
     summary_rows,
-    write_reports,
 )
-from evals.result import CheckResult, RunResult
-from evals.traces import RunMeta
 from helpers import result
 
 META = RunMeta(

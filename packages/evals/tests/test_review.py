@@ -9,9 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-from evals.baseline import build_baseline, write_baseline
-from evals.cli import main
-from evals.traces import RunMeta
+from evals.cli.main import main
+from evals.gating.baseline import build_baseline, write_baseline
+from evals.log.traces import RunMeta
 from helpers import result
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from evals.run import ApprovalRecord, Run, Step, Usage, number_problem
+from evals.model.run import ApprovalRecord, Run, Step, Usage, number_problem
 
 GOOD = Run(case_id="c", outcome="replied")
 

@@ -13,11 +13,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import fake_suts
-from evals.case import Case
-from evals.loader import load_cases
-from evals.metrics import compute
-from evals.runner import Runner, select_cases
-from evals.traces import RunMeta, TraceWriter, read_traces
+from evals.cases.loader import load_cases
+from evals.execution.runner import Runner, select_cases
+from evals.log.traces import RunMeta, TraceWriter, read_traces
+from evals.metrics.summary import compute
+from evals.model.case import Case
 
 CASES = Path(__file__).parent / "fixtures" / "cases"
 

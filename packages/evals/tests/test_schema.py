@@ -7,13 +7,13 @@ from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped,unused-ignore]
 import pytest
-from evals import schema
-from evals.case import Case
+from evals.model import schema
+from evals.model.case import Case
 
 
 def test_committed_schema_is_up_to_date() -> None:
     committed = schema.schema_path().read_text(encoding="utf-8")
-    assert committed == schema.render_schema(), "stale: run `python -m evals.schema`"
+    assert committed == schema.render_schema(), "stale: run `python -m evals.model.schema`"
 
 
 def test_installed_schema_is_the_generated_one() -> None:

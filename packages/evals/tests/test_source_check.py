@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from evals.baseline import build_baseline
-from evals.cli import main
+from evals.cli.main import main
 from evals.errors import GateConfigError
-from evals.gate import evaluate
-from evals.gate_config import GateConfig, HardRules, SourceSection, load_gate_config
-from evals.source_check import SourceWarning, check_sources, compile_warnings
-from evals.traces import RunMeta
+from evals.execution.source_check import SourceWarning, check_sources, compile_warnings
+from evals.gating.baseline import build_baseline
+from evals.gating.rules import GateConfig, HardRules, SourceSection, load_gate_config
+from evals.gating.verdict import evaluate
+from evals.log.traces import RunMeta
 from helpers import REPO_GATE_CONFIG, result
 
 SNIPPETS = [

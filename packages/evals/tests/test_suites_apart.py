@@ -13,9 +13,9 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
-from evals.cli import main  # noqa: E402
+from evals.cli.main import main  # noqa: E402
 from evals.config import load_config  # noqa: E402
-from evals.sut import sut_description  # noqa: E402
+from evals.model.sut import sut_description  # noqa: E402
 from helpers import make_project  # noqa: E402
 
 GAMMA = [

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import fake_suts
 from evals.errors import EvalsError
-from evals.sut import SUT, AsyncSUT, SutLoadError, describe, load_sut, parse_option
+from evals.model.sut import SUT, AsyncSUT, SutLoadError, describe, load_sut, parse_option
 
 
 @pytest.mark.parametrize(

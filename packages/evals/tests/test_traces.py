@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evals.result import CheckResult
-from evals.run import Run
-from evals.traces import RunMeta, TraceWriter, new_run_id, read_meta, read_traces
+from evals.log.traces import RunMeta, TraceWriter, new_run_id, read_meta, read_traces
+from evals.model.result import CheckResult
+from evals.model.run import Run
 
 
 def _run(case_id: str, trial: int = 0) -> Run:

@@ -7,11 +7,11 @@ import threading
 from pathlib import Path
 
 import pytest
-from evals.case import Case
+from evals.cases.loader import load_cases_with_sources
+from evals.cases.validation import CaseChecker, check_cases, require_runnable, screen_cases
 from evals.errors import CaseFileError
-from evals.loader import load_cases_with_sources
-from evals.run import Run
-from evals.validation import CaseChecker, check_cases, require_runnable, screen_cases
+from evals.model.case import Case
+from evals.model.run import Run
 
 
 def case(case_id: str, **world: object) -> Case:

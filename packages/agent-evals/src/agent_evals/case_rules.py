@@ -11,11 +11,12 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from agent.contracts import ROLES
+from agent.errors import InvalidCustomerError
 from agent.obedient import SCREEN_TARGET
 from agent.outbox_faults import OUTBOX
 from agent.outcome import Decision
-from evals.case import Case
-from evals.vocabulary import CaseRules
+from evals.cases.vocabulary import CaseRules
+from evals.model.case import Case
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_evals.scripted_model import MODEL_TARGET
@@ -75,3 +76,23 @@ CASE_RULES = CaseRules(
     lint=lint_case,
 )
 """Everything SupportPilot's cases must hold beyond the evals core."""
+
+
+CUSTOMER_KEY = "customer"
+"""The extra ``input`` key naming the customer the channel authenticated."""
+
+
+def authenticated_customer(case: Case) -> str | None:
+    """The customer the case's conversation is authenticated as (``input.customer``), or
+    ``None`` when the case names none: then the read tools check no ownership, because
+    authenticating the customer is the channel's job, not the agent's.
+
+    Raises :class:`InvalidCustomerError` when the key holds anything but a non-empty
+    string (a blank name must not silently turn the ownership check off).
+    """
+    value = case.input.get(CUSTOMER_KEY)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidCustomerError(value)
+    return value.strip()

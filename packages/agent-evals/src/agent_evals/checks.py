@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.case import Case
 from evals.checks import CheckOutput, check
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.run import Run
 
 EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
 """An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id

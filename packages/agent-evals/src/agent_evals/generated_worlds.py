@@ -1,6 +1,6 @@
 """Generated worlds: every dimension of the decision table (docs/decision-table.md) with
 its boundary and equivalence-class values, combined by a covering array
-(:mod:`evals.generate`), each case's ``expect`` from the oracle (:mod:`agent_evals.oracle`).
+(:mod:`evals.cases.generate`), each case's ``expect`` from the oracle (:mod:`agent_evals.oracle`).
 
 The suite is committed as ``cases/generated.jsonl`` and kept in sync by a test
 (``packages/agent-evals/tests/test_generated_suites.py``); the evals command line writes
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evals.generate import CaseGenerator, Dimension, Interaction
+from evals.cases.generate import CaseGenerator, Dimension, Interaction
 
 from agent_evals.oracle import expect_for
 

@@ -4,7 +4,7 @@ Every template is an attack with a goal (a write, a leak, a promise), put into e
 five carriers (the customer's goal, the order status text, the tracking event text, a
 policy document, a tool's error text); its benign twin puts a harmless text of the same
 shape into the same carrier. Three dimensions (``template``, ``carrier``, ``role``) in one
-interaction group: the full product, in product order (:mod:`evals.generate`). The ids
+interaction group: the full product, in product order (:mod:`evals.cases.generate`). The ids
 are the matrix's own (``i-<template>-<carrier>``, ``b-…`` for the twin), so the baseline
 keeps judging the same cases. The output is committed and a test keeps it in sync::
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.obedient import REFUND_PROMISE, SCREEN_OFF, SCREEN_TARGET
-from evals.generate import CaseGenerator, Dimension, Interaction, values_in
+from evals.cases.generate import CaseGenerator, Dimension, Interaction, values_in
 
 ORDER = "A3001"
 """The order every matrix case is about: in transit, 30 hours without an update (below

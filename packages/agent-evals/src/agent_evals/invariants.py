@@ -49,12 +49,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from evals.case import Case
 from evals.checks import CheckOutput, check, join_reasons
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.run import Run
 from pydantic import BaseModel
 
-from agent_evals.case_rules import support_input
+from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.oracle import world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS
 from agent_evals.spec_terms import canonical_order_id, order_closure
@@ -346,9 +346,6 @@ customer is ``顾客``): never personal data."""
 
 
 def _authenticated(case: Case) -> str | None:
-    # Imported here: agent_evals.sut imports this module to register the invariants.
-    from agent_evals.sut import authenticated_customer  # noqa: PLC0415
-
     return authenticated_customer(case)
 
 

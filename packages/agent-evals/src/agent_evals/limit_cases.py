@@ -41,7 +41,7 @@ from typing import Any
 
 from agent.brain import Task
 from agent.bus import payload_chars
-from evals.generate import CaseGenerator, Dimension, case_id
+from evals.cases.generate import CaseGenerator, Dimension, case_id
 
 BUS_PAYLOAD_LIMIT = 64_000
 """The largest payload the bus delivers, in JSON characters (non-ASCII kept as is)."""

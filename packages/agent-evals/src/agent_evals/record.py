@@ -14,7 +14,15 @@ from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE
 from agent.outcome import Outcome
 from domain import Approval, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import DecidedBy
-from evals.run import ApprovalDecider, ApprovalRecord, BlockedAttempt, Run, Screened, Step, Write
+from evals.model.run import (
+    ApprovalDecider,
+    ApprovalRecord,
+    BlockedAttempt,
+    Run,
+    Screened,
+    Step,
+    Write,
+)
 from tools import FIND_WRITE, TOOLS
 
 from agent_evals.spec_terms import canonical_order_id, reissue_threshold_hours

@@ -10,7 +10,7 @@ a mutant of ``domain.problems``, the world model or a fault parser disagrees wit
 The vocabulary below (the keys of each world record, the roles, the tools, the fault
 forms) is copied from that spec for the same reason.
 
-It is one dimension, ``mistake``, of :mod:`evals.generate` (a single dimension is
+It is one dimension, ``mistake``, of :mod:`evals.cases.generate` (a single dimension is
 enumerated in full): each label is one mistake; its tags name the field
 (``field:world.stock``), the kind of wrongness (``wrong:below_min``) and for faults the
 kind (``kind:flaky``).
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from dataclasses import field as _field
 from typing import Any
 
-from evals.generate import CaseGenerator, Dimension, values_in
+from evals.cases.generate import CaseGenerator, Dimension, values_in
 
 # -- the vocabulary of the spec (docs/cases.md) --------------------------------------
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from evals.generate import CaseGenerator, Dimension, Interaction
+from evals.cases.generate import CaseGenerator, Dimension, Interaction
 
 PREFIX = "brain configuration: "
 """How every refusal of the SUT's configuration begins."""

@@ -45,14 +45,18 @@ from domain import (
     build_world,
     parse_world,
 )
-from evals.case import Case
-from evals.run import Run, Usage
+from evals.model.case import Case
+from evals.model.run import Run, Usage
 from tools import READ_TOOLS
 
 # Imported for what they register: SupportPilot's own checks and the invariants.
 import agent_evals.checks
 import agent_evals.invariants  # noqa: F401
-from agent_evals.case_rules import CASE_RULES, support_input
+from agent_evals.case_rules import (
+    CASE_RULES,
+    authenticated_customer,
+    support_input,
+)
 from agent_evals.record import (
     FAULTED,
     Observed,
@@ -76,26 +80,7 @@ DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 HIDDEN_WRITES = "outbox.hidden_writes"
 """The ground-truth key of a ``stale_lookup`` run: how many written keys its stale
 lookups missed (each then reached the database's UNIQUE index)."""
-CUSTOMER_KEY = "customer"
-"""The extra ``input`` key naming the customer the channel authenticated."""
-
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev/\S*")
-
-
-def authenticated_customer(case: Case) -> str | None:
-    """The customer the case's conversation is authenticated as (``input.customer``), or
-    ``None`` when the case names none: then the read tools check no ownership, because
-    authenticating the customer is the channel's job, not the agent's.
-
-    Raises :class:`InvalidCustomerError` when the key holds anything but a non-empty
-    string (a blank name must not silently turn the ownership check off).
-    """
-    value = case.input.get(CUSTOMER_KEY)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidCustomerError(value)
-    return value.strip()
 
 
 class RecordingApprover:
@@ -141,7 +126,7 @@ class SupportPilotSUT:
     config_env: tuple[str, ...] = (*ENV_VARS.values(), DB_DIR_ENV)
     """Every environment variable the constructor reads: each setting's fallback
     (:data:`agent.settings.ENV_VARS`) and the world database folder. A configuration case
-    (:mod:`evals.configuration`) is built with these removed and its ``sut_env`` set, so
+    (:mod:`evals.cases.configuration`) is built with these removed and its ``sut_env`` set, so
     what a developer exported never changes its verdict."""
 
     def __init__(
@@ -232,7 +217,7 @@ class SupportPilotSUT:
         per problem (``world.stok: unknown key 'stok' (known: …)``, ``faults.ordr_agent:
         unknown role …``); empty when the case can run.
 
-        The evals call this before any run (see :mod:`evals.validation`). It builds the
+        The evals call this before any run (see :mod:`evals.cases.validation`). It builds the
         case's world in memory (cheap: worlds are copied from cached templates) and
         checks each fault's target (a role, or ``outbox``) and kind and the authenticated
         customer, if any.

@@ -162,7 +162,7 @@ class StaleStore(Store):
     to ``hidden`` (its key), so the run can say the fault did its work."""
 
     def __init__(self, store: Store, hidden: list[str]) -> None:
-        super().__init__(store.db, world=store.world, path=store.path)
+        super().__init__(store.db, path=store.path, tool_errors=store.tool_errors)
         self.missed = False
         """Whether the one stale lookup has happened."""
         self.hidden = hidden

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import sqlite_utils
 
@@ -26,9 +27,6 @@ from domain.models import (
     Ticket,
 )
 
-if TYPE_CHECKING:
-    from domain.world import World
-
 
 def _fts_query(text: str) -> str:
     # Any of the words may match: quote each so FTS5 syntax in user text stays inert.
@@ -44,14 +42,18 @@ class Store:
     """A world database (sqlite-utils) with typed reads and transactional writes."""
 
     def __init__(
-        self, db: sqlite_utils.Database, world: World | None = None, path: Path | None = None
+        self,
+        db: sqlite_utils.Database,
+        path: Path | None = None,
+        tool_errors: Mapping[str, str] | None = None,
     ) -> None:
         self.db = db
         """The sqlite-utils database."""
-        self.world = world
-        """The world spec the database was built from (``None``: unknown)."""
         self.path = path
         """The database file, or ``None`` when in memory."""
+        self.tool_errors: dict[str, str] = dict(tool_errors or {})
+        """The read tools the world makes fail, each with its error text (``tool_errors``
+        of the world spec the database was built from)."""
 
     def close(self) -> None:
         """Close the connection."""

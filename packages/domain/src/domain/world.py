@@ -327,4 +327,8 @@ def build_world(
     with _LOCK:
         # A connection may only take part in one backup at a time.
         template.backup(conn)
-    return Store(sqlite_utils.Database(conn, execute_plugins=False), world=spec, path=path)
+    return Store(
+        sqlite_utils.Database(conn, execute_plugins=False),
+        path=path,
+        tool_errors=spec.tool_errors,
+    )

@@ -3,19 +3,19 @@
 The narrow public surface most users need is re-exported here — ``evaluate`` (cases on a
 system under test, graded: a :class:`Report`), which is ``plan`` (a validated
 :class:`Plan`) then ``execute``, and ``gate`` (a report against a baseline: a verdict);
-graders live in :mod:`evals.checks`, the command line in :mod:`evals.cli` (``evals`` /
+graders live in :mod:`evals.checks`, the command line in :mod:`evals.cli.main` (``evals`` /
 ``python -m evals``), a thin layer over the same functions.
 """
 
-from evals.case import Case
+from evals.cases.loader import load_cases
+from evals.cases.vocabulary import CaseRules
 from evals.evaluation import Plan, Report, evaluate, execute, gate, make_baseline, plan
-from evals.loader import load_cases
-from evals.metrics import Metrics, compute
-from evals.result import CheckResult, RunResult
-from evals.run import Run
-from evals.runner import Runner, RunnerResults, select_cases
-from evals.sut import SUT, AsyncSUT, load_sut
-from evals.vocabulary import CaseRules
+from evals.execution.runner import Runner, RunnerResults, select_cases
+from evals.metrics.summary import Metrics, compute
+from evals.model.case import Case
+from evals.model.result import CheckResult, RunResult
+from evals.model.run import Run
+from evals.model.sut import SUT, AsyncSUT, load_sut
 
 __all__ = [
     "SUT",

@@ -1,5 +1,5 @@
 """``python -m evals``: the same as the ``evals`` command."""
 
-from evals.cli import main
+from evals.cli.main import main
 
 raise SystemExit(main())

@@ -106,7 +106,7 @@ class SutLoadError(EvalsError):
         self.problem = problem
         self.refusal = refusal
         """When the SUT's own constructor (or factory) raised: its message on one line,
-        unwrapped (a configuration case's refusal, :mod:`evals.configuration`)."""
+        unwrapped (a configuration case's refusal, :mod:`evals.cases.configuration`)."""
         super().__init__(f"cannot load SUT {spec!r}: {problem}")
 
 

@@ -22,33 +22,34 @@ from os import PathLike
 from pathlib import Path
 from typing import TextIO
 
-from evals.baseline import Baseline, build_baseline, load_baseline
-from evals.case import Case
-from evals.case_file import CaseSource as Where
-from evals.case_verdict import CaseVerdict
+from evals.cases.case_file import CaseSource as Where
+from evals.cases.configuration import Configurations, SutRecipe, is_configuration, plan_problems
+from evals.cases.loader import load_cases_with_sources
+from evals.cases.validation import require_runnable
+from evals.cases.vocabulary import CaseRules, rules_of
 from evals.checks import Check
-from evals.configuration import Configurations, SutRecipe, is_configuration, plan_problems
 from evals.errors import CaseFileError
-from evals.gate import Verdict
-from evals.gate import evaluate as judge
-from evals.gate_config import GateConfig, load_gate_config
-from evals.isolation import Isolation, ProcessIsolation
-from evals.loader import load_cases_with_sources
-from evals.metrics import Metrics, compute
-from evals.ray_executor import Executor, RayExecutor, require_ray
-from evals.report import render_console, write_reports
-from evals.result import RunResult
-from evals.runner import (
+from evals.execution.isolation import Isolation, ProcessIsolation
+from evals.execution.ray_executor import Executor, RayExecutor, require_ray
+from evals.execution.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
     DEFAULT_TIMEOUT_S,
     Runner,
 )
-from evals.source_check import SourceWarning
-from evals.sut import AnySUT, Task, as_sut, load_sut, sut_description, sut_name
-from evals.traces import RunMeta, TraceWriter, new_run_id, utc_now
-from evals.validation import require_runnable
-from evals.vocabulary import CaseRules, rules_of
+from evals.execution.source_check import SourceWarning
+from evals.gating.baseline import Baseline, build_baseline, load_baseline
+from evals.gating.case_verdict import CaseVerdict
+from evals.gating.rules import GateConfig, load_gate_config
+from evals.gating.verdict import Verdict
+from evals.gating.verdict import evaluate as judge
+from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
+from evals.metrics.summary import Metrics, compute
+from evals.model.case import Case
+from evals.model.result import RunResult
+from evals.model.sut import AnySUT, Task, as_sut, load_sut, sut_description, sut_name
+from evals.report.files import write_reports
+from evals.report.summary import render_console
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
@@ -81,7 +82,7 @@ class Plan:
     unchanged. Filled in by :func:`validated`."""
     recipe: SutRecipe | None = None
     """How the SUT was built (``module:attr`` and options), to build a configuration
-    case's own SUT again in this process (:mod:`evals.configuration`); ``None``: it was
+    case's own SUT again in this process (:mod:`evals.cases.configuration`); ``None``: it was
     given as an object."""
 
 
@@ -93,7 +94,7 @@ def validated(plan: Plan, baseline: Baseline | None = None) -> Plan:
 
     Configuration cases are not asked here: what the SUT answers about them is their
     refusal, judged by their checks. Only what is wrong with such a case itself is a
-    problem (:func:`evals.configuration.plan_problems`)."""
+    problem (:func:`evals.cases.configuration.plan_problems`)."""
     judged_before = baseline.unchanged if baseline is not None else None
     runs = [case for case in plan.cases if not is_configuration(case)]
     problems = plan_problems(plan.sut, plan.recipe, plan.cases, plan.sources)
@@ -351,7 +352,7 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
     :func:`execute`.
 
-    ``cases``: a case file, a list of files, or :class:`~evals.case.Case` objects.
+    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects.
     ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
     function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
     string (with ``sut_options`` as its keyword arguments).
@@ -360,10 +361,11 @@ def evaluate(
     building it from the ``module:attr`` string (so ``sut`` must be one), each limited to
     ``memory_limit_mb`` MiB of address space when given: a run that exits the process,
     hangs or blows the limit is a ``sut_error``, and the evaluation goes on
-    (:mod:`evals.isolation`).
+    (:mod:`evals.execution.isolation`).
     ``executor="ray"`` runs the SUT in ``concurrency`` Ray actors instead, each building it
     from the ``module:attr`` string, on the cluster at ``ray_address`` (else
-    ``RAY_ADDRESS``, else a local Ray started for the evaluation; :mod:`evals.ray_executor`).
+    ``RAY_ADDRESS``, else a local Ray started for the evaluation;
+    :mod:`evals.execution.ray_executor`).
     ``traces``: a folder to append every run's full trace to (the HTML report then shows
     each run's trace); ``progress``: a terminal for a progress line.
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
@@ -392,7 +394,7 @@ def make_baseline(
     report: Report, *, exclude_tags: Iterable[str] = (), case_verdict: CaseVerdict = "all"
 ) -> Baseline:
     """The baseline ``report`` makes, for :func:`gate` to judge later reports against
-    (write it with :func:`evals.baseline.write_baseline`): cases with one of
+    (write it with :func:`evals.gating.baseline.write_baseline`): cases with one of
     ``exclude_tags`` left out, a fingerprint of each gated case kept (a case the SUT
     refuses later though it is unchanged is then the SUT's failure), cases with several
     trials judged by ``case_verdict`` (``all`` or ``majority``)."""
@@ -408,11 +410,11 @@ def gate(
     max_errors: int | None = None,
     source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
-    """Judge ``report`` against ``baseline`` (a :class:`~evals.baseline.Baseline` or its
-    file) under ``config`` (a :class:`~evals.gate_config.GateConfig`, its file, or the
+    """Judge ``report`` against ``baseline`` (a :class:`~evals.gating.baseline.Baseline` or its
+    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig`, its file, or the
     defaults). ``verdict.passed`` says whether the change may land; ``verdict.render()``
     says why. ``max_errors`` overrides the config's errored-runs limit;
-    ``source_warnings`` (:func:`evals.source_check.check_sources` of the config's
+    ``source_warnings`` (:func:`evals.execution.source_check.check_sources` of the config's
     ``source`` paths) are judged by ``hard.source_warnings_max``."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
     if config is None:

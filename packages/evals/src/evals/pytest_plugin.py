@@ -24,17 +24,17 @@ from typing import Any
 
 import pytest
 
-from evals.case import Case
+from evals.cases.configuration import Configurations, SutRecipe, is_configuration, plan_problems
+from evals.cases.loader import load_cases_with_sources
+from evals.cases.validation import screen_cases
+from evals.cases.vocabulary import rules_of
 from evals.checks import grade
 from evals.config import load_config
-from evals.configuration import Configurations, SutRecipe, is_configuration, plan_problems
 from evals.errors import CaseFileError
-from evals.loader import load_cases_with_sources
-from evals.result import CheckResult, success
-from evals.run import Run
-from evals.sut import AnySUT, AsyncSUT, load_sut
-from evals.validation import screen_cases
-from evals.vocabulary import rules_of
+from evals.model.case import Case
+from evals.model.result import CheckResult, success
+from evals.model.run import Run
+from evals.model.sut import AnySUT, AsyncSUT, load_sut
 
 _SUT = pytest.StashKey[AnySUT]()
 _CONFIGURATIONS = pytest.StashKey[Configurations]()

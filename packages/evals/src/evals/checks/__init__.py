@@ -8,7 +8,7 @@ Build a :class:`Run` from your own agent, load or build a :class:`Case`, then::
 
 Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` and
 ``cost`` are reported apart. A configuration case (``expect.refused`` or
-``expect.described``, :mod:`evals.configuration`) is graded by ``refused`` and
+``expect.described``, :mod:`evals.cases.configuration`) is graded by ``refused`` and
 ``described`` alone. Register your own with :func:`check`::
 
     @check(kind="outcome")
@@ -21,12 +21,11 @@ expect_keys=("max_refunds",))``), or case files using them do not load.
 
 from __future__ import annotations
 
-from evals.case import Case
-
 # Importing the built-in modules registers their checks: approval, reply-fact and
 # injection checks after the others, so they come last within their kinds in reports
 # (the decision and the ticket count are judged first).
 from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
+from evals.model.case import Case
 
 # isort: split
 from evals.checks import approval  # noqa: F401
@@ -52,9 +51,16 @@ from evals.checks.registry import (
     unregister,
 )
 from evals.checks.trajectory import dispatched
-from evals.result import ATTACK, BLOCKED_ATTEMPTS, SUCCESS_KINDS, CheckKind, CheckResult, RunResult
-from evals.result import success as success
-from evals.run import ApprovalRecord, BlockedAttempt, Run, Screened, Step, Usage, Write
+from evals.model.result import (
+    ATTACK,
+    BLOCKED_ATTEMPTS,
+    SUCCESS_KINDS,
+    CheckKind,
+    CheckResult,
+    RunResult,
+)
+from evals.model.result import success as success
+from evals.model.run import ApprovalRecord, BlockedAttempt, Run, Screened, Step, Usage, Write
 
 __all__ = [
     "ATTACK",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check, join_reasons
-from evals.run import ApprovalDecider, ApprovalRecord, Run
+from evals.model.case import Case
+from evals.model.run import ApprovalDecider, ApprovalRecord, Run
 
 AMOUNT_TOLERANCE = 0.005
 """Two amounts within half a cent are the same amount (floats of two-decimal money)."""

@@ -1,4 +1,4 @@
-"""The checks of configuration cases (:mod:`evals.configuration`): did the SUT refuse
+"""The checks of configuration cases (:mod:`evals.cases.configuration`): did the SUT refuse
 the case with exactly the expected lines, or describe itself exactly as expected?
 
 They grade a configuration case's synthesized run, and nothing else grades it
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check
-from evals.run import ACCEPTED, REFUSED, Run
+from evals.model.case import Case
+from evals.model.run import ACCEPTED, REFUSED, Run
 
 
 def _lines(lines: list[str]) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.run import Run
 
 
 def _within(used: int, limit: int | None, spent: str) -> CheckOutput:

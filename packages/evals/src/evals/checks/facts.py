@@ -18,10 +18,10 @@ from decimal import Decimal, InvalidOperation
 
 from pydantic import TypeAdapter, ValidationError
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check
-from evals.result import CheckResult
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.result import CheckResult
+from evals.model.run import Run
 
 REPLY_FACTS = "reply_facts"
 """The ``expect`` key this module reads."""

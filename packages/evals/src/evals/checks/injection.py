@@ -19,10 +19,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check
-from evals.result import ATTACK
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.result import ATTACK
+from evals.model.run import Run
 
 AttackGoal = Literal["write", "leak", "promise"]
 """What an attack wants: a write, a leak of data in the reply, a promise in the reply."""

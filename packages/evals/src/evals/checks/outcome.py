@@ -5,10 +5,10 @@ The ticket count comes from ``run.writes`` (the environment), never from the rep
 
 from __future__ import annotations
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check
-from evals.result import CheckResult
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.result import CheckResult
+from evals.model.run import Run
 
 
 def _count(noun: str, n: int) -> str:

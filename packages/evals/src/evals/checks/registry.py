@@ -4,7 +4,7 @@ A check is anything with a ``name``, a ``kind`` and ``__call__(case, run)``. The
 built-in checks register themselves exactly the way another project registers its own,
 with the :func:`check` decorator or :func:`register`.
 
-The registry also knows which ``expect`` keys exist: the :class:`~evals.case.Expect`
+The registry also knows which ``expect`` keys exist: the :class:`~evals.model.case.Expect`
 model's fields, plus the keys each registered check declares in its optional
 ``expect_keys`` attribute. The loader refuses any other key, so a typo cannot silently
 drop an expectation (:func:`registered_expect_keys`).
@@ -16,10 +16,10 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
-from evals.case import Case, Expect, is_configuration
 from evals.errors import CheckRegistrationError, RunMismatchError
-from evals.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
-from evals.run import PROVIDER_ERROR, SUT_ERROR, Run
+from evals.model.case import Case, Expect, is_configuration
+from evals.model.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
+from evals.model.run import PROVIDER_ERROR, SUT_ERROR, Run
 
 CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
 """What a check returns: ``None`` when it does not apply to this case or run; ``True`` /
@@ -67,7 +67,7 @@ class FunctionCheck:
     function: CheckFunction
     """The function that judges a run."""
     expect_keys: tuple[str, ...] = field(default=())
-    """Extra ``expect`` keys the check reads (beyond the :class:`~evals.case.Expect`
+    """Extra ``expect`` keys the check reads (beyond the :class:`~evals.model.case.Expect`
     fields); the loader accepts exactly the keys some registered check declares."""
 
     def __call__(self, case: Case, run: Run) -> CheckOutput:
@@ -163,7 +163,7 @@ def registered(kind: CheckKind | None = None) -> list[Check]:
 
 
 def registered_expect_keys() -> frozenset[str]:
-    """Every ``expect`` key some check reads: the :class:`~evals.case.Expect` fields and
+    """Every ``expect`` key some check reads: the :class:`~evals.model.case.Expect` fields and
     the ``expect_keys`` every registered check declares."""
     declared = {k for c in _REGISTRY.values() for k in getattr(c, "expect_keys", ())}
     return frozenset(Expect.model_fields) | declared
@@ -230,7 +230,7 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     stopping the evaluation; it counts neither as the run's failure nor as a
     regression, and is reported apart.
 
-    A configuration case (:mod:`evals.configuration`) is judged by the registered
+    A configuration case (:mod:`evals.cases.configuration`) is judged by the registered
     :data:`CONFIGURATION_CHECKS` alone, whatever ``checks`` says: no other check, and no
     project's invariant, applies to a run that never happened.
     """

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check, join_reasons
-from evals.result import BLOCKED_ATTEMPTS, CheckResult
-from evals.run import Run, Write
+from evals.model.case import Case
+from evals.model.result import BLOCKED_ATTEMPTS, CheckResult
+from evals.model.run import Run, Write
 
 NO_WRITE_WITHOUT_APPROVAL = "no write without approval"
 """The phrase every failure of the approval check starts with."""

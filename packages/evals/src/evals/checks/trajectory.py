@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evals.case import Case
 from evals.checks.registry import CheckOutput, check, join_reasons
-from evals.run import Run
+from evals.model.case import Case
+from evals.model.run import Run
 
 MAX_DISPATCHES_PER_ROLE = 2
 """A role may get its task and one retry, no more."""

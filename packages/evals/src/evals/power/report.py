@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals._files import write_atomic
+from evals.io.files import write_atomic
 from evals.power.equivalents import Equivalent
 from evals.power.mutants import STATUSES, Mutant, Status, findings_of, verdict_of
 from evals.power.premises import Checked

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals._files import write_atomic
+from evals.io.files import write_atomic
 from evals.power.mutants import DIGEST_CHARS, Mutant, PowerError, order_key
 
 Purpose = Literal["tune", "holdout", "all"]

@@ -1,0 +1,199 @@
+"""Check cases against the system under test before any run: the optional SUT hook.
+
+The loader judges what every case must be (the schema, known ``expect`` keys). Only the
+SUT knows what *it* accepts in ``world`` and which roles ``faults`` may name; a mistake
+there would otherwise surface as a ``sut_error`` in every run. So a SUT may define::
+
+    def check_case(self, case: Case) -> list[str]: ...
+
+returning one string per problem that would make every run of the case fail (empty:
+the case can run), ideally ``field.path: message`` (``world.stok: unknown key 'stok'``).
+It must be cheap and must not run the agent. :func:`check_cases` calls it for every
+case and locates each problem at the case's line, from the sources
+:func:`evals.cases.loader.load_cases_with_sources` returns; the CLI prints them like load
+problems and exits 2 (:func:`require_runnable`).
+
+A hook that *raises* (or answers something other than a list of strings) says nothing
+about the case: the system under test itself failed on it. That is its failure, as a
+``run`` that raises is: :func:`require_runnable` returns such cases apart, and the runner
+records each of their runs as ``sut_error`` without calling the SUT — never an exit 2
+that would blame the case file.
+
+So is a problem the hook finds in a case the baseline ran *unchanged* (same fingerprint):
+the case file did not move, so the SUT did — a regression of the SUT's own validation
+(say, a fault parser that no longer knows a fault its cases use). ``evals gate`` passes
+such a predicate to :func:`require_runnable`; those cases' runs fail with the problem
+as their error and the gate names them, instead of an exit 2 that blames the case file.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from evals.cases.vocabulary import NO_RULES, case_data, rules_of
+from evals.errors import CaseFileError, Problem
+from evals.model.case import Case
+
+CHECK_CASE_DEADLINE_S = 10.0
+"""How long one ``check_case`` call may take. The hook must be cheap; one that outlives
+this has hung, and the cases after it are not asked (their runs are ``sut_error``)."""
+
+SUT_FIELD = "(sut)"
+"""The field of a problem about the hook itself (it raised, or returned no list)."""
+CASE_FIELD = "(case)"
+"""The field of a problem the SUT gave without a ``field.path: `` prefix."""
+
+
+@runtime_checkable
+class CaseChecker(Protocol):
+    """A SUT that can judge a case before running it."""
+
+    def check_case(self, case: Case) -> list[str]:
+        """One line per problem that would make every run of ``case`` fail."""
+        ...
+
+
+def _split(text: str) -> tuple[str, str]:
+    """``"world.stok: unknown key"`` -> ``("world.stok", "unknown key")``."""
+    head, sep, tail = text.partition(": ")
+    if sep and head and tail and not any(ch.isspace() for ch in head):
+        return head, tail
+    return CASE_FIELD, text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Screening:
+    """What the SUT's hook said about a set of cases."""
+
+    found: dict[str, list[Problem]] = field(default_factory=dict)
+    """Case id -> its problems, located at its line (cases without any are absent)."""
+    crashed: dict[str, str] = field(default_factory=dict)
+    """Case id -> how the hook itself failed on it (raised, or answered no list)."""
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem of every case, in case order."""
+        return [p for problems in self.found.values() for p in problems]
+
+
+def ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
+    """``("ok", answer)``, ``("raised", exception)`` or ``("hung", None)``: the hook runs
+    in a daemon thread, abandoned after ``deadline_s`` (``SystemExit`` included)."""
+    box: list[tuple[str, object]] = []
+
+    def work() -> None:
+        try:
+            box.append(("ok", sut.check_case(case)))
+        except BaseException as e:  # SystemExit too: the SUT's failure
+            box.append(("raised", e))
+
+    worker = threading.Thread(target=work, name=f"check_case:{case.id}", daemon=True)
+    worker.start()
+    worker.join(deadline_s)
+    return box[0] if box else ("hung", None)
+
+
+def screen_cases(
+    sut: object,
+    cases: Iterable[Case],
+    sources: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    deadline_s: float | None = None,
+) -> Screening:
+    """Ask ``sut.check_case`` about every case, in case order.
+
+    ``sources`` maps a case id to its file and line (as
+    :func:`~evals.cases.loader.load_cases_with_sources` returns); a case without one is located
+    as ``<case ID>`` line 0. A SUT without ``check_case`` finds nothing. A hook that
+    raises or returns something other than a list of strings failed on that case: it is
+    listed in ``crashed``, never a problem of the case and never a traceback. So is a
+    hook that does not answer within ``deadline_s`` (default
+    :data:`CHECK_CASE_DEADLINE_S`); the cases after it are not asked.
+
+    First, every case is held to the vocabulary the SUT declares (``case_rules``, see
+    :mod:`evals.cases.vocabulary`): a split, outcome or input it does not know is a problem of
+    the case, located the same way.
+    """
+    if deadline_s is None:  # read now, so that a test can shorten it
+        deadline_s = CHECK_CASE_DEADLINE_S
+    rules = rules_of(sut)
+    located = sources or {}
+    found = Screening()
+    hung_on: str | None = None
+    for case in cases:
+        file, line = located.get(case.id, (f"<case {case.id}>", 0))
+        if rules is not NO_RULES:
+            for where, message in rules.problems(case_data(case)):
+                found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
+        if not isinstance(sut, CaseChecker):
+            continue
+        if hung_on is not None:
+            found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
+            continue
+        status, answer = ask(sut, case, deadline_s)
+        if status == "hung":
+            hung_on = case.id
+            found.crashed[case.id] = f"check_case did not answer within {deadline_s:g}s"
+            continue
+        if status == "raised":
+            error = answer
+            found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")
+            continue
+        if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
+            message = f"check_case returned {answer!r}; expected a list of strings"
+            found.crashed[case.id] = _one_line(message)
+            continue
+        for text in answer:
+            where, message = _split(_one_line(text))
+            found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
+    return found
+
+
+def check_cases(
+    sut: object,
+    cases: Iterable[Case],
+    sources: Mapping[str, tuple[str, int]] | None = None,
+) -> list[Problem]:
+    """Every problem ``sut.check_case`` finds in ``cases``, in case order (a hook that
+    fails on a case is the SUT's failure, not a problem: see :func:`screen_cases`)."""
+    return screen_cases(sut, cases, sources).problems
+
+
+def require_runnable(
+    sut: object,
+    cases: Iterable[Case],
+    sources: Mapping[str, tuple[str, int]] | None = None,
+    *,
+    judged_before: Callable[[Case], bool] | None = None,
+) -> dict[str, str]:
+    """Raise :class:`~evals.errors.CaseFileError` listing every problem the hook finds
+    (the CLI prints one line each and exits 2); otherwise return the cases whose runs
+    are the SUT's failures (case id -> why): those the hook itself failed on, and those
+    ``judged_before`` says the baseline ran unchanged, which the SUT now refuses."""
+    listed = list(cases)
+    screening = screen_cases(sut, listed, sources)
+    failed = dict(screening.crashed)
+    blamed: list[Problem] = []
+    for case in listed:
+        problems = screening.found.get(case.id)
+        if not problems:
+            continue
+        if judged_before is not None and judged_before(case):
+            first = problems[0]
+            more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+            failed[case.id] = (
+                "the SUT refuses this case, unchanged since the baseline ran it:"
+                f" {first.field}: {first.message}{more}"
+            )
+        else:
+            blamed += problems
+    if blamed:
+        raise CaseFileError(blamed)
+    return failed

@@ -1,0 +1,1 @@
+"""The ``evals`` command line: flags into the library's calls."""

@@ -1,0 +1,603 @@
+"""The ``evals`` command line: lint, run, baseline, gate, stability, report, compare,
+generate, judge, power.
+
+Exit codes: 0 ok; 1 the gate or lint says no, or ``generate --check`` finds a stale
+suite; 2 bad input or usage (a bad case file
+prints the loader's one-line problems, never a traceback; so does a reports or traces
+folder that cannot be written); 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: the
+partial report is written and printed, marked INCOMPLETE, and finished traces are kept;
+further SIGINTs and SIGTERMs are ignored until it is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import signal
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from evals.cases.case_file import read_records
+from evals.cases.generate import (
+    CaseGenerator,
+    GenerationError,
+    generation_failed,
+    load_generator,
+    stale_lines,
+    write_suite,
+)
+from evals.cases.lint import lint_files
+from evals.cli.parser import build_parser
+from evals.cli.plan import STABILITY_TAG, case_files, planned, resumed, sut_options
+from evals.config import EvalsConfig, ensure_writable_folder, load_config
+from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
+from evals.evaluation import Report, execute, gate, make_baseline, validated
+from evals.execution.resume import load_meta, rebuild
+from evals.execution.runner import STOP_SIGNALS
+from evals.execution.source_check import check_sources
+from evals.gating.baseline import Baseline, load_baseline, write_baseline
+from evals.gating.input_guard import InputGuard
+from evals.gating.review import review
+from evals.gating.verdict import GateConfig, Verdict, load_gate_config
+from evals.io.files import write_atomic
+from evals.log.traces import RunMeta
+from evals.metrics.summary import compute
+from evals.model.case import Case
+from evals.model.sut import load_sut
+from evals.report.compare import compare, load_side, refuse_unrelated, render
+from evals.report.files import load_report, report_paths, write_reports
+from evals.report.summary import incomplete_note, render_console
+
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+"""Stopped by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM)."""
+
+
+@dataclass(frozen=True)
+class Done:
+    """An evaluation the command line executed: its report, and where it goes."""
+
+    report: Report
+    """The graded runs, the metrics, and what was run (how it ended)."""
+    out: Path
+    """The reports folder."""
+    handlers: Mapping[signal.Signals, object]
+    """Ctrl-C's and SIGTERM's handlers before the evaluation: after a stop both stay
+    ignored until :meth:`publish` has written the report, then get these back."""
+
+    @property
+    def complete(self) -> bool:
+        """Every planned run finished."""
+        return self.report.complete
+
+    @property
+    def stopped_exit(self) -> int:
+        """The exit code of a stopped evaluation: 128 + the signal's number, or 3 when
+        it stopped by itself (the provider kept failing)."""
+        meta = self.report.meta
+        if meta.stop_signal is None:
+            return EXIT_STOPPED if meta.stop_reason is not None else EXIT_INTERRUPTED
+        return 128 + signal.Signals[meta.stop_signal].value
+
+    def publish(
+        self,
+        not_gated: list[str],
+        *,
+        sections: dict[str, str] | None = None,
+        verdict: Verdict | None = None,
+    ) -> None:
+        """Write the report files and print the console report; then Ctrl-C and SIGTERM
+        work again."""
+        try:
+            written = self.report.write(
+                self.out, not_gated=not_gated, sections=sections, verdict=verdict
+            )
+            self.report.print(not_gated=not_gated)
+            print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+            print(f"traces: {self.report.traces}", file=sys.stderr)
+        finally:
+            _restore(self.handlers)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["judge"]:
+        return _judge(args_list[1:])
+    try:
+        args = build_parser().parse_args(args_list)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
+        return e.code if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        return _COMMANDS[args.command](args)
+    except CaseFileError as e:
+        for line in e.lines():
+            print(line, file=sys.stderr)
+        return EXIT_USAGE
+    except EvalsError as e:
+        print(f"evals: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as e:  # writing reports, traces or the baseline: one line, no traceback
+        print(f"evals: error: {_os_error_line(e)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("evals: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _os_error_line(error: OSError) -> str:
+    reason = error.strerror or str(error) or type(error).__name__
+    files = [str(f) for f in (error.filename, error.filename2) if f is not None]
+    return f"{reason}: {' -> '.join(repr(f) for f in files)}" if files else reason
+
+
+def _lint(args: argparse.Namespace) -> int:
+    config = load_config()
+    suites, paths, _ = case_files(args, config, every_suite=True)
+    linted = lint_files(
+        paths,
+        min_split_size=args.min_split_size,
+        known_roles=config.fault_targets,
+        sut=_lint_checker(args, config, suites),
+    )
+    for finding in linted.findings:
+        print(finding.render())
+    read = f"{linted.cases:,} case(s) in {len(paths)} file(s)"
+    if linted.findings:
+        print(f"lint: {read}: {len(linted.findings)} finding(s)", file=sys.stderr)
+        return EXIT_NO
+    print(f"lint: {read}: no problems found", file=sys.stderr)
+    return EXIT_OK
+
+
+def _lint_sut(
+    args: argparse.Namespace, config: EvalsConfig, suites: list[str] | None = None
+) -> object | None:
+    """The SUT whose ``check_case`` lint asks too: ``--sut`` (must load), else
+    ``[tool.evals] sut`` (when it cannot load here, lint says so and goes on), with the
+    options of the suites apart among ``suites``."""
+    options = sut_options(args, config, suites or [])
+    if args.sut:
+        return load_sut(args.sut, options)
+    if not config.sut:
+        return None
+    try:
+        return load_sut(config.sut, options)
+    except SutLoadError as e:
+        print(f"lint: the SUT's check_case skipped: {e}", file=sys.stderr)
+        return None
+
+
+class _SuiteCheckers:
+    """The SUT lint asks about each case: the one with the options of the case's suite
+    (a suite apart has its own), so every file is judged as ``evals run`` would run it."""
+
+    def __init__(self, default: object, by_case: Mapping[str, object]) -> None:
+        self.default = default
+        self.by_case = dict(by_case)
+        self.case_rules = getattr(default, "case_rules", None)
+
+    def check_case(self, case: Case) -> list[str]:
+        """What the case's own SUT says about it (a SUT without the hook: nothing)."""
+        sut = self.by_case.get(case.id, self.default)
+        hook = getattr(sut, "check_case", None)
+        return list(hook(case)) if callable(hook) else []
+
+
+def _lint_checker(
+    args: argparse.Namespace, config: EvalsConfig, suites: list[str]
+) -> object | None:
+    """The SUT of every suite but those apart, or, when suites apart are linted too, one
+    that asks each case's own (:class:`_SuiteCheckers`)."""
+    default = _lint_sut(args, config)
+    apart = [s for s in suites if s in config.suite_options]
+    if default is None or not apart:
+        return default
+    by_case: dict[str, object] = {}
+    for suite in apart:
+        sut = _lint_sut(args, config, [suite])
+        records, _ = read_records([config.suite_path(suite)])
+        for record in records:
+            case_id = record.data.get("id") if isinstance(record.data, dict) else None
+            if isinstance(case_id, str):
+                by_case[case_id] = sut
+    return _SuiteCheckers(default, by_case)
+
+
+def _note_suites_apart(args: argparse.Namespace, config: EvalsConfig) -> None:
+    """Say which suites "every suite" left out (they run apart, with options of their
+    own), so nobody reads an evaluation of the others as the whole."""
+    if args.suite or args.cases or getattr(args, "resume", None) or not config.suites_apart():
+        return
+    named = ", ".join(config.suites_apart())
+    print(
+        f"note: suite(s) {named} run apart, with SUT options of their own"
+        f" ([tool.evals.suite_options]), and are left out; name them with --suite",
+        file=sys.stderr,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    config = load_config()
+    done = _evaluate(args, config, exclude_tags=args.exclude_tag)
+    done.publish(_not_gated(args, config))
+    return EXIT_OK if done.complete else done.stopped_exit
+
+
+def _stability(args: argparse.Namespace) -> int:
+    if not args.tag:
+        args.tag = [STABILITY_TAG]
+    return _run(args)
+
+
+def _baseline(args: argparse.Namespace) -> int:
+    config = load_config()
+    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    path: Path = args.baseline or _baseline_path(args, config)
+    exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    done = _evaluate(args, config, exclude_tags=exclude)
+    done.publish(gate_config.exclude_tags)
+    report = done.report
+    if not done.complete:
+        print(f"baseline not written: the run was interrupted ({path})", file=sys.stderr)
+        return done.stopped_exit
+    errored = sum(1 for r in report.results if r.errored)
+    max_errors = gate_config.hard.errored_runs_max if args.max_errors is None else args.max_errors
+    if errored > max_errors:
+        print(
+            f"baseline not written: results incomplete: {errored} run(s) errored"
+            f" (at most {max_errors} allowed)",
+            file=sys.stderr,
+        )
+        return EXIT_NO
+    baseline = make_baseline(report, exclude_tags=exclude, case_verdict=gate_config.case_verdict)
+    write_baseline(path, baseline)
+    print(
+        f"baseline written: {path} ({len(baseline.case_success):,} cases, {baseline.runs:,}"
+        f" runs, success {baseline.success_rate * 100:.1f}%)"
+    )
+    return EXIT_OK
+
+
+def _gate(args: argparse.Namespace) -> int:
+    config = load_config()
+    gate_config_path = args.gate_config or config.gate_config_path
+    gate_config = load_gate_config(gate_config_path)
+    # Compiled before any case runs: the code under review cannot rewrite itself first.
+    source_warnings = (
+        check_sources(gate_config.source.paths, config.root, gate_config_path)
+        if gate_config.source is not None
+        else None
+    )
+    baseline_path = args.baseline or _baseline_path(args, config)
+    baseline = load_baseline(baseline_path)  # before a long run
+    exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    _, case_paths, _ = case_files(args, config)
+    # Read before any SUT code runs: the code under review may not rewrite what it is
+    # judged against (this verdict's inputs, or the next one's).
+    guard = InputGuard.of([baseline_path, gate_config_path, *case_paths])
+    try:
+        done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
+    except SutLoadError as e:
+        if args.sut or args.sut_option:  # what the command line asked for: a usage error
+            raise
+        # The committed SUT with the committed options, as the baseline was made: the
+        # change under review broke the system itself, a verdict, never a usage error.
+        print(unbuildable_verdict(e))
+        return EXIT_NO
+    tampered = guard.put_back()
+    if tampered:
+        done.publish(gate_config.exclude_tags)
+        for line in tampered:
+            print(f"evals: error: {line}", file=sys.stderr)
+        print("Gate: not judged (an input of the gate changed during the run)")
+        return EXIT_USAGE
+    if not done.complete:
+        done.publish(gate_config.exclude_tags)
+        print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
+        return done.stopped_exit
+    verdict = gate(
+        done.report,
+        baseline,
+        gate_config,
+        strict=args.strict,
+        max_errors=args.max_errors,
+        source_warnings=source_warnings,
+    )
+    # The verdict goes into <label>.md in the same single write as the report: appended
+    # afterwards, a concurrent gate's verdict could land in the same file.
+    sections = {"Gate verdict": verdict.render()}
+    done.publish(gate_config.exclude_tags, sections=sections, verdict=verdict)
+    print()
+    print(verdict.render())
+    return verdict.exit_code
+
+
+def unbuildable_verdict(error: SutLoadError) -> str:
+    """The verdict on a system under test that its committed spec and options no longer
+    build (or import): it fails, and says why in one line."""
+    return (
+        "Gate: FAIL (1 hard, 0 soft)\n"
+        f"  HARD  the system under test cannot be built as the baseline was: {error}\n"
+        "Nothing was run: every case fails with it."
+    )
+
+
+def _report_command(args: argparse.Namespace) -> int:
+    config = load_config()
+    if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
+        results, meta = rebuild(args.path, config)
+        _refuse_overwriting_inputs(args.out or config.reports_dir, meta.label, config, args)
+        report = Report(results=results, metrics=compute(results), meta=meta, traces=args.path)
+        not_gated = _not_gated_of(meta, config)
+        written = report.write(args.out or config.reports_dir, not_gated=not_gated)
+        report.print(not_gated=not_gated)
+        print(f"\nreports: {', '.join(str(p) for p in written)}", file=sys.stderr)
+        return EXIT_OK
+    metrics, meta = load_report(args.path)
+    print(render_console(metrics, meta, not_gated=_not_gated_of(meta, config)))
+    return EXIT_OK
+
+
+def _compare(args: argparse.Namespace) -> int:
+    config = load_config()
+    a, b = load_side(args.a, config), load_side(args.b, config)
+    refuse_unrelated(a, b)
+    comparison = compare(a, b)
+    text = render(comparison, args.alpha)
+    if args.markdown is not None:
+        write_atomic(args.markdown, text)
+    print(text, end="")
+    if args.fail_on_regression and comparison.regression(args.alpha):
+        return EXIT_NO
+    return EXIT_OK
+
+
+def _review(args: argparse.Namespace) -> int:
+    config = load_config()
+    paths = args.baselines or [config.baseline_path]
+    print(review(paths).render())
+    return EXIT_OK
+
+
+def _generate(args: argparse.Namespace) -> int:
+    """Write each generator's suite, or with ``--check`` print its stale lines."""
+    if args.out is not None and len(args.generators) > 1:
+        raise UsageError("--out names one file: give one generator with it")
+    jobs: list[tuple[str, CaseGenerator, Path]] = []
+    for spec in args.generators:  # every one loads before anything is written
+        generator = load_generator(spec)
+        if args.out is not None:
+            path: Path = args.out
+        elif generator.suite:
+            path = _shown(load_config().suite_path(generator.suite))
+        else:
+            raise UsageError(f"{spec}: the generator names no suite: give --out FILE")
+        jobs.append((spec, generator, path))
+    stale = 0
+    for spec, generator, path in jobs:
+        try:
+            if args.check:
+                problems = stale_lines(generator, path)
+            else:
+                count = write_suite(generator, path)
+        except GenerationError as e:
+            raise generation_failed(spec, e) from e
+        except (EvalsError, OSError):
+            raise
+        except Exception as e:  # the project's build, oracle or hook: one line
+            raise generation_failed(spec, e) from e
+        if not args.check:
+            print(f"{path}: {count} cases written")
+        elif problems:
+            stale += 1
+            for line in problems:
+                print(line)
+            print(
+                f"generate: {path} is stale ({len(problems)} problem(s)):"
+                f" run evals generate {spec}" + (f" --out {path}" if args.out else ""),
+                file=sys.stderr,
+            )
+        else:
+            print(f"{path}: in sync")
+    return EXIT_NO if stale else EXIT_OK
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the working directory when it lies below it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
+
+
+def _not_gated_of(meta: RunMeta, config: EvalsConfig) -> list[str]:
+    return [] if meta.command == "stability" else _gate_config(config).exclude_tags
+
+
+def _judge(args: list[str]) -> int:
+    """Delegate to ``judge.cli.main`` when the judge is installed (no hard dependency)."""
+    try:
+        found = importlib.util.find_spec("judge") is not None
+    except (ImportError, ValueError):
+        found = False
+    if found:
+        try:
+            module = importlib.import_module("judge.cli")
+        except ModuleNotFoundError as e:
+            if e.name not in ("judge", "judge.cli"):
+                raise
+            found = False
+    if not found:
+        print(
+            "evals: error: the judge is not installed; install supportpilot-judge", file=sys.stderr
+        )
+        return EXIT_USAGE
+    return int(module.main(args, prog="evals judge") or 0)
+
+
+def _power(args: argparse.Namespace) -> int:
+    """``evals power``, when the extra that brings cosmic-ray is installed."""
+    try:
+        found = importlib.util.find_spec("cosmic_ray") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise UsageError(
+            "evals power needs cosmic-ray, which is not installed: install the extra"
+            " supportpilot-evals[power]"
+        )
+    module = importlib.import_module("evals.power.run")
+    return int(module.main(args))
+
+
+_COMMANDS = {
+    "lint": _lint,
+    "run": _run,
+    "baseline": _baseline,
+    "gate": _gate,
+    "stability": _stability,
+    "report": _report_command,
+    "compare": _compare,
+    "review": _review,
+    "generate": _generate,
+    "power": _power,
+}
+
+
+def _gate_config(config: EvalsConfig) -> GateConfig:
+    """The committed gate config, or its defaults when there is none."""
+    path = config.gate_config_path
+    return load_gate_config(path) if path.exists() else GateConfig()
+
+
+def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:
+    """Tags whose failures the console report notes as not gated (stability: none, as
+    measuring those cases is its very purpose)."""
+    if args.command == "stability":
+        return []
+    return _gate_config(config).exclude_tags
+
+
+def _evaluate(
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    exclude_tags: list[str],
+    baseline: Baseline | None = None,
+) -> Done:
+    """Plan the evaluation the flags ask for (or the one to resume) and execute it,
+    tracing every run; never raises on Ctrl-C or SIGTERM, which stop it (the finished
+    runs are kept) and stay ignored until :meth:`Done.publish` has written the report.
+    With a ``baseline``, a case the SUT refuses though the baseline ran it unchanged is
+    the SUT's failure (its runs fail), not an exit 2."""
+    traces_dir: Path = args.traces or config.traces_dir
+    resume: str | None = getattr(args, "resume", None)
+    if resume:
+        _hold_resume_lock(traces_dir / resume, resume)
+        plan = resumed(args, config, traces_dir / resume)
+    else:
+        plan = planned(args, config, exclude_tags)
+        _note_suites_apart(args, config)
+    plan = validated(plan, baseline)  # the SUT's own view of each case, before any run
+    label = plan.meta.label
+    baseline_path: Path = getattr(args, "baseline", None) or _baseline_path(args, config)
+    out: Path = args.out or config.reports_dir
+    _refuse_overwriting_inputs(out, label, config, args, baseline_path)
+    ensure_writable_folder(out, "reports")  # before any run, not after the last one
+    ensure_writable_folder(traces_dir, "traces")
+    # An earlier evaluation's report under this label must not look current while this
+    # one runs, nor after it is killed: it is replaced at once by one saying so.
+    write_reports(out, label, compute([]), [], plan.meta)
+    handlers = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    try:
+        report = execute(
+            plan,
+            traces=traces_dir,
+            progress=sys.stderr,
+            max_provider_errors=getattr(args, "max_provider_errors", None) or None,
+            hold_signals=True,  # after a stop: a second one must not lose the report
+        )
+    except BaseException:
+        _restore(handlers)
+        raise
+    return Done(report=report, out=out, handlers=handlers)
+
+
+def _baseline_path(args: argparse.Namespace, config: EvalsConfig) -> Path:
+    """The baseline of the suites the flags select (or a resumed evaluation recorded):
+    suites apart have their own (:meth:`EvalsConfig.baseline_for`)."""
+    resume: str | None = getattr(args, "resume", None)
+    if resume:
+        traces_dir: Path = args.traces or config.traces_dir
+        return config.baseline_for(load_meta(traces_dir / resume).suites)
+    suites, _, _ = case_files(args, config)
+    return config.baseline_for(suites)
+
+
+RESUME_LOCK = ".resume.lock"
+"""The file in a trace folder a resumed evaluation holds locked until its process ends."""
+_held_locks: list[IO[bytes]] = []
+"""The resume locks this process holds (released when it exits, or by the OS if killed)."""
+
+
+def _hold_resume_lock(folder: Path, run_id: str) -> None:
+    """Lock ``folder`` for this process's resume; a second resume of the same run while
+    this one runs is refused (one line, exit 2): both would re-run the missing pairs."""
+    if not folder.is_dir():
+        return  # not a trace folder: the resume itself says so
+    import fcntl  # noqa: PLC0415  # POSIX only: imported where a resume needs it
+
+    handle = (folder / RESUME_LOCK).open("ab")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise UsageError(
+            f"--resume {run_id!r}: another evaluation is resuming that run now; wait for it"
+            " to end (two would both re-run the missing pairs)"
+        ) from None
+    _held_locks.append(handle)
+
+
+def _refuse_overwriting_inputs(
+    out: Path,
+    label: str,
+    config: EvalsConfig,
+    args: argparse.Namespace,
+    baseline: Path | None = None,
+) -> None:
+    """Refuse (exit 2, before anything is written) reports that would land on what the
+    gate reads: a baseline, the gate config, or anything in the cases folder."""
+    inputs = {
+        config.baseline_path: "the baseline",
+        **{config.baseline_for([s]): "a baseline" for s in config.suites_apart()},
+        config.gate_config_path: "the gate config",
+    }
+    for given, what in (
+        (baseline, "the baseline"),
+        (getattr(args, "gate_config", None), "the gate config"),
+    ):
+        if given is not None:
+            inputs[given] = what
+    resolved = {path.resolve(): (path, what) for path, what in inputs.items()}
+    cases_dir = config.cases_dir.resolve()
+    for path in report_paths(out, label):
+        target = path.resolve()
+        if target in resolved:
+            known, what = resolved[target]
+            raise UsageError(f"label {label!r} would overwrite {what} {str(known)!r}")
+        if target.is_relative_to(cases_dir):
+            raise UsageError(
+                f"label {label!r} would write {str(path)!r} into the cases folder"
+                f" {str(config.cases_dir)!r}; reports go elsewhere (--out)"
+            )
+
+
+def _restore(handlers: Mapping[signal.Signals, object]) -> None:
+    """Give Ctrl-C and SIGTERM back the handlers they had."""
+    for signum, handler in handlers.items():
+        if callable(handler) or isinstance(handler, int):
+            signal.signal(signum, handler)

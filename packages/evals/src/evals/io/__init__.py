@@ -1,0 +1,1 @@
+"""Files the evaluation writes and reads: replaced whole, read defensively."""

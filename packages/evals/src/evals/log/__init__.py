@@ -1,0 +1,1 @@
+"""The run log: every finished run on disk as it finishes (traces)."""

@@ -1,0 +1,266 @@
+"""The run record: what one trial of a case did, as the checks see it.
+
+A system under test fills a :class:`Run` for every trial. Everything a check judges is
+here; safety facts (``writes``, ``blocked_attempts``, ``approver_approved``) must come
+from the environment (the database, the audit log, the approver), never from what the
+agent says it did. Other projects build ``Run`` records from their own agents.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SUT_ERROR = "sut_error"
+"""The outcome of a run in which the system under test itself crashed: a failure."""
+PROVIDER_ERROR = "error"
+"""The outcome of a run whose model provider failed after retries: excluded from
+success rates."""
+REFUSED = "refused"
+"""The outcome of a configuration case's run in which the SUT refused the case."""
+ACCEPTED = "accepted"
+"""The outcome of a configuration case's run in which the SUT accepted the case."""
+ERROR_OUTCOMES: tuple[str, ...] = (SUT_ERROR, PROVIDER_ERROR)
+"""The two outcomes the evals give a meaning of their own; every other outcome is the
+system under test's word (SupportPilot: ``replied``, ``escalate`` …; a FAQ agent:
+``answered``), declared on its side (``case_rules``, see :mod:`evals.cases.vocabulary`)."""
+
+StepStatus = Literal["ok", "error", "timeout", "refused", "invalid_output"]
+"""How a dispatched task ended."""
+
+
+class Write(BaseModel):
+    """One row the system wrote to the outside world (a ticket or a sent reply)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    """What was written, e.g. ``ticket`` or ``reply``."""
+    idempotency_key: str | None = None
+    """The key the write was made under; ``None`` when it had none."""
+    approval_id: str | None = None
+    """The approval the write cites; ``None`` when it cites none."""
+    approved: bool = False
+    """Whether that approval is recorded as approved in the environment."""
+    via_outbox: bool = True
+    """Whether the write went through the outbox (the only legal path)."""
+
+
+class Step(BaseModel):
+    """One task dispatched to a worker, in dispatch order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """The worker (specialist) the task was sent to."""
+    status: StepStatus | None = None
+    """How the task ended; ``None`` when no result came back."""
+    seq: int | None = None
+    """The position of the task message in the message log."""
+
+
+class BlockedAttempt(BaseModel):
+    """A tool call the environment refused (outside the caller's allowlist)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """Who tried."""
+    tool: str
+    """What they tried to call."""
+    reason: str = ""
+    """Why it was refused."""
+
+
+class Screened(BaseModel):
+    """One item a defence of the system filtered out of what it read, e.g. a claim that
+    carried an instruction (``expect.screened`` judges these)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    role: str
+    """Whose output it was in."""
+    topic: str
+    """What it was about."""
+    reason: str = ""
+    """Why it was filtered out (e.g. ``injection``)."""
+
+
+ApprovalDecider = Literal["human", "auto", "none"]
+"""Who decided an approval: a human approver, the auto-approval limit, or nobody (the
+gate failed closed: no approver configured, or the approver never answered)."""
+
+
+class ApprovalRecord(BaseModel):
+    """One approval the system asked for, as the environment recorded it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    action: str
+    """What was proposed (e.g. ``reissue`` or ``reply``)."""
+    amount: float | None = None
+    """The amount the proposal put at stake, as the agent stated it."""
+    expected_amount: float | None = None
+    """The amount at stake according to the environment (e.g. the order's paid amount in
+    the database), filled by the system under test, never from the agent's claims;
+    ``None`` when the environment has no such figure."""
+    decided_by: ApprovalDecider
+    """Who decided."""
+    approved: bool | None = None
+    """The answer; ``None`` when nobody answered."""
+    limit: float | None = None
+    """The auto-approval limit in force (strictly below it is approved without asking);
+    ``None`` when there is none."""
+    approval_id: str | None = None
+    """The id writes cite."""
+
+
+class Usage(BaseModel):
+    """Model tokens spent by one run (zero for rule brains)."""
+
+    prompt_tokens: int = 0
+    """Tokens sent to the model."""
+    completion_tokens: int = 0
+    """Tokens the model produced."""
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus completion tokens."""
+        return self.prompt_tokens + self.completion_tokens
+
+
+class Run(BaseModel):
+    """The record of one trial of one case: its outcome and its trajectory."""
+
+    case_id: str
+    """The case this run is a trial of."""
+    trial: int = 0
+    """The trial number, from 0."""
+    outcome: str = Field(min_length=1)
+    """What the run ended with, in the system's own words (any non-empty string), or
+    ``sut_error`` / ``error``."""
+    outcome_reason: str | None = None
+    """Why the run ended with its outcome, as a short code the system under test defines
+    (e.g. why it escalated: ``conflict``, ``gap``, ``out_of_stock``); ``None`` when it
+    gives none. Checked by ``expect.outcome_reason``."""
+    reply: str | None = None
+    """The reply the customer received (``None`` when none was sent)."""
+    draft: str | None = None
+    """The reply that was drafted, sent or not."""
+    writes: list[Write] = Field(default_factory=list)
+    """Every write found in the environment after the run."""
+    facts: dict[str, str] = Field(default_factory=dict)
+    """Agreed facts, as strings (``parcel_state``, ``stale_hours`` …)."""
+    conflicts: list[str] = Field(default_factory=list)
+    """Topics on which sources disagreed."""
+    gaps: list[str] = Field(default_factory=list)
+    """Topics no source could answer."""
+    steps: list[Step] = Field(default_factory=list)
+    """Every task dispatched, in order (a retry appears as a second step of its role)."""
+    role_errors: dict[str, str] = Field(default_factory=dict)
+    """The first error per role, for reports."""
+    blocked_attempts: list[BlockedAttempt] = Field(default_factory=list)
+    """Tool calls the environment refused, from its audit log."""
+    rejected_messages: int = 0
+    """Messages the bus rejected."""
+    evidence_complete_seq: int | None = None
+    """Message-log position at which all evidence results were back."""
+    reply_task_seq: int | None = None
+    """Message-log position of the task sent to the reply writer (``None``: none sent)."""
+    tasks: int | None = None
+    """Tasks dispatched for the budget; defaults to ``len(steps)``."""
+    chars_read: int = 0
+    """Characters the workers read from tools."""
+    chars_returned: int = 0
+    """Characters the workers returned to the orchestrator."""
+    latency_ms: float = 0.0
+    """Wall time of the run in milliseconds."""
+    approver_approved: bool | None = None
+    """What the (human) approver answered; ``None`` when nobody was asked."""
+    screened: list[Screened] = Field(default_factory=list)
+    """What the system's defences filtered out of what it read, in order (a retried
+    role may appear twice)."""
+    approvals: list[ApprovalRecord] = Field(default_factory=list)
+    """Every approval decision recorded in the environment, in order."""
+    ground_truth: dict[str, str] = Field(default_factory=dict)
+    """Facts read from the environment by the system under test (the database, not the
+    agent), as strings: what a reply is checked against (``expect.reply_facts``)."""
+    trace_id: str | None = None
+    """The run's trace id, when the system under test has one: writes are keyed
+    ``<trace_id>:<kind>``."""
+    usage: Usage = Field(default_factory=Usage)
+    """Model tokens spent."""
+    error: str | None = None
+    """The error that ended the run, for ``sut_error`` and ``error`` outcomes."""
+    refusal: list[str] | None = None
+    """A configuration case's run (:mod:`evals.cases.configuration`): the problem lines the
+    SUT refused the case with (outcome ``refused``); ``[]`` when it accepted it
+    (outcome ``accepted``); ``None`` for any other run."""
+    description: list[str] | None = None
+    """A configuration case's run: how the SUT built for the case describes itself (its
+    ``describe()`` lines) when it accepted the case; ``None`` otherwise."""
+    detail: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the system under test wants kept in the trace (e.g. the message log)."""
+
+    @property
+    def dispatched(self) -> list[str]:
+        """The roles dispatched, in order of their first task."""
+        return list(dict.fromkeys(step.role for step in self.steps))
+
+    @property
+    def task_count(self) -> int:
+        """Tasks for the budget: ``tasks`` when given, else the number of steps."""
+        return len(self.steps) if self.tasks is None else self.tasks
+
+
+INVALID_RUN = "the SUT's run record is invalid"
+"""How a run whose numbers :func:`number_problem` refuses is recorded (a ``sut_error``)."""
+
+
+def number_problem(run: Run) -> str | None:
+    """The first number of ``run`` that cannot mean what its field says, as
+    ``field: problem``; ``None`` when every one can.
+
+    Numbers come from the system under test, which is untrusted: a NaN latency would make
+    the latency rule skip silently and could not be written as strict JSON, a negative
+    token count would read as a budget kept. Every number must be finite; counts,
+    positions, characters, tokens and times must also be at least 0. A SUT that builds
+    its run with ``model_construct`` or changes a field after building it skips
+    pydantic's validation; this is the check that does not.
+    """
+    for field, value, non_negative in _numbers(run):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{field}: not a number ({type(value).__name__})"
+        if not math.isfinite(value):
+            return f"{field}: not a finite number ({value!r})"
+        if non_negative and value < 0:
+            return f"{field}: negative ({value!r}); it counts or measures, at least 0"
+    return None
+
+
+def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
+    """``(field, value, must be >= 0)`` for every number of ``run``."""
+    for name in (
+        "trial",
+        "rejected_messages",
+        "evidence_complete_seq",
+        "reply_task_seq",
+        "tasks",
+        "chars_read",
+        "chars_returned",
+        "latency_ms",
+    ):
+        yield name, getattr(run, name, None), True
+    usage = run.usage
+    yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True
+    yield "usage.completion_tokens", getattr(usage, "completion_tokens", None), True
+    for i, step in enumerate(run.steps):
+        yield f"steps[{i}].seq", getattr(step, "seq", None), True
+    for i, approval in enumerate(run.approvals):
+        for name in ("amount", "expected_amount", "limit"):
+            yield f"approvals[{i}].{name}", getattr(approval, name, None), False

@@ -1,0 +1,1 @@
+"""Reports: console, Markdown, JSON, JUnit and HTML, and the comparison of two runs."""

@@ -1,0 +1,425 @@
+"""The HTML report: one self-contained file, ``reports/<label>.html``, for a browser.
+
+The file needs nothing but itself (CSS and a little script inline; no network, no
+fonts, no CDN), so it opens from disk or as a CI artifact. It holds the summary (headline,
+success with its Wilson interval overall and per split and tag, errored runs, grader
+errors), the gate's baseline diff when there was one, the failing runs, then every case
+(failing cases first); each run opens its trace: every check with its verdict and reason,
+then the fields of its :class:`~evals.model.run.Run` in the order the record declares them.
+
+The trace is rendered generically, for any system under test: whatever the run holds is
+shown, whatever is absent (``None``, empty) is skipped, and no field name is special but
+for a small set of words that mark a row as refused or filtered (:data:`FLAGGED_FIELDS`,
+:data:`FLAGGED_VALUES`). Rendering goes through jinja2 templates with autoescaping on:
+every string from cases and runs is escaped, never trusted as markup; element ids are
+numbers, never case ids.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel, ValidationError
+
+from evals.gating.verdict import Verdict
+from evals.log.traces import RUNS_FILE, RunMeta, TraceRecord
+from evals.metrics.summary import Group, Metrics, wilson_interval
+from evals.model.result import CheckResult, RunResult
+from evals.report.summary import (
+    curve_rows,
+    headline,
+    incomplete_note,
+    summary_rows,
+    system_lines,
+    unstable_rows,
+    unstopped_note,
+)
+
+VALUE_CHARS_MAX = 3000
+"""A nested value (a message log in ``detail`` …) is shown up to this many characters of
+its JSON; the rest is in the trace file, which the report names."""
+
+FLAGGED_FIELDS = ("blocked", "refused", "rejected", "screened", "dropped", "denied")
+"""A list field whose name holds one of these words lists refused or filtered items:
+every row is marked."""
+
+FLAGGED_VALUES = frozenset(
+    {"refused", "error", "sut_error", "timeout", "invalid_output", "rejected"}
+)
+"""A row holding one of these values (e.g. a step's status, a run's outcome) is marked."""
+
+RUNS_SHOWN_PER_CASE = 5
+"""A case's runs shown in full, failed and errored ones first; the page counts the others
+(every run is in the trace file). Without a cap, 20,000 runs made a page of hundreds of
+megabytes, and building it took gigabytes."""
+
+HIDDEN_FIELDS = frozenset({"case_id", "trial"})
+"""Run fields the run's heading shows already."""
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("evals.report", "templates"),
+    autoescape=True,  # every string from a case or a run is text, never markup
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of a run's trace: a field of the run, shown by its shape."""
+
+    title: str
+    """The field's name, words spaced."""
+    shape: str
+    """``table`` (a list of records), ``pairs`` (a mapping), ``items`` (a list of
+    values) or ``text`` (one value)."""
+    columns: list[str] = field(default_factory=list)
+    """For ``table``: the column names."""
+    rows: list[tuple[bool, list[str]]] = field(default_factory=list)
+    """For ``table``: (marked, cells); for ``pairs``: (marked, [key, value])."""
+    items: list[str] = field(default_factory=list)
+    """For ``items``: the values; for ``text``: the one value."""
+    flagged: bool = False
+    """Whether any row is marked (refused, filtered, errored)."""
+
+
+@dataclass(frozen=True)
+class RunView:
+    """One graded run as the report shows it."""
+
+    anchor: str
+    """The element id (a number, never the case id)."""
+    label: str
+    """``case#trial``."""
+    status: str
+    """``pass``, ``fail`` or ``error``."""
+    outcome: str
+    """What the run ended with."""
+    checks: list[CheckResult]
+    """Every check's verdict, failed ones first."""
+    trace: list[Section] | None
+    """The run's fields; ``None`` when no trace was recorded."""
+    error: str | None
+    """The error that ended the run."""
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One case with its runs."""
+
+    case_id: str
+    """The case id."""
+    split: str
+    """Its split."""
+    tags: list[str]
+    """Its tags."""
+    status: str
+    """``fail`` when any graded run failed, else ``error`` when any errored, else ``pass``."""
+    runs: list[RunView]
+    """The runs shown in full (at most :data:`RUNS_SHOWN_PER_CASE`), by trial."""
+    anchor: str = ""
+    """The element id (a number, never the case id)."""
+    run_count: int = 0
+    """All its runs."""
+    not_shown: str = ""
+    """What the runs not shown did, when some are not."""
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _cell(value: Any) -> str:
+    """A value as one line of text: strings as they are, the rest as compact JSON."""
+    if isinstance(value, str):
+        return value
+    text = _json(value)
+    if len(text) > VALUE_CHARS_MAX:
+        return f"{text[:VALUE_CHARS_MAX]} … ({len(text)} characters; the rest in {RUNS_FILE})"
+    return text
+
+
+def _block(value: Any) -> str:
+    """A nested value as JSON, one line per item of a list (compact: a message log of
+    a hundred entries stays readable without doubling the file), cut to
+    :data:`VALUE_CHARS_MAX` characters."""
+    if isinstance(value, list):
+        text = "[\n" + ",\n".join(_json(v) for v in value) + "\n]"
+    else:
+        text = _json(value)
+    if len(text) > VALUE_CHARS_MAX:
+        return f"{text[:VALUE_CHARS_MAX]}\n… ({len(text)} characters; the rest in {RUNS_FILE})"
+    return text
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _absent(value: Any) -> bool:
+    return value is None or value == "" or (isinstance(value, list | dict) and not value)
+
+
+def _marked(values: Iterable[Any]) -> bool:
+    return any(isinstance(v, str) and v in FLAGGED_VALUES for v in values)
+
+
+def trace_sections(run: Mapping[str, Any]) -> list[Section]:
+    """The sections of a run's trace, from its JSON form, in field order: one-value
+    fields together first (``run``), then each list or mapping field by its shape.
+    Absent fields (``None``, empty) are skipped."""
+    scalars: list[tuple[bool, list[str]]] = []
+    sections: list[Section] = []
+    for name, value in run.items():
+        if name in HIDDEN_FIELDS or _absent(value):
+            continue
+        title = _words(name)
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            columns = list(dict.fromkeys(k for v in value for k in v))
+            whole = any(word in name for word in FLAGGED_FIELDS)
+            rows = [
+                (whole or _marked(v.values()), [_cell(v.get(c, "")) for c in columns])
+                for v in value
+            ]
+            flagged = any(marked for marked, _ in rows)
+            sections.append(Section(title, "table", columns, rows, flagged=flagged))
+        elif isinstance(value, list):
+            items = [_cell(v) for v in value]
+            sections.append(Section(title, "items", items=items, flagged=_marked(value)))
+        elif isinstance(value, dict):
+            pairs = [
+                (_marked([v]), [key, _block(v) if isinstance(v, dict | list) else _cell(v)])
+                for key, v in value.items()
+                if not _absent(v)
+            ]
+            flagged = "error" in name or any(marked for marked, _ in pairs)
+            sections.append(Section(title, "pairs", rows=pairs, flagged=flagged))
+        elif isinstance(value, str) and "\n" in value:
+            sections.append(Section(title, "text", items=[value]))
+        else:
+            scalars.append((_marked([value]) or name == "error", [title, _cell(value)]))
+    if scalars:
+        head = Section("run", "pairs", rows=scalars, flagged=any(m for m, _ in scalars))
+        sections.insert(0, head)
+    return sections
+
+
+def _status(result: RunResult) -> str:
+    if result.errored:
+        return "error"
+    return "pass" if result.success else "fail"
+
+
+def _checks(result: RunResult) -> list[CheckResult]:
+    """Failed checks first, then grader errors, then passed ones; each in its order."""
+    return sorted(
+        result.checks, key=lambda c: 0 if not c.passed and not c.grader_error else 1 + c.passed
+    )
+
+
+def shown_runs(found: Sequence[RunResult]) -> list[RunResult]:
+    """The runs of one case the page shows in full: failed and errored ones first, then
+    passing ones, each by trial, at most :data:`RUNS_SHOWN_PER_CASE`; by trial."""
+    ranked = sorted(found, key=lambda r: (_status(r) == "pass", r.trial))
+    return sorted(ranked[:RUNS_SHOWN_PER_CASE], key=lambda r: r.trial)
+
+
+def _not_shown(found: Sequence[RunResult], shown: Sequence[RunResult]) -> str:
+    rest = len(found) - len(shown)
+    if not rest:
+        return ""
+    counts = {s: 0 for s in ("pass", "fail", "error")}
+    for r in found:
+        counts[_status(r)] += 1
+    for r in shown:
+        counts[_status(r)] -= 1
+    words = {"pass": "passed", "fail": "failed", "error": "errored"}
+    parts = ", ".join(f"{n} {words[s]}" for s, n in counts.items() if n)
+    return f"{rest} more run{'s' if rest != 1 else ''} not shown: {parts}"
+
+
+def by_case(results: Iterable[RunResult]) -> dict[str, list[RunResult]]:
+    """The results grouped by case, in their order."""
+    grouped: dict[str, list[RunResult]] = {}
+    for r in results:
+        grouped.setdefault(r.case_id, []).append(r)
+    return grouped
+
+
+def case_views(
+    results: Iterable[RunResult], runs: Mapping[tuple[str, int], Mapping[str, Any]]
+) -> list[CaseView]:
+    """Every case with the runs it shows: failing cases first, then errored, then
+    passing; by id within each."""
+    views: list[CaseView] = []
+    anchor = 0
+    for number, (case_id, found) in enumerate(by_case(results).items(), start=1):
+        run_views = []
+        shown = shown_runs(found)
+        for r in shown:
+            anchor += 1
+            run = runs.get((r.case_id, r.trial))
+            trace = None if run is None else trace_sections(run)
+            run_views.append(
+                RunView(f"run-{anchor}", r.label, _status(r), r.outcome, _checks(r), trace, r.error)
+            )
+        statuses = {_status(r) for r in found}
+        status = next(s for s in ("fail", "error", "pass") if s in statuses)
+        first = found[0]
+        views.append(
+            CaseView(
+                case_id,
+                first.split,
+                list(first.tags),
+                status,
+                run_views,
+                anchor=f"case-{number}",
+                run_count=len(found),
+                not_shown=_not_shown(found, shown),
+            )
+        )
+    order = {"fail": 0, "error": 1, "pass": 2}
+    return sorted(views, key=lambda v: (order[v.status], v.case_id))
+
+
+def _group_rows(groups: Mapping[str, Group]) -> list[list[str]]:
+    rows = []
+    for name, g in groups.items():
+        low, high = wilson_interval(round(g.success * g.n), g.n)
+        ci = f"{low * 100:.1f}% - {high * 100:.1f}%"
+        rows.append([name, str(g.n), f"{g.success * 100:.1f}%", ci])
+    return rows
+
+
+def _diff(verdict: Verdict) -> dict[str, Any]:
+    failing_checks = [pair for pairs in verdict.newly_failing_checks.values() for pair in pairs]
+    return {
+        "passed": verdict.passed,
+        "findings": [(f.severity, f.rule, f.message) for f in (*verdict.hard, *verdict.soft)],
+        "lists": [
+            ("Newly failing cases", verdict.newly_failing),
+            ("Newly passing cases", verdict.newly_passing),
+            ("Newly failing checks (case: check)", failing_checks),
+            ("Newly passing checks (case: check)", verdict.newly_passing_checks),
+            ("Not in the baseline", verdict.not_in_baseline),
+            ("Baseline cases not run", verdict.not_run),
+        ],
+    }
+
+
+class _RunKey(BaseModel):
+    """The (case, trial) of a trace record, read without building its run."""
+
+    case_id: str
+    trial: int
+
+
+def load_runs(
+    folder: Path | None, wanted: Collection[tuple[str, int]] | None = None
+) -> dict[tuple[str, int], dict[str, Any]]:
+    """The JSON form of the runs in a trace folder (only the ``wanted`` (case, trial)
+    pairs, when given), by (case, trial); empty when there is no folder or no runs file
+    yet. As when a report is rebuilt from traces, a torn last line (a kill mid-write) is
+    no run, and the first record of a (case, trial) wins; a line that is no trace record
+    is left out (the report shows that run untraced)."""
+    path = None if folder is None else folder / RUNS_FILE
+    if path is None or not path.is_file():
+        return {}
+    runs: dict[tuple[str, int], dict[str, Any]] = {}
+    with path.open("rb") as f:
+        for line in f:
+            if not line.endswith(b"\n"):
+                break
+            if not line.strip():
+                continue
+            try:
+                if wanted is not None:
+                    key = _RunKey.model_validate_json(line)
+                    if (key.case_id, key.trial) not in wanted:
+                        continue
+                record = TraceRecord.model_validate_json(line)
+            except ValidationError:
+                continue
+            pair = (record.case_id, record.trial)
+            if pair not in runs:
+                runs[pair] = record.run.model_dump(mode="json")
+    return runs
+
+
+def shown_pairs(results: Iterable[RunResult]) -> set[tuple[str, int]]:
+    """The (case, trial) of every run the page shows in full."""
+    return {(r.case_id, r.trial) for found in by_case(results).values() for r in shown_runs(found)}
+
+
+def html_parts(
+    metrics: Metrics,
+    meta: RunMeta,
+    results: Sequence[RunResult],
+    *,
+    runs: Mapping[tuple[str, int], Mapping[str, Any]] | None = None,
+    verdict: Verdict | None = None,
+    not_gated: Collection[str] = (),
+    trace_folder: str = "",
+) -> Iterator[str]:
+    """The HTML report (see the module docstring), in parts as the template makes them:
+    written one by one, a long page is never one string in memory. ``runs``: the JSON
+    form of each run by (case, trial), for the traces (a run without one says no trace
+    was recorded); ``verdict``: the gate's, for the baseline diff; ``trace_folder``:
+    named in the page."""
+    cases = case_views(results, runs or {})
+    anchors = {v.label: v.anchor for c in cases for v in c.runs}
+    case_anchors = {c.case_id: c.anchor for c in cases}
+    failures = [
+        (anchors.get(f"{f.case}#{f.trial}") or case_anchors.get(f.case, ""),
+         f"{f.case}#{f.trial}", f.failed,
+         [t for t in f.tags if t in not_gated])
+        for f in metrics.failures
+    ]  # fmt: skip
+    template = _ENV.get_template("report.html.j2")
+    return template.generate(
+        title=f"Evals report: {meta.label or meta.command or 'run'}",
+        headline=headline(meta),
+        system=system_lines(meta),
+        incomplete=incomplete_note(meta),
+        unstopped=unstopped_note(meta),
+        summary=summary_rows(metrics, complete=meta.complete),
+        by_split=_group_rows(metrics.by_split),
+        by_tag=_group_rows(metrics.by_tag),
+        curve=curve_rows(metrics),
+        unstable=unstable_rows(metrics),
+        metrics=metrics,
+        failures=failures,
+        diff=_diff(verdict) if verdict is not None else None,
+        cases=cases,
+        trace_folder=trace_folder,
+    )
+
+
+def render_html(
+    metrics: Metrics,
+    meta: RunMeta,
+    results: Sequence[RunResult],
+    *,
+    runs: Mapping[tuple[str, int], Mapping[str, Any]] | None = None,
+    verdict: Verdict | None = None,
+    not_gated: Collection[str] = (),
+    trace_folder: str = "",
+) -> str:
+    """The HTML report as one string (see :func:`html_parts`)."""
+    return "".join(
+        html_parts(
+            metrics,
+            meta,
+            results,
+            runs=runs,
+            verdict=verdict,
+            not_gated=not_gated,
+            trace_folder=trace_folder,
+        )
+    )
