@@ -78,7 +78,9 @@ def gate(
     """``evals gate --suite model_path`` against the committed baseline (its own), the
     reports and traces in ``tmp_path``: the exit code and the console output (stdout,
     then stderr)."""
+    # In this process: the positive controls break the agent in memory (monkeypatch).
     args = ["gate", "--suite", MODEL_PATH, "--label", "control", "--concurrency", "8"]
+    args += ["--in-process"]
     args += ["--out", str(tmp_path / "reports"), "--traces", str(tmp_path / "traces")]
     if not everything:
         args += ["--exclude-tag", SLOW_TAG]

@@ -365,3 +365,33 @@ def test_a_second_resume_of_a_run_being_resumed_is_refused(
     capsys.readouterr()
     assert main(["run", "--resume", folder.name]) == 2  # complete now, and unlocked
     assert "that evaluation is complete" in capsys.readouterr().err
+
+
+def test_a_trace_is_reported_without_the_plug_in_that_graded_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A project's own check reads an expectation of its own; `evals report <trace>` runs
+    # in a process that never imported that check (SupportPilot's live in its plug-in,
+    # which imports the agent): the report says what the runs were graded, not "unknown
+    # expectation".
+    from evals.checks import check, unregister
+
+    project = make_project(tmp_path)
+    monkeypatch.chdir(project)
+    line = {"id": "g1", "split": "dev", "input": {"goal": "包裹一直没到", "order_id": "A-g1"},
+            "expect": {"outcome": "replied", "greeting": "您好"}}  # fmt: skip
+    (project / "greet.jsonl").write_text(json.dumps(line, ensure_ascii=False) + "\n")
+
+    @check(kind="outcome", expect_keys=("greeting",))
+    def greeting(case: Any, run: Any) -> tuple[bool, str]:
+        return False, "no greeting"
+
+    try:
+        assert main(["run", "--cases", "greet.jsonl", "--label", "greet"]) == 0
+    finally:
+        unregister("greeting")
+    folder = _folder(project, "greet")
+    capsys.readouterr()
+    assert main(["report", str(folder), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "g1#0" in out and "no greeting" in out  # the failure as it was graded

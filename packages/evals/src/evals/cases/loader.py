@@ -20,7 +20,7 @@ types and field paths for people), then the lax model, to name every problem.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,25 @@ def _schema_problems(record: Record) -> list[Problem]:
     ]
     # One schema error can be described by several sub-errors saying the same thing.
     return [Problem(record.file, record.line, f, m) for f, m in sorted(set(described))]
+
+
+class _AnyKey(Collection[str]):
+    """Holds every key: for cases read back to place runs graded elsewhere."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+ANY_EXPECTATION: Collection[str] = _AnyKey()
+"""``expect_keys`` for cases that are not graded where they are loaded (a report rebuilt
+from a trace: its runs were graded, by checks this process may not have registered, when
+they ran)."""
 
 
 def unknown_expectations(
@@ -152,12 +171,15 @@ def check_located_records(
 
 
 def _check_located(
-    records: Sequence[Record], rules: CaseRules | None = None
+    records: Sequence[Record],
+    rules: CaseRules | None = None,
+    expect_keys: Collection[str] | None = None,
 ) -> tuple[list[tuple[Case, Record]], list[Problem]]:
     cases: list[tuple[Case, Record]] = []
     problems: list[Problem] = []
     first_seen: dict[str, Record] = {}
-    expect_keys = registered_expect_keys()  # once per load, not once per line
+    if expect_keys is None:
+        expect_keys = registered_expect_keys()  # once per load, not once per line
     for record in records:
         case, found = validate_record(record, expect_keys, rules)
         problems += found
@@ -188,15 +210,20 @@ def load_cases(
 
 
 def load_cases_with_sources(
-    paths: Sequence[PathLike] | PathLike, *, rules: CaseRules | None = None
+    paths: Sequence[PathLike] | PathLike,
+    *,
+    rules: CaseRules | None = None,
+    expect_keys: Collection[str] | None = None,
 ) -> tuple[list[Case], dict[str, CaseSource]]:
     """:func:`load_cases`, plus where each case was written: case id -> file and line.
 
     The locations let later problems about a loaded case (a SUT's ``check_case``, see
     :mod:`evals.cases.validation`) name its line the way load problems do.
+    ``expect_keys``: the ``expect`` keys allowed (default: those the registered checks
+    read; :data:`ANY_EXPECTATION` when the cases are not graded here).
     """
     records, problems = read_records(paths)
-    located, found = _check_located(records, rules)
+    located, found = _check_located(records, rules, expect_keys)
     problems += found
     if problems:
         # Report in reading order: by file as given, then by line.

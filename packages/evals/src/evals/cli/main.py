@@ -16,6 +16,7 @@ import importlib
 import importlib.util
 import signal
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,12 +32,13 @@ from evals.cases.generate import (
     write_suite,
 )
 from evals.cases.lint import lint_files
+from evals.cli import harness
 from evals.cli.parser import build_parser
-from evals.cli.plan import STABILITY_TAG, case_files, planned, resumed, sut_options
+from evals.cli.plan import STABILITY_TAG, case_files, label_of, planned, resumed, sut_options
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.evaluation import Report, execute, gate, make_baseline, validated
-from evals.execution.resume import load_meta, rebuild
+from evals.execution.resume import cases_of, load_meta, rebuild
 from evals.execution.runner import STOP_SIGNALS
 from evals.execution.source_check import check_sources
 from evals.gating.baseline import Baseline, load_baseline, write_baseline
@@ -109,6 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _judge(args_list[1:])
     try:
         args = build_parser().parse_args(args_list)
+        args.argv = args_list
     except SystemExit as e:  # argparse: --help (0) or a usage error (2)
         return e.code if isinstance(e.code, int) else EXIT_USAGE
     try:
@@ -234,11 +237,20 @@ def _stability(args: argparse.Namespace) -> int:
 
 
 def _baseline(args: argparse.Namespace) -> int:
+    if args.harness_result is not None:
+        return _child(args, gating=False)
     config = load_config()
     gate_config = load_gate_config(args.gate_config or config.gate_config_path)
     path: Path = args.baseline or _baseline_path(args, config)
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
-    done = _evaluate(args, config, exclude_tags=exclude)
+    # Evaluated as the gate evaluates (in a child process): the checks a project
+    # registers are those a fresh process registers, for the baseline and the gate alike.
+    apart = _evaluate_apart(args, config, exclude, guarded=[])
+    if isinstance(apart, int):
+        return apart
+    if isinstance(apart, str):
+        raise UsageError(apart)  # the child raises it itself: never reached
+    done = apart
     done.publish(gate_config.exclude_tags)
     report = done.report
     if not done.complete:
@@ -263,6 +275,10 @@ def _baseline(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
+    """The gate: its evaluation in a child process, its verdict here
+    (:mod:`evals.cli.harness`); the child itself when ``--harness-result`` is given."""
+    if args.harness_result is not None:
+        return _child(args, gating=True)
     config = load_config()
     gate_config_path = args.gate_config or config.gate_config_path
     gate_config = load_gate_config(gate_config_path)
@@ -275,26 +291,15 @@ def _gate(args: argparse.Namespace) -> int:
     baseline_path = args.baseline or _baseline_path(args, config)
     baseline = load_baseline(baseline_path)  # before a long run
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
-    _, case_paths, _ = case_files(args, config)
-    # Read before any SUT code runs: the code under review may not rewrite what it is
-    # judged against (this verdict's inputs, or the next one's).
-    guard = InputGuard.of([baseline_path, gate_config_path, *case_paths])
-    try:
-        done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
-    except SutLoadError as e:
-        if args.sut or args.sut_option:  # what the command line asked for: a usage error
-            raise
-        # The committed SUT with the committed options, as the baseline was made: the
-        # change under review broke the system itself, a verdict, never a usage error.
-        print(unbuildable_verdict(e))
+    apart = _evaluate_apart(
+        args, config, exclude, guarded=[baseline_path, gate_config_path], baseline=baseline
+    )
+    if isinstance(apart, int):
+        return apart
+    if isinstance(apart, str):
+        print(unbuildable_verdict(apart))
         return EXIT_NO
-    tampered = guard.put_back()
-    if tampered:
-        done.publish(gate_config.exclude_tags)
-        for line in tampered:
-            print(f"evals: error: {line}", file=sys.stderr)
-        print("Gate: not judged (an input of the gate changed during the run)")
-        return EXIT_USAGE
+    done = apart
     if not done.complete:
         done.publish(gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
@@ -316,7 +321,142 @@ def _gate(args: argparse.Namespace) -> int:
     return verdict.exit_code
 
 
-def unbuildable_verdict(error: SutLoadError) -> str:
+def _evaluate_apart(
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    exclude: list[str],
+    guarded: list[Path],
+    baseline: Baseline | None = None,
+) -> Done | str | int:
+    """The evaluation the flags ask for, run in a child process (:mod:`evals.cli.harness`)
+    and read back here from its trace: the :class:`Done` to judge or write; or why the
+    committed SUT cannot be built (``str``: nothing ran); or the exit code to end with
+    (``int``: the child's own error line is printed, or an input of ``guarded`` and the
+    case files changed during the run, or the trace is not the one asked for).
+    ``--in-process``: run here instead (``baseline``: the gate's, see :func:`_evaluate`)."""
+    if args.in_process:
+        return _evaluate_here(args, config, exclude, guarded, baseline)
+    suites, case_paths, extra = case_files(args, config)
+    traces_dir: Path = args.traces or config.traces_dir
+    asked = harness.Asked(
+        command=args.command,
+        label=label_of(args, suites),
+        suites=suites,
+        case_files=[str(p) for p in extra],
+        split=args.split,
+        tags=list(args.tag),
+        exclude_tags=sorted(set(exclude)),
+        trials=args.trials or args.default_trials,
+    )
+    # Read before any SUT code runs: the code under review may not rewrite what it is
+    # judged against (this verdict's inputs, or the next one's).
+    guard = InputGuard.of([*guarded, *case_paths])
+    before = harness.folders(traces_dir)
+    handlers = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    with tempfile.TemporaryDirectory(prefix="evals-") as scratch:
+        result = Path(scratch) / "result.json"
+        code = harness.run_child(args.argv, result)
+        said = harness.read_result(result)
+    tampered = guard.put_back()
+    try:
+        if tampered:
+            for line in tampered:
+                print(f"evals: error: {line}", file=sys.stderr)
+            print("Gate: not judged (an input of the gate changed during the run)")
+            return EXIT_USAGE
+        if said is None:
+            return _ended_without_result(code)
+        if said.unbuildable is not None:
+            return said.unbuildable
+        assert said.trace is not None
+        folder = harness.the_new_trace(traces_dir, said.trace, before)
+        results, meta = rebuild(folder, config)
+        wrong = asked.differences(meta)
+        cases, _ = cases_of(meta, config, graded_here=False)
+        if meta.planned_runs != len(cases) * meta.trials:
+            wrong.append(f"planned_runs: {meta.planned_runs} for {len(cases)} case(s)")
+        if wrong:
+            raise UsageError(
+                f"the trace {str(folder)!r} does not record the evaluation asked for: "
+                + "; ".join(wrong)
+            )
+    except BaseException:
+        _restore(handlers)
+        raise
+    report = Report(
+        results=results, metrics=compute(results), meta=meta, traces=folder, cases=tuple(cases)
+    )
+    return Done(report=report, out=args.out or config.reports_dir, handlers=handlers)
+
+
+def _evaluate_here(
+    args: argparse.Namespace,
+    config: EvalsConfig,
+    exclude: list[str],
+    guarded: list[Path],
+    baseline: Baseline | None,
+) -> Done | str | int:
+    """:func:`_evaluate_apart` in this process (``--in-process``): for a debugger, or a
+    test that breaks the SUT in memory. The SUT can then reach the code of the verdict."""
+    _, case_paths, _ = case_files(args, config)
+    guard = InputGuard.of([*guarded, *case_paths])
+    try:
+        done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
+    except SutLoadError as e:
+        if args.command != "gate" or args.sut or args.sut_option:
+            raise
+        return str(e)
+    tampered = guard.put_back()
+    if tampered:
+        done.publish(exclude)
+        for line in tampered:
+            print(f"evals: error: {line}", file=sys.stderr)
+        print("Gate: not judged (an input of the gate changed during the run)")
+        return EXIT_USAGE
+    return done
+
+
+def _ended_without_result(code: int) -> int:
+    """The child ended without naming a trace: its own error line is on stderr already
+    (a usage error, a bad case file), or it was stopped before its first run."""
+    if code == EXIT_USAGE:
+        return EXIT_USAGE
+    stopped = harness.stop_signal(code)
+    if stopped is not None:
+        print(f"evals: stopped by {stopped} before a trace was written", file=sys.stderr)
+        return 128 + signal.Signals[stopped].value
+    print(
+        f"evals: error: the evaluation ended with exit status {code} and named no trace",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+def _child(args: argparse.Namespace, *, gating: bool) -> int:
+    """``evals gate|baseline --harness-result FILE``: evaluate and trace as the command
+    asks, name the trace folder in ``FILE``; no verdict, no report, no baseline (the
+    parent writes them)."""
+    config = load_config()
+    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    baseline = load_baseline(args.baseline or _baseline_path(args, config)) if gating else None
+    exclude = [*gate_config.exclude_tags, *args.exclude_tag]
+    try:
+        done = _evaluate(args, config, exclude_tags=exclude, baseline=baseline)
+    except SutLoadError as e:
+        if not gating or args.sut or args.sut_option:  # a usage error: one line, exit 2
+            raise
+        # The committed SUT with the committed options, as the baseline was made: the
+        # change under review broke the system itself, a verdict, never a usage error.
+        harness.write_result(args.harness_result, harness.ChildSaid(unbuildable=str(e)))
+        return EXIT_OK
+    _restore(done.handlers)
+    traces = done.report.traces
+    assert traces is not None
+    harness.write_result(args.harness_result, harness.ChildSaid(trace=traces.name))
+    return EXIT_OK if done.complete else done.stopped_exit
+
+
+def unbuildable_verdict(error: SutLoadError | str) -> str:
     """The verdict on a system under test that its committed spec and options no longer
     build (or import): it fails, and says why in one line."""
     return (

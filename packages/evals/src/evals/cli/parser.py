@@ -154,6 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
     def gating(p: argparse.ArgumentParser) -> None:
         group = p.add_argument_group("gate")
         group.add_argument(
+            "--in-process",
+            action="store_true",
+            help="evaluate in this process, not a child (for a debugger, or tests that break"
+            " the SUT in memory): the SUT can then reach the verdict's code; never in CI",
+        )
+        group.add_argument(
             "--baseline", type=Path, help="baseline file (default: reports/baseline.json)"
         )
         group.add_argument(
@@ -185,11 +191,14 @@ def build_parser() -> argparse.ArgumentParser:
     selection(p)
     running(p, 1)
     gating(p)
+    p.add_argument("--harness-result", type=Path, default=None, help=argparse.SUPPRESS)
     p = commands.add_parser("gate", help="run the gated cases and compare with the baseline")
     selection(p)
     running(p, 1)
     gating(p)
     p.add_argument("--strict", action="store_true", help="soft findings fail the gate too")
+    # The child of `evals gate` (evals.cli.harness): evaluate and trace, never judge.
+    p.add_argument("--harness-result", type=Path, default=None, help=argparse.SUPPRESS)
     p = commands.add_parser("stability", help="run the flaky cases k times: pass@k, pass^k")
     selection(p)
     running(p, STABILITY_TRIALS)

@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from evals.cases.case_file import CaseSource
-from evals.cases.loader import load_cases_with_sources
+from evals.cases.loader import ANY_EXPECTATION, load_cases_with_sources
 from evals.config import EvalsConfig
 from evals.errors import TraceError
 from evals.execution.runner import select_cases
@@ -63,11 +63,16 @@ def load_meta(folder: Path) -> RunMeta:
     return meta
 
 
-def cases_of(meta: RunMeta, config: EvalsConfig) -> tuple[list[Case], dict[str, CaseSource]]:
+def cases_of(
+    meta: RunMeta, config: EvalsConfig, *, graded_here: bool = True
+) -> tuple[list[Case], dict[str, CaseSource]]:
     """The cases an evaluation selected, loaded again from the files its meta names, and
-    where each was found (file, line)."""
+    where each was found (file, line). ``graded_here=False`` (a report rebuilt from the
+    trace): their ``expect`` keys are not checked, since the checks that read them graded
+    the runs already and may be a plug-in this process never imported."""
     paths = [config.suite_path(s) for s in meta.suites] + [Path(f) for f in meta.case_files]
-    cases, sources = load_cases_with_sources(paths)
+    keys = None if graded_here else ANY_EXPECTATION
+    cases, sources = load_cases_with_sources(paths, expect_keys=keys)
     selected = select_cases(cases, split=meta.split, tags=meta.tags, exclude_tags=meta.exclude_tags)
     return selected, sources
 
@@ -132,7 +137,7 @@ def in_order(
 def rebuild(folder: Path, config: EvalsConfig) -> tuple[tuple[RunResult, ...], RunMeta]:
     """The results and meta of the evaluation traced in ``folder``, for a report."""
     meta = load_meta(folder)
-    cases, _ = cases_of(meta, config)
+    cases, _ = cases_of(meta, config, graded_here=False)
     finished = read_finished(folder, cases, meta.trials)
     results = in_order(cases, meta.trials, finished.runs)
     complete = meta.complete and len(results) == meta.planned_runs
