@@ -223,3 +223,19 @@ def test_make_baseline_keeps_the_fingerprints_of_the_gated_cases_only() -> None:
     assert set(base.case_fingerprints) == {c.id for c in report.cases} - flaky
     assert all(base.unchanged(c) for c in report.cases if c.id not in flaky)
     assert set(base.case_success) == set(base.case_fingerprints)
+
+
+PUBLIC = {
+    "SUT", "AsyncSUT", "Case", "CaseRules", "Plan", "Report", "Run",
+    "evaluate", "execute", "gate", "load_cases", "make_baseline", "plan",
+}  # fmt: skip
+
+
+def test_the_public_api_is_a_dozen_names_none_shadowing_a_module() -> None:
+    import importlib.util
+
+    assert set(evals.__all__) == PUBLIC
+    for name in evals.__all__:
+        assert getattr(evals, name).__doc__, name
+        # `import evals.gate as g` must not give a function: no name is also a module.
+        assert importlib.util.find_spec(f"evals.{name}") is None, name
