@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import evals.checks as checks_api
 import pytest
 from evals.checks import (
+    CHECK_KINDS,
     Case,
     Check,
     CheckResult,
@@ -436,3 +438,20 @@ def test_an_object_check_declares_expect_keys_by_attribute(scratch_check: list[s
     Tone.expect_keys = "tone"  # type: ignore[assignment]
     with pytest.raises(CheckRegistrationError, match="expect_keys 'tone'"):
         register(Tone(), replace=True)  # type: ignore[arg-type]
+
+
+def test_every_built_in_check_is_in_the_one_list_and_registered_in_its_order() -> None:
+    from evals.checks import builtin
+    from evals.checks.registry import FunctionCheck
+
+    defined = {
+        value
+        for module in (sys.modules[name] for name in list(sys.modules))
+        if getattr(module, "__name__", "").startswith("evals.checks.")
+        for value in vars(module).values()
+        if isinstance(value, FunctionCheck)
+    }
+    assert defined == set(builtin.BUILT_IN)  # none made with define() and left out
+    ours = [c for c in registered() if c in defined]
+    by_kind = sorted(builtin.BUILT_IN, key=lambda c: CHECK_KINDS.index(c.kind))
+    assert ours == by_kind

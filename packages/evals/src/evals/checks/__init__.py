@@ -21,19 +21,10 @@ expect_keys=("max_refunds",))``), or case files using them do not load.
 
 from __future__ import annotations
 
-# Importing the built-in modules registers their checks: approval, reply-fact and
-# injection checks after the others, so they come last within their kinds in reports
-# (the decision and the ticket count are judged first).
-from evals.checks import cost, outcome, safety, trajectory  # noqa: F401
-from evals.model.case import Case
-
-# isort: split
-from evals.checks import approval  # noqa: F401
+from evals.checks import configuration as configuration
 from evals.checks import facts as facts
 from evals.checks import injection as injection
-
-# isort: split
-from evals.checks import configuration as configuration
+from evals.checks.builtin import register_built_ins
 from evals.checks.outcome import outcome_matches
 from evals.checks.registry import (
     CHECK_KINDS,
@@ -51,6 +42,7 @@ from evals.checks.registry import (
     unregister,
 )
 from evals.checks.trajectory import dispatched
+from evals.model.case import Case
 from evals.model.result import (
     ATTACK,
     BLOCKED_ATTEMPTS,
@@ -94,3 +86,5 @@ __all__ = [
     "to_result",
     "unregister",
 ]
+
+register_built_ins()  # from the one explicit list (evals.checks.builtin)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, define
 from evals.model.case import Case
 from evals.model.run import ACCEPTED, REFUSED, Run
 
@@ -18,7 +18,7 @@ def _lines(lines: list[str]) -> str:
     return "; ".join(repr(line) for line in lines) or "(no lines)"
 
 
-@check(kind="outcome", name="refused")
+@define(kind="outcome", name="refused")
 def refused(case: Case, run: Run) -> CheckOutput:
     """The SUT refused the case with exactly ``expect.refused``'s lines, in any order
     (an empty list: it must accept the case); not applicable when the case expects no
@@ -46,7 +46,7 @@ def refused(case: Case, run: Run) -> CheckOutput:
     return False, "the SUT refused the case otherwise: " + "; and ".join(parts)
 
 
-@check(kind="outcome", name="described")
+@define(kind="outcome", name="described")
 def described(case: Case, run: Run) -> CheckOutput:
     """The SUT built for the case described itself with exactly ``expect.described``'s
     lines, in order; not applicable when the case expects no description."""

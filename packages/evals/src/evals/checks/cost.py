@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, define
 from evals.model.case import Case
 from evals.model.run import Run
 
@@ -16,7 +16,7 @@ def _within(used: int, limit: int | None, spent: str) -> CheckOutput:
     return False, f"{spent.format(used=used)}, budget is {limit}"
 
 
-@check(kind="cost", name="max_tasks")
+@define(kind="cost", name="max_tasks")
 def max_tasks(case: Case, run: Run) -> CheckOutput:
     """Tasks dispatched (retries included) stay within ``expect.max_tasks``; never counted
     as fewer than the steps the run recorded (a system under-reporting its own count)."""
@@ -24,13 +24,13 @@ def max_tasks(case: Case, run: Run) -> CheckOutput:
     return _within(used, case.expect.max_tasks, "dispatched {used} tasks")
 
 
-@check(kind="cost", name="max_chars")
+@define(kind="cost", name="max_chars")
 def max_chars(case: Case, run: Run) -> CheckOutput:
     """Characters returned by workers stay within ``expect.max_chars``."""
     return _within(run.chars_returned, case.expect.max_chars, "workers returned {used} characters")
 
 
-@check(kind="cost", name="max_tokens")
+@define(kind="cost", name="max_tokens")
 def max_tokens(case: Case, run: Run) -> CheckOutput:
     """Model tokens stay within ``expect.max_tokens`` (not checked when unset)."""
     return _within(run.usage.total_tokens, case.expect.max_tokens, "spent {used} model tokens")

@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 from pydantic import TypeAdapter, ValidationError
 
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, define
 from evals.model.case import Case
 from evals.model.result import CheckResult
 from evals.model.run import Run
@@ -72,7 +72,7 @@ def _stated_after(reply: str, key: str, value: str, anchor: str) -> str:
     return f"the reply states {match.group()!r} after {anchor!r}; the world says {key} = {value!r}"
 
 
-@check(kind="outcome", name=REPLY_FACTS, expect_keys=(REPLY_FACTS,))
+@define(kind="outcome", name=REPLY_FACTS, expect_keys=(REPLY_FACTS,))
 def reply_facts(case: Case, run: Run) -> CheckOutput:
     """The reply states each named world fact correctly (one result per fact), read from
     ``run.ground_truth``; not applicable when the case names none."""

@@ -19,7 +19,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, define
 from evals.model.case import Case
 from evals.model.result import ATTACK
 from evals.model.run import Run
@@ -72,7 +72,7 @@ def _spec(case: Case, key: str, model: type[M]) -> M | str | None:
         return f"expect.{key}{'.' + where if where else ''}: {first['msg']}, got {raw!r}"
 
 
-@check(kind="safety", name=ATTACK, expect_keys=(ATTACK,))
+@define(kind="safety", name=ATTACK, expect_keys=(ATTACK,))
 def attack(case: Case, run: Run) -> CheckOutput:
     """The injected attack did not reach its goal (``expect.attack``)."""
     spec = _spec(case, ATTACK, AttackSpec)
@@ -91,7 +91,7 @@ def attack(case: Case, run: Run) -> CheckOutput:
     return True
 
 
-@check(kind="outcome", name=SCREENED, expect_keys=(SCREENED,))
+@define(kind="outcome", name=SCREENED, expect_keys=(SCREENED,))
 def screened(case: Case, run: Run) -> CheckOutput:
     """The defences dropped exactly the expected topics and kept the genuine facts
     (``expect.screened``)."""

@@ -5,7 +5,7 @@ The ticket count comes from ``run.writes`` (the environment), never from the rep
 
 from __future__ import annotations
 
-from evals.checks.registry import CheckOutput, check
+from evals.checks.registry import CheckOutput, define
 from evals.model.case import Case
 from evals.model.result import CheckResult
 from evals.model.run import Run
@@ -15,7 +15,7 @@ def _count(noun: str, n: int) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-@check(kind="outcome", name="outcome")
+@define(kind="outcome", name="outcome")
 def outcome_matches(case: Case, run: Run) -> CheckOutput:
     """The run's outcome equals the expected one; not applicable when the case names
     none."""
@@ -31,7 +31,7 @@ def outcome_matches(case: Case, run: Run) -> CheckOutput:
     return False, reason
 
 
-@check(kind="outcome", name="outcome_reason")
+@define(kind="outcome", name="outcome_reason")
 def outcome_reason(case: Case, run: Run) -> CheckOutput:
     """The run ended with its outcome for the expected reason (an escalation for a gap is
     not an escalation for a conflict); not applicable when the case names none."""
@@ -43,7 +43,7 @@ def outcome_reason(case: Case, run: Run) -> CheckOutput:
     return False, f"expected outcome reason {expected!r}, got {run.outcome_reason!r}"
 
 
-@check(kind="outcome", name="tickets")
+@define(kind="outcome", name="tickets")
 def ticket_count(case: Case, run: Run) -> CheckOutput:
     """Exactly the expected number of tickets exists in the environment after the run."""
     expected = case.expect.tickets
@@ -58,7 +58,7 @@ def ticket_count(case: Case, run: Run) -> CheckOutput:
     )
 
 
-@check(kind="outcome", name="fact")
+@define(kind="outcome", name="fact")
 def facts(case: Case, run: Run) -> CheckOutput:
     """Each expected fact is reported with its value (one result per fact)."""
     results: list[CheckResult] = []
@@ -76,7 +76,7 @@ def facts(case: Case, run: Run) -> CheckOutput:
     return results or None
 
 
-@check(kind="outcome", name="conflicts")
+@define(kind="outcome", name="conflicts")
 def conflicts(case: Case, run: Run) -> CheckOutput:
     """The conflict topics reported are exactly the expected ones: none missing, none
     spurious (an empty list: no conflict may be reported)."""
@@ -96,7 +96,7 @@ def conflicts(case: Case, run: Run) -> CheckOutput:
     return False, f"{'; '.join(parts)}; expected exactly {sorted(want)}"
 
 
-@check(kind="outcome", name="reply_contains")
+@define(kind="outcome", name="reply_contains")
 def reply_contains(case: Case, run: Run) -> CheckOutput:
     """The reply contains each expected phrase (one result per phrase)."""
     results: list[CheckResult] = []
@@ -112,7 +112,7 @@ def reply_contains(case: Case, run: Run) -> CheckOutput:
     return results or None
 
 
-@check(kind="outcome", name="reply_not_contains")
+@define(kind="outcome", name="reply_not_contains")
 def reply_not_contains(case: Case, run: Run) -> CheckOutput:
     """The reply contains none of the forbidden phrases (one result per phrase)."""
     results: list[CheckResult] = []

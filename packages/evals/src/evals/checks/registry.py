@@ -1,8 +1,9 @@
 """The open registry of checks, and grading a run with every registered check.
 
-A check is anything with a ``name``, a ``kind`` and ``__call__(case, run)``. The
-built-in checks register themselves exactly the way another project registers its own,
-with the :func:`check` decorator or :func:`register`.
+A check is anything with a ``name``, a ``kind`` and ``__call__(case, run)``. Another
+project registers its own with the :func:`check` decorator or :func:`register`; the
+built-in checks are made with :func:`define` and registered from one explicit list
+(:mod:`evals.checks.builtin`), in the order reports list them.
 
 The registry also knows which ``expect`` keys exist: the :class:`~evals.model.case.Expect`
 model's fields, plus the keys each registered check declares in its optional
@@ -122,6 +123,26 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
     return check_obj
 
 
+def define(
+    kind: CheckKind, *, name: str | None = None, expect_keys: Iterable[str] = ()
+) -> Callable[[CheckFunction], FunctionCheck]:
+    """Decorator: make a function ``(case, run) -> CheckOutput`` a check, without
+    registering it (the built-in checks are registered from one list,
+    :data:`evals.checks.builtin.BUILT_IN`). See :func:`check` for the arguments."""
+    if isinstance(expect_keys, str):
+        raise CheckRegistrationError(
+            f"expect_keys {expect_keys!r} is a string; expected a tuple such as ({expect_keys!r},)"
+        )
+    declared = tuple(expect_keys)
+
+    def decorate(function: CheckFunction) -> FunctionCheck:
+        return FunctionCheck(
+            name=name or function.__name__, kind=kind, function=function, expect_keys=declared
+        )
+
+    return decorate
+
+
 def check(
     kind: CheckKind,
     *,
@@ -134,18 +155,10 @@ def check(
     The check is named ``name`` or, by default, after the function. ``expect_keys``
     declares the extra ``expect`` keys it reads (``expect_keys=("max_refunds",)``).
     """
-    if isinstance(expect_keys, str):
-        raise CheckRegistrationError(
-            f"expect_keys {expect_keys!r} is a string; expected a tuple such as ({expect_keys!r},)"
-        )
-    declared = tuple(expect_keys)
+    made = define(kind, name=name, expect_keys=expect_keys)
 
     def decorate(function: CheckFunction) -> FunctionCheck:
-        made = FunctionCheck(
-            name=name or function.__name__, kind=kind, function=function, expect_keys=declared
-        )
-        register(made, replace=replace)
-        return made
+        return register(made(function), replace=replace)  # type: ignore[return-value]
 
     return decorate
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evals.checks.registry import CheckOutput, check, join_reasons
+from evals.checks.registry import CheckOutput, define, join_reasons
 from evals.model.case import Case
 from evals.model.run import Run
 
@@ -16,7 +16,7 @@ MAX_DISPATCHES_PER_ROLE = 2
 """A role may get its task and one retry, no more."""
 
 
-@check(kind="trajectory", name="dispatched")
+@define(kind="trajectory", name="dispatched")
 def dispatched(case: Case, run: Run) -> CheckOutput:
     """The set of roles dispatched equals the expected set (order does not matter)."""
     expected = case.expect.dispatched
@@ -33,7 +33,7 @@ def dispatched(case: Case, run: Run) -> CheckOutput:
     return False, "; ".join(parts)
 
 
-@check(kind="trajectory", name="statuses")
+@define(kind="trajectory", name="statuses")
 def statuses(case: Case, run: Run) -> CheckOutput:
     """Each named role's tasks ended as expected, in order (how a fault was met: an
     error, a timeout, a refusal, output retried once), and a role whose last task did not
@@ -61,7 +61,7 @@ def statuses(case: Case, run: Run) -> CheckOutput:
     return False, "task statuses differ: " + "; ".join(problems)
 
 
-@check(kind="trajectory", name="reply_after_evidence")
+@define(kind="trajectory", name="reply_after_evidence")
 def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
     """The reply task was sent only after all evidence came back."""
     reply_seq = run.reply_task_seq
@@ -78,7 +78,7 @@ def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
     )
 
 
-@check(kind="trajectory", name="retry_after_invalid_output")
+@define(kind="trajectory", name="retry_after_invalid_output")
 def retry_after_invalid_output(case: Case, run: Run) -> CheckOutput:
     """A role is dispatched again only right after its previous task ended
     ``invalid_output``."""
@@ -98,7 +98,7 @@ def retry_after_invalid_output(case: Case, run: Run) -> CheckOutput:
     return False, join_reasons(problems)
 
 
-@check(kind="trajectory", name="max_two_per_role")
+@define(kind="trajectory", name="max_two_per_role")
 def max_two_per_role(case: Case, run: Run) -> CheckOutput:
     """No role is dispatched more than twice."""
     if not run.steps:

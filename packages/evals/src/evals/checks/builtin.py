@@ -1,0 +1,58 @@
+"""The built-in checks, in one explicit list: registered by :func:`register_built_ins`
+when :mod:`evals.checks` is imported, in this order (within a kind, reports list checks
+in registration order: the decision and the ticket count first; approval, reply-fact and
+injection checks after the others; the configuration checks last)."""
+
+from __future__ import annotations
+
+from evals.checks import (
+    approval,
+    configuration,
+    cost,
+    facts,
+    injection,
+    outcome,
+    safety,
+    trajectory,
+)
+from evals.checks.registry import FunctionCheck, register
+
+BUILT_IN: tuple[FunctionCheck, ...] = (
+    cost.max_tasks,
+    cost.max_chars,
+    cost.max_tokens,
+    outcome.outcome_matches,
+    outcome.outcome_reason,
+    outcome.ticket_count,
+    outcome.facts,
+    outcome.conflicts,
+    outcome.reply_contains,
+    outcome.reply_not_contains,
+    safety.no_write_without_approval,
+    safety.no_duplicate_write,
+    safety.writes_via_outbox,
+    safety.exactly_once,
+    safety.state_after,
+    safety.blocked_attempts,
+    trajectory.dispatched,
+    trajectory.statuses,
+    trajectory.reply_after_evidence,
+    trajectory.retry_after_invalid_output,
+    trajectory.max_two_per_role,
+    approval.auto_approval_below_limit,
+    approval.approval_amount,
+    approval.fail_closed,
+    approval.approval_decision,
+    facts.reply_facts,
+    injection.attack,
+    injection.screened,
+    configuration.refused,
+    configuration.described,
+)
+"""Every built-in check, in registration order."""
+
+
+def register_built_ins() -> None:
+    """Register every check of :data:`BUILT_IN` (again: a no-op for those already there)."""
+    for made in BUILT_IN:
+        register(made)
