@@ -1903,8 +1903,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "power_call_whose_value_is_used_removed",
         f"{POWER}/operators.py",
-        'if node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node):',
-        "if node.parent is not None and _is_call(node):",
+        'return node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node)',
+        "return node.parent is not None and _is_call(node)",
         "a call whose value is used becomes `pass` too (`y = pass`): invalid mutants",
         tests=POWER_TESTS,
     ),

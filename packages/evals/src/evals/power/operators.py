@@ -75,16 +75,27 @@ class ReplaceReturnValueWithNone(Operator):  # type: ignore[misc]
         )
 
 
-class RemoveCallStatement(Operator):  # type: ignore[misc]
-    """A call statement (its value unused) -> ``pass``."""
+class _StatementToPass(Operator):  # type: ignore[misc]
+    """A statement the subclass :meth:`removes` -> ``pass`` (one mutant per statement)."""
+
+    def removes(self, node: Any) -> bool:
+        """Whether ``node`` is a statement this operator removes."""
+        raise NotImplementedError
 
     def mutation_positions(self, node: Any) -> Iterator[Position]:
-        if node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node):
+        if self.removes(node):
             yield (node.start_pos, node.end_pos)
 
     def mutate(self, node: Any, index: int) -> Any:
         assert index == 0
         return _pass_for(node)
+
+
+class RemoveCallStatement(_StatementToPass):
+    """A call statement (its value unused) -> ``pass``."""
+
+    def removes(self, node: Any) -> bool:
+        return node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node)
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
@@ -112,16 +123,11 @@ def _assigned_to_state(node: Any) -> bool:
     )
 
 
-class RemoveStateUpdate(Operator):  # type: ignore[misc]
+class RemoveStateUpdate(_StatementToPass):
     """An assignment to an attribute or item, or an augmented assignment -> ``pass``."""
 
-    def mutation_positions(self, node: Any) -> Iterator[Position]:
-        if _assigned_to_state(node):
-            yield (node.start_pos, node.end_pos)
-
-    def mutate(self, node: Any, index: int) -> Any:
-        assert index == 0
-        return _pass_for(node)
+    def removes(self, node: Any) -> bool:
+        return _assigned_to_state(node)
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
@@ -178,18 +184,12 @@ class RemoveKeywordArgument(Operator):  # type: ignore[misc]
         )
 
 
-class RemoveRaise(Operator):  # type: ignore[misc]
+class RemoveRaise(_StatementToPass):
     """``raise …`` -> ``pass``."""
 
-    def mutation_positions(self, node: Any) -> Iterator[Position]:
-        if node.type == "raise_stmt" or (
-            node.type == "keyword" and node.value == "raise" and node.parent.type == "simple_stmt"
-        ):
-            yield (node.start_pos, node.end_pos)
-
-    def mutate(self, node: Any, index: int) -> Any:
-        assert index == 0
-        return _pass_for(node)
+    def removes(self, node: Any) -> bool:
+        bare = node.type == "keyword" and node.value == "raise"  # `raise` alone
+        return bool(node.type == "raise_stmt" or (bare and node.parent.type == "simple_stmt"))
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
