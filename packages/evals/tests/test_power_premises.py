@@ -154,6 +154,28 @@ def read(d, v):
 
 
 MAX = 2
+
+
+class Refused(Exception):
+    def __init__(self, role, why):
+        super().__init__(f"{role}: {why}")
+        self.role = role
+        self.why = why
+
+
+class Denied(Refused):
+    pass
+
+
+def handle():
+    try:
+        g()
+    except (KeyError, Denied) as e:
+        print(str(e), repr(e), f"{e}", type(e), isinstance(e, Denied), e.role)
+        raise RuntimeError("no") from e
+    except Exception as e:
+        getattr(e, "role", None)
+        raise
 """
 
 BROKEN_PY = """\
@@ -184,6 +206,37 @@ def touch(o, d, v):
     o.y = "changed"
     setattr(o, "x", 2)
     return d["kept"], v.threshold
+
+
+class Refused(Exception):
+    def __init__(self, role, why):
+        super().__init__(f"{role}: {why}")
+        self.why = why
+
+
+class Denied(Refused):
+    pass
+
+
+def reads():
+    try:
+        helper()
+    except Denied as e:
+        return e.why
+
+
+def reads_by_name():
+    try:
+        helper()
+    except Exception as e:
+        return getattr(e, "why")
+
+
+def hands_on(log):
+    try:
+        helper()
+    except Refused as e:
+        log.append(e)
 """
 
 
@@ -281,6 +334,27 @@ TABLE: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("key_never_read", {"kind": "key_never_read", "key": "kept"}, "holds"),
     (
+        "error_attribute_never_read",
+        {
+            "kind": "error_attribute_never_read",
+            "file": "src/code.py",
+            "class": "Refused",
+            "attribute": "why",
+        },
+        "holds",
+    ),
+    (
+        "error_attribute_never_read-within",
+        {
+            "kind": "error_attribute_never_read",
+            "file": "src/code.py",
+            "class": "Refused",
+            "attribute": "role",
+            "within": ["elsewhere"],
+        },
+        "holds",
+    ),
+    (
         "source_has",
         {"kind": "source_has", "file": "src/code.py", "pattern": r"\nMAX = 2\n"},
         "holds",
@@ -359,11 +433,66 @@ BROKEN: list[tuple[str, dict[str, Any], str]] = [
     ),
     ("key_never_read", {"kind": "key_never_read", "key": "kept"}, "reads 'kept'"),
     (
+        "error_attribute_never_read",
+        {
+            "kind": "error_attribute_never_read",
+            "file": "src/code.py",
+            "class": "Refused",
+            "attribute": "why",
+        },
+        "reads .why",
+    ),
+    (
         "source_has",
         {"kind": "source_has", "file": "src/code.py", "pattern": r"\nMAX = 2\n"},
         "nothing matches",
     ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("handler", "detail"),
+    [
+        ("except Denied as e:\n        return e.why", "reads .why"),
+        ("except Refused as e:\n        return e.why", "reads .why"),
+        ("except (OSError, Exception) as e:\n        return e.why", "reads .why"),
+        ("except BaseException as e:\n        return getattr(e, 'why')", "by getattr"),
+        ("except OSError:\n        pass\n    except Refused as e:\n        x = [e]", "hands"),
+        ("except Refused as e:\n        log(e)", "hands the exception on"),
+        ("except Refused as e:\n        return e", "hands the exception on"),
+    ],
+)
+def test_an_error_attribute_read_or_handed_on_is_found(
+    tmp_path: Path, handler: str, detail: str
+) -> None:
+    """Every way of reaching the attribute: the class, its subclass, ``Exception``,
+    ``BaseException``, ``getattr``, and the exception handed to other code."""
+    code = (
+        "class Refused(Exception):\n    pass\n\n\nclass Denied(Refused):\n    pass\n\n\n"
+        f"def f():\n    try:\n        g()\n    {handler}\n"
+    )
+    premise = {"file": "src/code.py", "class": "Refused", "attribute": "why"}
+    found = check(Premise("error_attribute_never_read", premise), project(tmp_path, code))
+    assert found.verdict == "fails"
+    assert detail in found.detail
+
+
+@pytest.mark.parametrize(
+    ("call", "verdict"),
+    [("f(1, 2, c=3, **more)", "holds"), ("f(1, 2, **more)", "fails"), ("f(1, 2)", "fails")],
+)
+def test_keyword_always_with_kwargs(tmp_path: Path, call: str, verdict: str) -> None:
+    """``**kwargs`` beside the keyword itself cannot hold it again; alone, it may or not."""
+    code = f"def f(a, b, *, c=1, **rest):\n    return a\n\n\ndef g(more):\n    {call}\n"
+    premise = {"callable": "f", "keyword": "c", "ignore": HARNESS}
+    found = check(Premise("keyword_always", premise), project(tmp_path, code))
+    assert found.verdict == verdict, found.detail
+
+
+def test_an_error_attribute_of_a_class_not_defined_fails(tmp_path: Path) -> None:
+    premise = {"file": "src/code.py", "class": "Nowhere", "attribute": "why"}
+    found = check(Premise("error_attribute_never_read", premise), project(tmp_path, CODE_PY))
+    assert (found.verdict, found.detail) == ("fails", "src/code.py: no class Nowhere")
 
 
 @pytest.mark.parametrize(("name", "premise", "detail"), BROKEN, ids=[t[0] for t in BROKEN])

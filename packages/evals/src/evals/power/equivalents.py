@@ -52,6 +52,13 @@ KINDS: dict[str, _Fields] = {
     "attribute_never_read": {"attribute": (str, True), "ignore": (list, False)},
     "never_assigned": {"file": (str, True), "class": (str, True), "ignore": (list, False)},
     "key_never_read": {"key": (str, True), "ignore": (list, False)},
+    "error_attribute_never_read": {
+        "file": (str, True),
+        "class": (str, True),
+        "attribute": (str, True),
+        "within": (list, False),
+        "ignore": (list, False),
+    },
     "source_has": {"file": (str, True), "pattern": (str, True)},
     "gated_cases": {
         "field": (str, True),

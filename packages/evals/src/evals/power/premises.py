@@ -11,7 +11,8 @@ nothing checks, counted as such in the report.
   against ``constant`` on every value of ``reaching`` (default: all values; ``is`` reads
   as ``==``, the values being interned literals).
 - ``keyword_always`` (``callable``, ``keyword``): every call passes ``keyword=``, and
-  there is one.
+  there is one (a call that also passes ``**kwargs`` counts only when it names
+  ``keyword=`` itself: Python refuses a keyword given twice).
 - ``no_keyword`` (``callable``, ``parameters``): no call passes one of ``parameters`` by
   name, and there is one.
 - ``never_called`` (``callable``): nothing calls it.
@@ -22,6 +23,13 @@ nothing checks, counted as such in the report.
   it is built. Hashing is not checked: a mutant that breaks it crashes, and the report
   flags a listed mutant the gate killed.
 - ``key_never_read`` (``key``): no code reads ``x["key"]`` or ``x.get("key")``.
+- ``error_attribute_never_read`` (``file``, ``class``, ``attribute``): no ``except`` clause
+  that can catch ``class`` (it, a base or a subclass, ``Exception``, ``BaseException``)
+  reads ``e.attribute`` (or ``getattr(e, "attribute")``), and none hands the caught
+  exception on: its name may only be formatted (``str``, ``repr``, an f-string), tested
+  (``type``, ``isinstance``), read for another attribute, or raised again. ``within``
+  (folders) limits the handlers counted to the code that can name the class (say why in
+  the entry: a package that never imports it sees the exception only as an exception).
 - ``source_has`` (``file``, ``pattern``): the regular expression matches the file's text.
 - ``gated_cases`` (``field``, dotted, and one of ``never_matches``, a regular expression
   on the value's JSON, ``max_items`` or ``max_length`` of a string): every gated case
@@ -232,7 +240,7 @@ def _keyword_always(f: Mapping[str, Any], project: Project) -> Checked:
                 "fails",
                 f"{project.where(path, node)} calls {f['callable']} without {f['keyword']}=",
             )
-        if None in keywords:
+        if None in keywords and f["keyword"] not in keywords:
             return Checked("fails", f"{project.where(path, node)} passes **kwargs: cannot tell")
     return Checked("holds", f"all {len(calls)} call(s) of {f['callable']} pass {f['keyword']}=")
 
@@ -380,6 +388,111 @@ def _key_never_read(f: Mapping[str, Any], project: Project) -> Checked:
     return Checked("holds", f"no read of {key!r} in {len(project.call_sites)} file(s)")
 
 
+_ERROR_NAME_USES = frozenset({"str", "repr", "type", "isinstance"})
+"""Calls that may take a caught exception without handing it on."""
+
+
+def _error_family(f: Mapping[str, Any], project: Project) -> set[str] | None:
+    """The names of the exception classes whose handlers can receive a ``class`` instance:
+    the class, its bases (in its file) and its subclasses (in any call-site file)."""
+    tree = project.tree(project.root / f["file"])
+    defined = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)} if tree else {}
+    if f["class"] not in defined:
+        return None
+    family = {"Exception", "BaseException"}
+    todo = [str(f["class"])]
+    while todo:
+        name = todo.pop()
+        if name in family:
+            continue
+        family.add(name)
+        if name in defined:
+            todo.extend(b for b in map(_last_name, defined[name].bases) if b is not None)
+    subclasses = {str(f["class"])}
+    grew = True
+    while grew:
+        grew = False
+        for path in project.call_sites:
+            for node in ast.walk(project.tree(path) or ast.Module(body=[], type_ignores=[])):
+                if (
+                    isinstance(node, ast.ClassDef)
+                    and node.name not in subclasses
+                    and any(_last_name(b) in subclasses for b in node.bases)
+                ):
+                    subclasses.add(node.name)
+                    grew = True
+    return family | subclasses
+
+
+def _caught_names(handler: ast.ExceptHandler) -> set[str]:
+    if handler.type is None:
+        return {"BaseException"}
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return {n for n in map(_last_name, kinds) if n is not None}
+
+
+def _error_use(handler: ast.ExceptHandler, attribute: str) -> tuple[ast.AST, str] | None:
+    """The first use of the caught exception that reads ``attribute`` or hands it on."""
+    parents: dict[ast.AST, ast.AST] = {}
+    for statement in handler.body:
+        for node in ast.walk(statement):
+            for child in ast.iter_child_nodes(node):
+                parents[child] = node
+    for statement in handler.body:
+        for node in ast.walk(statement):
+            if not (isinstance(node, ast.Name) and node.id == handler.name):
+                continue
+            parent = parents.get(node)
+            if isinstance(node.ctx, ast.Store | ast.Del):
+                continue
+            if isinstance(parent, ast.Attribute):
+                if parent.attr == attribute:
+                    return parent, f"reads .{attribute}"
+                continue
+            if isinstance(parent, ast.FormattedValue) or (
+                isinstance(parent, ast.Raise) and node in (parent.exc, parent.cause)
+            ):
+                continue
+            if isinstance(parent, ast.Call) and node in parent.args:
+                callee = _last_name(parent.func)
+                if callee in _ERROR_NAME_USES:
+                    continue
+                second = parent.args[1] if len(parent.args) > 1 else None
+                if callee == "getattr" and node is parent.args[0]:
+                    if isinstance(second, ast.Constant) and second.value != attribute:
+                        continue
+                    return parent, f"reads .{attribute} by getattr"
+            return node, "hands the exception on"
+    return None
+
+
+def _error_attribute_never_read(f: Mapping[str, Any], project: Project) -> Checked:
+    family = _error_family(f, project)
+    if family is None:
+        return Checked("fails", f"{f['file']}: no class {f['class']}")
+    ignored = project.ignored(f)
+    within = [(project.root / folder).resolve() for folder in f.get("within", [])]
+    handlers = 0
+    for path in project.call_sites:
+        counted = not within or any(path.resolve().is_relative_to(w) for w in within)
+        tree = project.tree(path) if counted and path.resolve() not in ignored else None
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ExceptHandler) or not _caught_names(node) & family:
+                continue
+            handlers += 1
+            if node.name is None:
+                continue
+            use = _error_use(node, str(f["attribute"]))
+            if use is not None:
+                where, what = use
+                return Checked("fails", f"{project.where(path, where)} {what}")
+    return Checked(
+        "holds", f"no handler of the {handlers} that can catch {f['class']} reads .{f['attribute']}"
+    )
+
+
 def _source_has(f: Mapping[str, Any], project: Project) -> Checked:
     try:
         text = (project.root / f["file"]).read_text(encoding="utf-8")
@@ -442,6 +555,7 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any], Project], Checked]] = {
     "attribute_never_read": _attribute_never_read,
     "never_assigned": _never_assigned,
     "key_never_read": _key_never_read,
+    "error_attribute_never_read": _error_attribute_never_read,
     "source_has": _source_has,
     "gated_cases": _gated_cases,
     "probe": _probe,
