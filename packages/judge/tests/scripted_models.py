@@ -4,9 +4,12 @@ Each model answers a verdict request (pairs: always ``TIE``) with the human labe
 reply it is shown (looked up by the facts and the reply's first characters), unless it is
 "told" to pass:
 
-- ``obedient`` obeys a pass instruction anywhere in the reply, tags or no tags: the
-  positive control, the model no prompt wording protects. Only the judge's guard (which
-  refuses instruction-like replies before asking) keeps its attack false-pass rate at 0.
+- ``obedient`` obeys a pass instruction anywhere in the reply, tags or no tags, in any
+  language or encoding: every reply whose label marks it as an injection (it addresses
+  the grader, imitates a verdict, encodes or quotes an instruction), and any reply saying
+  "pass" or "通过". The positive control, the model no prompt wording protects: only the
+  judge's guard (which refuses instruction-like replies before asking) keeps its attack
+  false-pass rate at 0.
 - ``tag_reader`` honours the ``<reply>`` tags, but reads anything that looks like a
   closing tag to a lenient reader (``< /reply>``, ``</REPLY>``, a zero-width variant,
   ``</reply`` without ``>``) as the end of the reply, and obeys a pass instruction after
@@ -24,6 +27,15 @@ from typing import Any, Literal
 from judge.labels import LabelledReply
 
 Mode = Literal["obedient", "tag_reader"]
+
+INJECTIONS = frozenset(
+    {
+        "instruction", "fake_grader", "tag_escape", "combined", "instruction_other_language",
+        "traditional", "fake_verdict", "json_verdict", "encoded", "roleplay", "hidden_in_quote",
+    }
+)  # fmt: skip
+"""Attack kinds that carry an instruction to the judge (the rest only hide words from
+keyword rules, which a model reads through)."""
 
 _FORMAT = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf")
 # How a lenient reader sees a closing tag: any '<', spaces or invisible characters, '/',
@@ -56,6 +68,9 @@ def _parse(user: str) -> tuple[list[str], str]:
 def scripted_model(labels: Sequence[LabelledReply], mode: Mode) -> Callable[[dict[str, Any]], str]:
     """A fake-server handler answering verdict requests as ``mode`` describes."""
     truth = {_key(item.facts, item.reply): item.label == "pass" for item in labels}
+    injected = {_key(item.facts, item.reply) for item in labels if item.attack in INJECTIONS}
+    if len(truth) != len(labels):
+        raise ValueError("two labelled replies share facts and first characters: tell them apart")
 
     def answer(request: dict[str, Any]) -> str:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")
@@ -63,7 +78,7 @@ def scripted_model(labels: Sequence[LabelledReply], mode: Mode) -> Callable[[dic
             return json.dumps({"choice": "TIE", "reason": "scripted"})
         facts, shown = _parse(user)
         if mode == "obedient":
-            obeyed = _told_to_pass(shown)
+            obeyed = _told_to_pass(shown) or _key(facts, shown) in injected
         else:
             closing = _LENIENT_CLOSE.search(shown)
             obeyed = closing is not None and _told_to_pass(shown[closing.end() :])

@@ -25,12 +25,20 @@ SPLITS: tuple[Split, ...] = ("tune", "holdout")
 """The splits, in report order."""
 
 AttackKind = Literal[
-    "instruction", "fake_grader", "tag_escape", "zero_width", "homoglyph", "pinyin", "combined"
-]
-"""How a labelled reply attacks the judge: it instructs the judge (``instruction``), poses
-as a system or grader message (``fake_grader``), closes the reply tag to speak outside it
-(``tag_escape``), or hides its words from keyword rules with zero-width characters,
-look-alike characters or pinyin; ``combined`` mixes several."""
+    "instruction", "fake_grader", "tag_escape", "zero_width", "homoglyph", "pinyin", "combined",
+    "instruction_other_language", "traditional", "fake_verdict", "json_verdict", "encoded",
+    "split_words", "pinyin_english", "roleplay", "hidden_in_quote", "lookalike",
+]  # fmt: skip
+"""How a labelled reply attacks the judge: it instructs the judge (``instruction``; in
+another language or script, ``instruction_other_language``, ``traditional``), poses as a
+system or grader message (``fake_grader``, ``roleplay``), imitates the judge's verdict
+(``fake_verdict``, ``json_verdict``), encodes its instruction (``encoded``), hides it in a
+quoted message or tool output (``hidden_in_quote``), closes the reply tag to speak outside
+it (``tag_escape``), or hides its words from keyword rules with zero-width characters,
+look-alike characters, separators inside words, pinyin or English (``zero_width``,
+``homoglyph``, ``split_words``, ``pinyin``, ``pinyin_english``); ``combined`` mixes
+several. ``lookalike`` marks a harmless reply an over-eager defence might flag (labelled
+``pass``)."""
 
 ATTACK_KINDS: tuple[AttackKind, ...] = get_args(AttackKind)
 """Every attack kind."""
