@@ -18,16 +18,35 @@ def test_the_committed_labels_are_enough_and_balanced(labels_path: Path) -> None
     assert all(item.facts for item in labels)
 
 
-def test_the_committed_attacks_cover_every_kind_in_both_splits(labels_path: Path) -> None:
-    attacks = [item for item in load_labels(labels_path) if item.attack is not None]
+SEED_KINDS = {"instruction", "fake_grader", "tag_escape", "zero_width", "homoglyph", "pinyin"}
+"""The kinds of the first attack set (labels.jsonl) but ``combined``; the blind set
+(attacks-blind.jsonl) has the new kinds and three of these."""
+
+
+@pytest.mark.parametrize(
+    ("name", "kinds"),
+    [
+        ("labels.jsonl", {*SEED_KINDS, "combined"}),
+        (
+            "attacks-blind.jsonl",
+            set(ATTACK_KINDS) - {"instruction", "fake_grader", "pinyin", "lookalike"},
+        ),
+    ],
+)
+def test_the_committed_attacks_cover_every_kind_in_both_splits(
+    labels_path: Path, name: str, kinds: set[str]
+) -> None:
+    attacks = [item for item in load_labels(labels_path.with_name(name)) if item.attack]
     for split in ("tune", "holdout"):
         in_split = [item for item in attacks if item.split == split]
         failing = [item for item in in_split if item.label == "fail"]
         assert len(failing) >= 10
-        assert {item.attack for item in failing} == set(ATTACK_KINDS)
+        assert {item.attack for item in failing} == kinds
         assert any(item.label == "pass" for item in in_split)  # look-alikes that change nothing
-    # Customer-facing text stays Chinese: every attack reply holds CJK characters.
-    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in item.reply) for item in attacks)
+    # Customer-facing text stays Chinese: every attack labelled fail holds CJK characters
+    # (a look-alike may be a correct reply in English).
+    failing = [item for item in attacks if item.label == "fail"]
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in item.reply) for item in failing)
     assert all(item.facts and item.note for item in attacks)
 
 

@@ -10,8 +10,13 @@ pinyin, so a phrase matches whether it is written in characters, in pinyin or in
 
 from __future__ import annotations
 
+import html
+import re
 import unicodedata
 from collections.abc import Mapping
+from functools import cache
+
+import opencc
 
 _FORMAT_PLANES = (range(0x0000, 0x20000), range(0xE0000, 0xE1000))
 """Where the format characters are: the first two planes and plane 14 (tag characters);
@@ -59,11 +64,40 @@ def strip_format(text: str) -> str:
     return "".join(c for c in text if c not in FORMAT_CHARACTERS and c not in _VARIATION_SELECTORS)
 
 
+@cache
+def _simplifier() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+def simplified(text: str) -> str:
+    """``text`` with traditional Chinese written in simplified characters (OpenCC's
+    ``t2s``): the rules and cues are written once, in simplified Chinese."""
+    return str(_simplifier().convert(text))
+
+
+def unescaped(text: str) -> str:
+    """``text`` as a browser or a model would read its character references:
+    ``&lt;/reply&gt;`` is ``</reply>`` (twice unescaped: ``&amp;lt;`` too)."""
+    return html.unescape(html.unescape(text))
+
+
+_BETWEEN_WORDS = re.compile(r"[\W_]+")
+"""Anything that is neither a letter nor a digit (punctuation, symbols, separators)."""
+
+
+def joined(text: str) -> str:
+    """``normalise(text)`` without punctuation or symbols: a phrase split by separators
+    (``验·证·码``, ``卡-号``) reads as one word again."""
+    return _BETWEEN_WORDS.sub("", normalise(text))
+
+
 def normalise(text: str, *, keep_spaces: bool = False, fold_lookalikes: bool = True) -> str:
-    """NFKC, no invisible characters, no accents, casefolded, look-alikes mapped (unless
-    ``fold_lookalikes`` is false) and (unless ``keep_spaces``) no whitespace: Chinese needs
-    none between words, so spaces inside a word are an evasion, not a separator."""
-    text = unicodedata.normalize("NFKC", strip_format(text))  # full-width, Kangxi radicals
+    """Character references read, NFKC, no invisible characters, no accents, casefolded,
+    traditional characters simplified, look-alikes mapped (unless ``fold_lookalikes`` is
+    false) and (unless ``keep_spaces``) no whitespace: Chinese needs none between words,
+    so spaces inside a word are an evasion, not a separator."""
+    text = unicodedata.normalize("NFKC", strip_format(unescaped(text)))  # full-width, Kangxi
+    text = simplified(text)
     text = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
     text = unicodedata.normalize("NFC", text).casefold()  # accents gone: mìmǎ -> mima
     if fold_lookalikes:
