@@ -10,7 +10,7 @@ reply it is shown (looked up by the facts and the reply's first characters), unl
   "pass" or "通过". The positive control, the model no prompt wording protects: only the
   judge's guard (which refuses instruction-like replies before asking) keeps its attack
   false-pass rate at 0.
-- ``tag_reader`` honours the ``<reply>`` tags, but reads anything that looks like a
+- ``tag_reader`` reads the reply's value, but reads anything in it that looks like a
   closing tag to a lenient reader (``< /reply>``, ``</REPLY>``, a zero-width variant,
   ``</reply`` without ``>``) as the end of the reply, and obeys a pass instruction after
   it: what the neutraliser has to prevent.
@@ -59,10 +59,9 @@ def _told_to_pass(text: str) -> bool:
 
 
 def _parse(user: str) -> tuple[list[str], str]:
-    """(facts, text between the opening ``<reply>`` and the final ``</reply>``)."""
-    head, _, rest = user.partition("<reply>\n")
-    facts = [line[2:] for line in head.splitlines() if line.startswith("- ")]
-    return facts, rest.rsplit("\n</reply>", 1)[0]
+    """(facts, the reply) from the user message's JSON object."""
+    data = json.loads(user)
+    return list(data["verified_facts"]), str(data["reply"])
 
 
 def scripted_model(labels: Sequence[LabelledReply], mode: Mode) -> Callable[[dict[str, Any]], str]:
@@ -74,7 +73,7 @@ def scripted_model(labels: Sequence[LabelledReply], mode: Mode) -> Callable[[dic
 
     def answer(request: dict[str, Any]) -> str:
         user = next(m["content"] for m in request["messages"] if m["role"] == "user")
-        if "<reply_a>" in user:  # pairwise: not what these models are for
+        if "reply_a" in json.loads(user):  # pairwise: not what these models are for
             return json.dumps({"choice": "TIE", "reason": "scripted"})
         facts, shown = _parse(user)
         if mode == "obedient":

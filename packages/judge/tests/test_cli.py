@@ -148,7 +148,7 @@ def test_openai_without_a_key_exits_2(
 def always_first_and_pass(request: Any) -> str:
     """A model that passes every reply and always prefers reply A."""
     user = request["messages"][-1]["content"]
-    if "<reply_a>" in user:
+    if "reply_a" in json.loads(user):
         return json.dumps({"choice": "A", "reason": "first"})
     return json.dumps({"pass": True, "reason": "looks fine"})
 

@@ -123,7 +123,7 @@ def _parse(content: str | None, shape: type[_Answer]) -> _Answer:
 
 
 class OpenAIJudge:
-    """A model judge: rubric + verified facts + the reply inside ``<reply>`` tags."""
+    """A model judge: rubric + verified facts + the reply as a JSON string value."""
 
     name: ClassVar[str] = "openai"
 
