@@ -181,9 +181,12 @@ def stability(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def judge(session: nox.Session) -> None:
-    """Print the calibration report of every offline judge."""
+    """Print the calibration report of every offline judge: on the labels, then on the
+    blind attack set (docs/judge.md)."""
     sync(session, "judge", groups=())
     session.run("judge", "--judge", "all-offline", *session.posargs)
+    blind = ["--labels", "cases/judge/attacks-blind.jsonl"]
+    session.run("judge", "--judge", "all-offline", *blind, *session.posargs)
 
 
 @nox.session(default=False)
@@ -195,7 +198,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 314 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 320 ways, one copy each: the tests must fail every time."""
     # The Ray executor's and evals power's mutants are killed by their tests, which need
     # the extras.
     sync(
