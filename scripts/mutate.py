@@ -902,8 +902,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "judge_normalise_no_compatibility_forms",
         f"{JUDGE}/normalise.py",
-        'text = unicodedata.normalize("NFKC", strip_format(text))',
-        'text = unicodedata.normalize("NFC", strip_format(text))',
+        'text = unicodedata.normalize("NFKC", strip_format(unescaped(text)))',
+        'text = unicodedata.normalize("NFC", strip_format(unescaped(text)))',
         "full-width letters and Kangxi radicals are not folded (NFC instead of NFKC)",
         JUDGE_TESTS,
     ),
@@ -1256,8 +1256,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "parts_written_but_the_first",
         f"{EVALS}/io/files.py",
-        "            for chunk in chunks:\n                f.write(chunk)",
-        '            f.write(next(iter(chunks), b""))',
+        "            f.writelines(chunks)  # type: ignore[arg-type]",
+        '            f.write(next(iter(chunks), b"" if binary else ""))  # type: ignore[arg-type]',
         "a report written in parts (the HTML page) keeps only its first part",
     ),
     M(

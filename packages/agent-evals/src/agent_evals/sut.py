@@ -4,6 +4,8 @@ the run record filled from the bus log, the audit log and the database."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import os
 import re
 import time
@@ -107,6 +109,17 @@ class ApproverUnavailableError(RuntimeError):
 
     def __init__(self, trace_id: str) -> None:
         super().__init__(f"{trace_id}: the approval service is unavailable")
+
+
+@functools.lru_cache(maxsize=1024)
+def _world_problems(world_json: str) -> tuple[str, ...]:
+    """What makes a world (as canonical JSON) unbuildable; cached, since many cases of a
+    file share their world and building one copies a database."""
+    try:
+        build_world(json.loads(world_json)).close()
+    except InvalidWorldError as e:
+        return tuple(e.problems or [f"world: {e.detail}"])
+    return ()
 
 
 class SupportPilotSUT:
@@ -222,11 +235,7 @@ class SupportPilotSUT:
         checks each fault's target (a role, or ``outbox``) and kind and the authenticated
         customer, if any.
         """
-        problems: list[str] = []
-        try:
-            build_world(case.world).close()
-        except InvalidWorldError as e:
-            problems += e.problems or [f"world: {e.detail}"]
+        problems: list[str] = list(_world_problems(json.dumps(case.world, sort_keys=True)))
         try:
             authenticated_customer(case)
         except InvalidCustomerError as e:

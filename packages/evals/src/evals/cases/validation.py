@@ -28,12 +28,13 @@ as their error and the gate names them, instead of an exit 2 that blames the cas
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from evals.cases.vocabulary import NO_RULES, case_data, rules_of
+from evals.cases.vocabulary import NO_RULES, CaseRules, case_data, rules_of
 from evals.errors import CaseFileError, Problem
 from evals.model.case import Case
 
@@ -86,18 +87,40 @@ class Screening:
 def ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
     """``("ok", answer)``, ``("raised", exception)`` or ``("hung", None)``: the hook runs
     in a daemon thread, abandoned after ``deadline_s`` (``SystemExit`` included)."""
-    box: list[tuple[str, object]] = []
+    asker = _Asker(sut)
+    try:
+        return asker.ask(case, deadline_s)
+    finally:
+        asker.close()
 
-    def work() -> None:
+
+class _Asker:
+    """One daemon thread that answers ``check_case`` calls one after the other (a thread
+    per case costs more than most hooks), abandoned once a call outlasts its deadline."""
+
+    def __init__(self, sut: CaseChecker) -> None:
+        self._cases: queue.SimpleQueue[Case | None] = queue.SimpleQueue()
+        self._answers: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
+        worker = threading.Thread(target=self._serve, args=(sut,), name="check_case", daemon=True)
+        worker.start()
+
+    def _serve(self, sut: CaseChecker) -> None:
+        while (case := self._cases.get()) is not None:
+            try:
+                self._answers.put(("ok", sut.check_case(case)))
+            except BaseException as e:  # SystemExit too: the SUT's failure
+                self._answers.put(("raised", e))
+
+    def ask(self, case: Case, deadline_s: float) -> tuple[str, object]:
+        self._cases.put(case)
         try:
-            box.append(("ok", sut.check_case(case)))
-        except BaseException as e:  # SystemExit too: the SUT's failure
-            box.append(("raised", e))
+            return self._answers.get(timeout=deadline_s)
+        except queue.Empty:
+            return ("hung", None)
 
-    worker = threading.Thread(target=work, name=f"check_case:{case.id}", daemon=True)
-    worker.start()
-    worker.join(deadline_s)
-    return box[0] if box else ("hung", None)
+    def close(self) -> None:
+        """Let the thread end after the call it is in, if any."""
+        self._cases.put(None)
 
 
 def screen_cases(
@@ -106,6 +129,7 @@ def screen_cases(
     sources: Mapping[str, tuple[str, int]] | None = None,
     *,
     deadline_s: float | None = None,
+    vocabulary: bool = True,
 ) -> Screening:
     """Ask ``sut.check_case`` about every case, in case order.
 
@@ -123,21 +147,41 @@ def screen_cases(
     """
     if deadline_s is None:  # read now, so that a test can shorten it
         deadline_s = CHECK_CASE_DEADLINE_S
-    rules = rules_of(sut)
+    rules = rules_of(sut) if vocabulary else NO_RULES
     located = sources or {}
     found = Screening()
+    asker = _Asker(sut) if isinstance(sut, CaseChecker) else None
+    try:
+        _screen(
+            cases, located=located, rules=rules, deadline_s=deadline_s, asker=asker, found=found
+        )
+    finally:
+        if asker is not None:
+            asker.close()
+    return found
+
+
+def _screen(
+    cases: Iterable[Case],
+    *,
+    located: Mapping[str, tuple[str, int]],
+    rules: CaseRules,
+    deadline_s: float,
+    asker: _Asker | None,
+    found: Screening,
+) -> None:
     hung_on: str | None = None
     for case in cases:
         file, line = located.get(case.id, (f"<case {case.id}>", 0))
         if rules is not NO_RULES:
             for where, message in rules.problems(case_data(case)):
                 found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
-        if not isinstance(sut, CaseChecker):
+        if asker is None:
             continue
         if hung_on is not None:
             found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
             continue
-        status, answer = ask(sut, case, deadline_s)
+        status, answer = asker.ask(case, deadline_s)
         if status == "hung":
             hung_on = case.id
             found.crashed[case.id] = f"check_case did not answer within {deadline_s:g}s"
@@ -153,7 +197,6 @@ def screen_cases(
         for text in answer:
             where, message = _split(_one_line(text))
             found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
-    return found
 
 
 def check_cases(
