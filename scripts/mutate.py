@@ -1004,6 +1004,13 @@ MUTANTS: tuple[Mutant, ...] = (
         JUDGE_TESTS,
     ),
     M(
+        "resume_ignores_the_recorded_sut",
+        f"{EVALS}/cli/plan.py",
+        "    if args.sut is None and not args.sut_option and old.sut_spec:",
+        "    if False:",
+        "a resume without --sut builds the config's SUT, not the one its meta records",
+    ),
+    M(
         "judge_guard_blind_to_other_scripts",
         f"{JUDGE}/guard.py",
         'found.append(f"another script: {script.group(0)!r}")',

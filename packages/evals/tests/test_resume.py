@@ -395,3 +395,44 @@ def test_a_trace_is_reported_without_the_plug_in_that_graded_it(
     assert main(["report", str(folder), "--out", str(tmp_path / "out")]) == 0
     out = capsys.readouterr().out
     assert "g1#0" in out and "no greeting" in out  # the failure as it was graded
+
+
+def test_a_resume_builds_the_sut_its_meta_records(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's promise: the recorded SUT and options are used, no --sut needed."""
+    sut = ["--sut", "fake_suts:make_options_sut", "--sut-option", "flavour=hot"]
+    folder = _interrupted(project, 5, *sut)
+    meta = read_meta(folder)
+    assert (meta.sut_spec, meta.sut_options) == ("fake_suts:make_options_sut", {"flavour": "hot"})
+    assert main(["run", "--resume", folder.name]) == 0, capsys.readouterr().err
+    assert len(list(read_traces(folder))) == 18
+    assert _report(project, "cut")["meta"]["sut"] == "fake_suts:make_options_sut (flavour=hot)"
+
+
+def test_a_resume_asks_again_for_a_secret_its_meta_does_not_keep(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _interrupted(project, 5, "--sut", "fake_suts:make_options_sut")
+    meta = read_meta(folder).model_copy(update={"sut_options": {"api_key": None}})
+    (folder / "meta.json").write_text(meta.model_dump_json(), encoding="utf-8")
+    before = (folder / "runs.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["run", "--resume", folder.name]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "the secret option 'api_key'" in err
+    assert (folder / "runs.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("spec", ["os:system; rm", "../x:y", "a:b:c", " mod:attr"])
+def test_a_crafted_sut_spec_in_a_meta_is_refused(
+    project: Path, capsys: pytest.CaptureFixture[str], spec: str
+) -> None:
+    folder = _interrupted(project, 5)
+    data = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    data["sut_spec"] = spec
+    (folder / "meta.json").write_text(json.dumps(data), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", "--resume", folder.name]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "sut_spec" in err and "Traceback" not in err

@@ -19,7 +19,7 @@ from evals.execution.ray_executor import RayExecutor, require_ray
 from evals.execution.resume import cases_of, cut_torn_tail, load_meta, read_finished
 from evals.execution.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
 from evals.log.traces import META_FILE, RunMeta, new_run_id, utc_now
-from evals.model.sut import AnySUT, describe, load_sut, sut_description
+from evals.model.sut import AnySUT, describe, is_secret, load_sut, sut_description
 
 STABILITY_TAG = "flaky"
 
@@ -125,6 +125,25 @@ def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
     return sut_spec
 
 
+def kept_options(options: dict[str, str]) -> dict[str, str | None]:
+    """``options`` as a trace's meta keeps them: a secret's value left out (``None``)."""
+    return {key: None if is_secret(key) else value for key, value in options.items()}
+
+
+def _use_recorded_sut(args: argparse.Namespace, old: RunMeta, where: str) -> None:
+    """Resume with the SUT and options ``old`` recorded, as if given again; a secret it
+    could not keep must be (one line, exit 2)."""
+    secret = [key for key, value in old.sut_options.items() if value is None]
+    if secret:
+        raise UsageError(
+            f"{where}: its SUT was built with the secret option {secret[0]!r}, which"
+            f" {META_FILE} does not keep: pass --sut {old.sut_spec} and every --sut-option"
+            " again"
+        )
+    args.sut = old.sut_spec
+    args.sut_option = [(key, str(value)) for key, value in old.sut_options.items()]
+
+
 def executor_of(
     args: argparse.Namespace,
     config: EvalsConfig,
@@ -207,6 +226,8 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         tags=list(args.tag),
         exclude_tags=sorted(set(exclude_tags)),
         sut=sut_name,
+        sut_spec=_sut_spec(args, config),
+        sut_options=kept_options(sut_options(args, config, suites)),
         sut_description=sut_description(sut),
         trials=trials,
         concurrency=args.concurrency or DEFAULT_CONCURRENCY,
@@ -238,6 +259,8 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
             f"{where}: that evaluation is complete, nothing to resume"
             f" (`evals report {folder}` rebuilds its report)"
         )
+    if args.sut is None and not args.sut_option and old.sut_spec:
+        _use_recorded_sut(args, old, where)
     sut, sut_name = load_named_sut(args, config, old.suites)
     now = git_revision(config.root)
     described = sut_description(sut)

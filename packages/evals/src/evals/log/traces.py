@@ -53,6 +53,10 @@ def _safe_name(value: str, what: str) -> str:
     return value
 
 
+_IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+"""``module.path:attr`` (a trace's meta is untrusted input)."""
+
+
 class RunMeta(BaseModel):
     """What an evaluation ran and how; the ``meta`` block of every report."""
 
@@ -87,6 +91,20 @@ class RunMeta(BaseModel):
     """Tags excluded (the gate excludes ``flaky``)."""
     sut: str = ""
     """The SUT import path."""
+    sut_spec: str = ""
+    """The SUT's import path as given (``module:attr``), so that ``--resume`` builds the
+    same system without ``--sut`` (empty in traces written before it was recorded)."""
+    sut_options: dict[str, str | None] = Field(default_factory=dict)
+    """The options the SUT was built with, for ``--resume``; a secret's value is not
+    kept (``None``: the resume must be given it again)."""
+
+    @field_validator("sut_spec")
+    @classmethod
+    def _sut_spec_is_an_import_path(cls, value: str) -> str:
+        if value and _IMPORT_PATH.fullmatch(value) is None:
+            raise ValueError(f"not an import path module:attr: {value[:80]!r}")
+        return value
+
     sut_description: list[str] = Field(default_factory=list)
     """What the SUT said it really runs (its ``describe()`` hook, see
     :func:`evals.model.sut.sut_description`): printed under the headline of every report."""
