@@ -271,3 +271,24 @@ def test_a_sut_that_rewrites_an_input_of_the_gate_never_gets_a_verdict(
     assert "Gate: PASS" not in out and "Gate: FAIL" not in out
     assert path.read_bytes() == before  # nothing lost: the next gate reads what this one did
     assert main(["gate", "--suite", "alpha"]) == 0  # and passes, unchanged
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_only_the_run_that_held_the_loop_is_timed_out_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 24: d02 blocks the one event loop past the limit while the four other runs
+    are in flight, each waiting 0.6 s of its 1 s; they finish, d02 alone is timed out.
+    Without giving them back the time d02 took, all five fail."""
+    project = make_project(tmp_path, "misbehaving_suts:MisbehavingSUT")
+    monkeypatch.chdir(project)
+    args = ["run", "--suite", "alpha", "--timeout", TIMEOUT, "--concurrency", "5"]
+    args += ["--sut-option", "how=block_loop", "--sut-option", "only=d02"]
+    args += ["--sut-option", "others_wait_s=0.6"]
+    assert main(args) == 0, capsys.readouterr().out
+    report = json.loads((project / "reports" / "alpha.json").read_text(encoding="utf-8"))
+    assert report["case_success"] == {case: case != "d02" for case in ALPHA}
+    (folder,) = (project / "traces").iterdir()
+    errors = {r.case_id: r.run.error for r in read_traces(folder) if r.run.error}
+    assert list(errors) == ["d02"]
+    assert "it blocked the event loop for" in str(errors["d02"])

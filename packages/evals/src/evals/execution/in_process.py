@@ -1,6 +1,12 @@
 """Calling the SUT in the harness's own process (``isolation="none"``): a coroutine in a
 task of its own, a sync ``run`` in a daemon thread, and closing an event loop that may
-hold a coroutine that ignores its cancellation."""
+hold a coroutine that ignores its cancellation.
+
+All coroutines of an evaluation share one event loop, so one that blocks it (a regex
+that holds the GIL for seconds, a ``time.sleep``) delays every other run in flight. A
+:class:`LoopClock` counts how long each SUT coroutine held the loop (:class:`Timed`
+measures every step it takes), so that the runner can give a run back the time other
+runs took from it: only the run that held the loop is timed out for it."""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ import asyncio
 import contextlib
 import contextvars
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from typing import Any
 
 from evals.model.case import Case
 from evals.model.run import Run
@@ -21,6 +29,58 @@ class Raised:
 
     def __init__(self, error: BaseException) -> None:
         self.error = error
+
+
+class LoopClock:
+    """The time SUT coroutines held the event loop, all runs together."""
+
+    __slots__ = ("held_s",)
+
+    def __init__(self) -> None:
+        self.held_s = 0.0
+        """Seconds, summed over every step of every timed coroutine."""
+
+
+class Timed:
+    """Awaits a SUT coroutine step by step (as ``await`` would), adding the time each step
+    holds the event loop to :attr:`held_s` and to the ``clock``'s total."""
+
+    __slots__ = ("_clock", "_coroutine", "held_s")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, Run], clock: LoopClock) -> None:
+        self._coroutine = coroutine
+        self._clock = clock
+        self.held_s = 0.0
+        """Seconds this coroutine held the loop so far."""
+
+    def _held(self, started: float) -> None:
+        spent = time.monotonic() - started
+        self.held_s += spent
+        self._clock.held_s += spent
+
+    def __await__(self) -> Generator[Any, Any, Run]:
+        coroutine = self._coroutine
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            started = time.monotonic()
+            try:
+                step = coroutine.send(value) if error is None else coroutine.throw(error)
+            except StopIteration as done:
+                self._held(started)
+                result: Run = done.value
+                return result
+            except BaseException:
+                self._held(started)
+                raise
+            self._held(started)
+            try:
+                value, error = (yield step), None
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as e:  # a cancellation, thrown in as into the coroutine
+                value, error = None, e
 
 
 async def guarded(call: Awaitable[Run]) -> object:

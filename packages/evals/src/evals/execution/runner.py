@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import signal
 import threading
 import time
@@ -47,7 +48,15 @@ from typing import Any, TextIO
 from evals.cases.configuration import Configurations, is_configuration
 from evals.checks import Check, grade
 from evals.execution import stop_signals
-from evals.execution.in_process import Raised, close_loop, guarded, in_daemon_thread, still_running
+from evals.execution.in_process import (
+    LoopClock,
+    Raised,
+    Timed,
+    close_loop,
+    guarded,
+    in_daemon_thread,
+    still_running,
+)
 from evals.execution.isolation import (
     ProcessIsolation,
     RunSerialisationError,
@@ -208,6 +217,7 @@ class Runner:
         in a thread of its own, never the SUT's ``run``; by default with ``sut`` itself."""
         self._pool: WorkerPool | RayPool | None = None
         self._watchdog: Watchdog | None = None
+        self._loop_clock = LoopClock()
         self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
 
     def run(
@@ -406,10 +416,14 @@ class Runner:
         label = f"{case.id}#{trial}"
         work: asyncio.Future[object]
         thread: threading.Thread | None = None
+        timed: Timed | None = None
         if configuration:  # built and asked here, whatever the isolation: never run
             work, thread = in_daemon_thread(self.configurations.run, case, trial)
         elif self._arun is not None:
-            work = asyncio.get_running_loop().create_task(guarded(self._arun(case, trial)))
+            call = self._arun(case, trial)
+            if inspect.iscoroutine(call):
+                call = timed = Timed(call, self._loop_clock)
+            work = asyncio.get_running_loop().create_task(guarded(call))
             if self._watchdog is not None:
                 self._watchdog.watch(work, time.monotonic() + self.timeout_s)
         elif self._run is not None:
@@ -417,8 +431,7 @@ class Runner:
         else:
             return _failed(case, trial, f"{type(self.sut).__name__} has neither run nor arun")
         try:
-            done, _ = await asyncio.wait({work}, timeout=self.timeout_s)
-            if not done:
+            if not await self._finished_in_time(work, timed):
                 return await self._stop(work, thread, label, case, trial)
         except asyncio.CancelledError:  # the evaluation is stopping
             if not work.done() or work.cancelled():
@@ -446,6 +459,27 @@ class Runner:
         if not isinstance(value, Run):
             return _failed(case, trial, f"SUT returned {type(value).__name__}, not a Run")
         return value
+
+    async def _finished_in_time(self, work: asyncio.Future[object], timed: Timed | None) -> bool:
+        """Wait for ``work`` up to the time limit. For a timed coroutine the limit counts
+        only time the loop could give it: what other runs held the loop for while it
+        waited (a blocking SUT step) is added back, so that they do not time it out."""
+        started = time.monotonic()
+        clock_before = self._loop_clock.held_s
+        deadline = started + self.timeout_s
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=max(0.0, deadline - time.monotonic()))
+            if done:
+                return True
+            if timed is None:
+                return False
+            taken = self._loop_clock.held_s - clock_before - timed.held_s
+            extended = started + self.timeout_s + taken
+            if extended <= time.monotonic():
+                return False
+            deadline = extended
+            if self._watchdog is not None:
+                self._watchdog.watch(work, deadline)
 
     async def _stop(
         self,
