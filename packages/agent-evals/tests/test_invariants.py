@@ -55,6 +55,9 @@ INVARIANTS = (
     "current_policy_evidence",
     "evidence_ids",
     "faults_as_stated",
+    "refusals_explained",
+    "outcome_agrees_with_store",
+    "claims_cited",
 )
 ALL_CASES = [
     case
