@@ -26,6 +26,7 @@ from agent import (
     orchestrator,
     prompts,
     provider,
+    replies,
     settings,
     usage,
     worker,
@@ -396,6 +397,15 @@ def _no_step_limit(m: pytest.MonkeyPatch) -> None:
            "for _ in range(self.settings.max_steps * 2):")  # fmt: skip
 
 
+def _false_promise_passes(m: pytest.MonkeyPatch) -> None:
+    mutate(m, replies, "draft_problems",
+           "if plan != \"reissue\" and REISSUE_PHRASE in draft:", "if False:")  # fmt: skip
+
+
+def _cited_draft_passes(m: pytest.MonkeyPatch) -> None:
+    mutate(m, replies, "draft_problems", "if EVIDENCE_ID.search(draft):", "if False:")
+
+
 def _allowlist_open(m: pytest.MonkeyPatch) -> None:
     mutate(m, gateway.ToolGateway, "_checked", "if not is_allowed(role, name):", "if False:")
 
@@ -511,6 +521,8 @@ CONTROLS: list[Control] = [
     ),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
+    _c("a draft promising a reissue nobody planned is proposed", _false_promise_passes, "m53"),
+    _c("a draft citing an evidence id is proposed", _cited_draft_passes, "m55"),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
     _c(
         "a call of an unknown tool reported as the brain's crash",

@@ -1363,7 +1363,8 @@ def claim_problems(
                 continue
             version = str(item.get("version") or "")
             superseded = env.policies.get(found.group(1) if found else "", False)
-            if not version.startswith(f"{doc[0]} ({doc[1]}") or ("已废止" in version) != superseded:
+            wanted = f"{doc[0]} ({doc[1]}"
+            if not version.startswith(wanted) or ("已废止" in version) != superseded:
                 problems.append(
                     f"{m.sender} hands over {eid} as version {version!r}; the database holds "
                     f"{doc[0]} of {doc[1]}{', superseded' if superseded else ''}"

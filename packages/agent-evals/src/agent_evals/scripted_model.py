@@ -434,13 +434,13 @@ def _obey(instruction: str, conversation: Conversation) -> ToolCalls | None:
     return _call(tool, {"order_id": order_id}, conversation)
 
 
-def _draft(prompt: Prompt) -> str:
-    """The reply a careful writer drafts from the plan and facts, using the phrases the
-    prompt asks for."""
+def _draft(prompt: Prompt, plan: str | None = None) -> str:
+    """The reply a careful writer drafts from the plan (``plan``: this one instead of the
+    task's) and facts, using the phrases the prompt asks for."""
     facts = json.loads(_tag(prompt.task, "facts") or "{}")
     stale = facts.get("stale_hours", "?")
     threshold = facts.get("reissue_threshold_hours", "?")
-    if (_tag(prompt.task, "plan") or "").strip() == "reissue":
+    if (plan or _tag(prompt.task, "plan") or "").strip() == "reissue":
         phrase = prompt.phrase("that we have")
         return (
             f"您好，您的包裹物流信息已经 {stale} 小时没有更新，达到补发条件（{threshold} 小时），"
@@ -495,6 +495,9 @@ names, one sorting before every topic of the specialists' prompts (``confidence`
 ``stale_hours``, ``sku`` …), so an agent that picks a claim by anything but its exact
 topic picks one of these."""
 
+CITED_EVIDENCE = "order#1"
+"""What a ``cited_draft`` reply cites: an evidence id, which a customer must never read."""
+
 NUMERALS = str.maketrans("0123456789", "〇一二三四五六七八九")
 """Digit -> its Chinese numeral (what a ``numbers_in_words`` answer writes)."""
 
@@ -529,6 +532,15 @@ FAULTS: dict[str, tuple[bool, str]] = {
         True,
         "its final answers state every value written in digits alone in Chinese numerals,"
         " digit by digit (72 -> 七二): a number the agent may not read",
+    ),
+    "false_promise": (
+        False,
+        "the reply writer drafts the reissue reply whatever the plan (it says a reissue was"
+        " filed when none is planned)",
+    ),
+    "cited_draft": (
+        False,
+        f"the reply writer's draft ends citing an evidence id ({CITED_EVIDENCE})",
     ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
@@ -850,6 +862,14 @@ class ScriptedModel:
             return replace(answer, content=with_extra_claims(answer.content))
         if kind == "numbers_in_words" and isinstance(answer, Reply):
             return replace(answer, content=in_words(answer.content))
+        drafting = isinstance(answer, Reply) and not conversation.offered
+        if kind in ("false_promise", "cited_draft") and drafting:
+            topic = conversation.prompt.topics[0] if conversation.prompt.topics else "reply"
+            if kind == "false_promise":
+                draft = _draft(conversation.prompt, plan="reissue")
+            else:
+                draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"
+            return _answer([_claim(topic, draft, [], "回复草稿")], conversation)
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer
