@@ -1170,9 +1170,9 @@ POSITIVE_CONTROLS += [
     (
         "refusals_explained",
         refusals_unexplained,
-        _case(faults={"outbox": "lost_ack:support__send_reply"}),
+        _case(world={"tool_errors": {"logistics__track": "物流系统繁忙"}}),
         {},
-        "support__send_reply call (lost_ack) gives the reason '', not the tool and what went wrong",
+        "logistics__track call (error) gives the reason '', not the tool and what went wrong",
     ),
     (
         "refusals_explained",

@@ -402,8 +402,17 @@ def _false_promise_passes(m: pytest.MonkeyPatch) -> None:
            "if plan != \"reissue\" and REISSUE_PHRASE in draft:", "if False:")  # fmt: skip
 
 
+def _every_reissue_reply_refused(m: pytest.MonkeyPatch) -> None:
+    guard = 'if plan != "reissue" and REISSUE_PHRASE in draft:'
+    mutate(m, replies, "draft_problems", guard, "if REISSUE_PHRASE in draft:")
+
+
 def _cited_draft_passes(m: pytest.MonkeyPatch) -> None:
     mutate(m, replies, "draft_problems", "if EVIDENCE_ID.search(draft):", "if False:")
+
+
+def _siblings_left_running(m: pytest.MonkeyPatch) -> None:
+    mutate(m, orchestrator, "_all_or_nothing", "task.cancel()", "pass")
 
 
 def _allowlist_open(m: pytest.MonkeyPatch) -> None:
@@ -522,7 +531,18 @@ CONTROLS: list[Control] = [
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
     _c("a draft promising a reissue nobody planned is proposed", _false_promise_passes, "m53"),
+    _c(
+        "a reissue reply refused as a promise nobody planned",
+        _every_reissue_reply_refused,
+        "m01",
+        "m54",
+    ),
     _c("a draft citing an evidence id is proposed", _cited_draft_passes, "m55"),
+    _c(
+        "the other specialists left at work after an outage",
+        _siblings_left_running,
+        phrase="m56: model_requests",
+    ),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
     _c(
         "a call of an unknown tool reported as the brain's crash",
