@@ -542,6 +542,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
         False,
         f"the reply writer's draft ends citing an evidence id ({CITED_EVIDENCE})",
     ),
+    "lone_outage": (
+        True,
+        f"the role's requests are answered 401 at once, every other role's {SLOW_S:g} s late:"
+        " the outage ends the turn while the other specialists are still at work",
+    ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
     "unauthorized": (False, "every request is answered 401 (the key is refused)"),
@@ -658,6 +663,10 @@ def with_long_key(content: str) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+LONE_OUTAGE = "lone_outage"
+"""``lone_outage:ROLE``: the one fault that names a role and acts on every request (the
+role's fail, the others' are slowed), so the outage lands while the others still work."""
+
 HTTP = "http"
 """``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
 request is answered with HTTP status CODE, 400 to 599, so every status class of the
@@ -679,6 +688,8 @@ class ModelFault:
 
     def applies(self, conversation: Conversation) -> bool:
         """Whether it applies to this request."""
+        if self.kind == LONE_OUTAGE:  # the role's requests fail, the others' are slowed
+            return True
         return self.role is None or conversation.prompt.role == self.role
 
 
@@ -801,6 +812,10 @@ class ScriptedModel:
             return HttpError(
                 fault.status, f"scripted: status {fault.status}", retry_after=retry_after
             )
+        if kind == LONE_OUTAGE:
+            if conversation.prompt.role == fault.role:
+                return HttpError(401, "scripted: invalid api key")
+            return _slowed(competent(conversation))
         if kind == "bad_request":
             return HttpError(400, "scripted: the request is malformed")
         if kind == "unauthorized":
