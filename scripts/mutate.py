@@ -2338,6 +2338,31 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=MODEL_TESTS,
     ),
     M(
+        "false_promise_drafts_the_plan",
+        SCRIPTED,
+        '                draft = _draft(conversation.prompt, plan="reissue")',
+        "                draft = _draft(conversation.prompt)",
+        "false_promise drafts the reply of the plan given (m53 puts nothing to the guard)",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "cited_draft_cites_nothing",
+        SCRIPTED,
+        '                draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"',
+        "                draft = _draft(conversation.prompt)",
+        "cited_draft drafts without the evidence id (m55 puts nothing to the guard)",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "lone_outage_fails_every_role",
+        SCRIPTED,
+        "            if conversation.prompt.role == fault.role:\n"
+        '                return HttpError(401, "scripted: invalid api key")',
+        '            if True:\n                return HttpError(401, "scripted: invalid api key")',
+        "lone_outage fails every role's requests (no specialist is left at work to cancel)",
+        tests=MODEL_TESTS,
+    ),
+    M(
         "scripted_fault_hits_every_role",
         SCRIPTED,
         "return self.role is None or conversation.prompt.role == self.role",
