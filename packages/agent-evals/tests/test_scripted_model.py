@@ -7,6 +7,7 @@ obeys instructions in text the prompt did not mark as data; and it misbehaves as
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -486,6 +487,9 @@ def test_the_draft_faults_leave_the_specialists_alone() -> None:
 
 def test_a_lone_outage_fails_its_role_at_once_and_slows_the_others() -> None:
     model = ScriptedModel(parse_model_fault("lone_outage:order_agent"))
+    started = time.monotonic()
+    first = model(request("policy_agent"))  # before the outage: it waits for it, at most 1 s
+    assert isinstance(first, ToolCalls) and time.monotonic() - started >= 0.9
     failed = model(request("order_agent"))
     assert isinstance(failed, HttpError) and failed.status == 401
     for role in ("logistics_agent", "policy_agent"):

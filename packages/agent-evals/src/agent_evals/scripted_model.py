@@ -544,8 +544,8 @@ FAULTS: dict[str, tuple[bool, str]] = {
     ),
     "lone_outage": (
         True,
-        f"the role's requests are answered 401 at once, every other role's {SLOW_S:g} s late:"
-        " the outage ends the turn while the other specialists are still at work",
+        f"the role's requests are answered 401 at once, every other role's after that and"
+        f" {SLOW_S:g} s late: the outage ends the turn while the others are still at work",
     ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
@@ -666,6 +666,9 @@ def with_long_key(content: str) -> str:
 LONE_OUTAGE = "lone_outage"
 """``lone_outage:ROLE``: the one fault that names a role and acts on every request (the
 role's fail, the others' are slowed), so the outage lands while the others still work."""
+OUTAGE_WAIT_S = 1.0
+"""How long another role's request of a ``lone_outage`` run waits for the outage at most
+(it is answered :data:`SLOW_S` late after it)."""
 
 HTTP = "http"
 """``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
@@ -766,6 +769,8 @@ class ScriptedModel:
         """Tool calls of its own that a request's history repeated otherwise than it made
         them (another name or arguments string under the id it gave), or that it never
         made: the history an agent sends back must repeat the model's calls verbatim."""
+        self._outage = threading.Event()
+        """Set once a ``lone_outage`` role's request was answered with its failure."""
 
     def _check_history(self, conversation: Conversation) -> None:
         with self._lock:
@@ -814,7 +819,11 @@ class ScriptedModel:
             )
         if kind == LONE_OUTAGE:
             if conversation.prompt.role == fault.role:
+                self._outage.set()
                 return HttpError(401, "scripted: invalid api key")
+            # Whatever order the requests arrive in, the others answer only after the
+            # outage, and late: the agent must cancel them in that time.
+            self._outage.wait(OUTAGE_WAIT_S)
             return _slowed(competent(conversation))
         if kind == "bad_request":
             return HttpError(400, "scripted: the request is malformed")
