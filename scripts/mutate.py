@@ -2356,7 +2356,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lone_outage_fails_every_role",
         SCRIPTED,
-        "            if conversation.prompt.role == fault.role:\n                self._outage.set()",
+        "            if conversation.prompt.role == fault.role:\n"
+        "                self._outage.set()",
         "            if True:\n                self._outage.set()",
         "lone_outage fails every role's requests (no specialist is left at work to cancel)",
         tests=MODEL_TESTS,
