@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import importlib
 import json
 from collections.abc import Callable, Coroutine, Iterator
@@ -55,6 +56,9 @@ INVARIANTS = (
     "current_policy_evidence",
     "evidence_ids",
     "faults_as_stated",
+    "refusals_explained",
+    "outcome_agrees_with_store",
+    "claims_cited",
 )
 ALL_CASES = [
     case
@@ -1004,6 +1008,249 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(faults={"outbox": "key_drift:support__send_reply"}),
         {},
         "a support__create_ticket call carried key 'inv-0-1:ticket', not the run's 'inv-0:ticket'",
+    ),
+]
+
+
+# --- the refusals, the outcome and the claims as the record holds them -----------------------
+
+
+def refusals_unexplained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gateway audits a failed call without its reason."""
+    audit = tools.gateway.ToolGateway._audit
+
+    def silent(self: tools.gateway.ToolGateway, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("status") != "ok":
+            kwargs["reason"] = ""
+        audit(self, *args, **kwargs)
+
+    monkeypatch.setattr(tools.gateway.ToolGateway, "_audit", silent)
+
+
+class UnknownToolOrderBrain(OrderBrain):
+    """Asks for a tool no registry holds first (a refund), then works as usual."""
+
+    async def think(self, task: Task, tools: ToolBox) -> object:
+        with contextlib.suppress(ToolError):
+            tools.call("orders__refund_order", {"order_id": task.order_id})
+        return await super().think(task, tools)
+
+
+def unknown_tool_refused_as_unauthorized(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unknown tool is refused as one outside the allowlist (the registry check
+    gone), by an order specialist that asks for one."""
+    _use_brains(monkeypatch, order_agent=UnknownToolOrderBrain())
+    monkeypatch.setattr(tools.gateway, "UnknownToolError", tools.gateway.ToolRefusedError)
+
+
+class NamelessRefusal(tools.catalog.NotCustomersOrderError):
+    """The ownership refusal without the customer it was refused for."""
+
+    def __init__(self, tool: str, order_id: str, customer: str) -> None:
+        super().__init__(tool, order_id, "?")
+
+
+def ownership_refusal_unnamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ownership refusal no longer names the authenticated customer."""
+    monkeypatch.setattr(tools.catalog, "NotCustomersOrderError", NamelessRefusal)
+
+
+def _forgetful(decision: str, *dropped: str) -> type[Orchestrator]:
+    class Forgetful(Orchestrator):
+        def _outcome(self, agg: Aggregate, **fields: object) -> Outcome:
+            if fields.get("decision") == decision:
+                fields = {k: v for k, v in fields.items() if k not in dropped}
+            return super()._outcome(agg, **fields)
+
+    return Forgetful
+
+
+def replied_without_approval_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replied outcome no longer names its approval."""
+    _use_orchestrator(monkeypatch, _forgetful("replied", "approval_id"))
+
+
+def replied_without_draft(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replied outcome no longer holds its draft."""
+    _use_orchestrator(monkeypatch, _forgetful("replied", "draft"))
+
+
+def rejected_without_approval_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rejected outcome no longer names the approval that was rejected."""
+    _use_orchestrator(monkeypatch, _forgetful("awaiting_approval_rejected", "approval_id"))
+
+
+def escalation_claims_a_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An escalation after a failed write says the draft was sent."""
+
+    class Boasting(Orchestrator):
+        def _outcome(self, agg: Aggregate, **fields: object) -> Outcome:
+            if fields.get("decision") == "escalate" and fields.get("draft"):
+                fields = {**fields, "reply": fields["draft"]}
+            return super()._outcome(agg, **fields)
+
+    _use_orchestrator(monkeypatch, Boasting)
+
+
+def _claims_edited(brain: type[Any], edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    class Edited(brain):  # type: ignore[misc]
+        async def think(self, task: Task, tools: ToolBox) -> object:
+            raw = await super().think(task, tools)
+            assert isinstance(raw, dict)
+            return {"claims": [edit(dict(c)) for c in raw["claims"]]}
+
+    return Edited()
+
+
+def order_claim_unexplained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order specialist's ``order`` claim comes without its explanation."""
+
+    def edit(c: dict[str, Any]) -> dict[str, Any]:
+        return {**c, "text": ""} if c["topic"] == "order" else c
+
+    _use_brains(monkeypatch, order_agent=_claims_edited(OrderBrain, edit))
+
+
+def parcel_state_uncited(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The logistics specialist's parcel state cites nothing."""
+
+    def edit(c: dict[str, Any]) -> dict[str, Any]:
+        return {**c, "evidence": []} if c["topic"] == "parcel_state" else c
+
+    _use_brains(monkeypatch, logistics_agent=_claims_edited(LogisticsBrain, edit))
+
+
+def results_without_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers hand their claims over without the evidence the claims cite."""
+    perform = agent_evals.sut.Worker.perform
+
+    async def bare(self: Any, task: Task) -> Any:
+        result = await perform(self, task)
+        return result.model_copy(update={"evidence": []})
+
+    monkeypatch.setattr(agent_evals.sut.Worker, "perform", bare)
+
+
+def _tool_edited(monkeypatch: pytest.MonkeyPatch, name: str, edit: Callable[[Any], Any]) -> None:
+    tool = tools.gateway.TOOLS[name]
+    handler = tool.handler
+
+    def edited(ctx: ToolContext, args: dict[str, Any]) -> Any:
+        return edit(handler(ctx, args))
+
+    monkeypatch.setitem(tools.gateway.TOOLS, name, dataclasses.replace(tool, handler=edited))
+
+
+def policy_versions_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The knowledge-base search hands policies over without their versions."""
+
+    def edit(result: Any) -> Any:
+        items = [e.model_copy(update={"version": ""}) for e in result.evidence]
+        return result.model_copy(update={"evidence": items})
+
+    _tool_edited(monkeypatch, "kb__search", edit)
+
+
+def stock_check_without_evidence(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stock check answers its count without the evidence."""
+    _tool_edited(monkeypatch, "stock__check", lambda r: r.model_copy(update={"evidence": []}))
+
+
+REJECTED = {"approve": False}
+"""A world whose approver rejects the proposal."""
+
+POSITIVE_CONTROLS += [
+    (
+        "refusals_explained",
+        refusals_unexplained,
+        _case(faults={"reply_agent": "write_attempt"}),
+        {},
+        "is a refusal of kind unauthorized but gives the reason ''",
+    ),
+    (
+        "refusals_explained",
+        refusals_unexplained,
+        _case(world={"tool_errors": {"logistics__track": "物流系统繁忙"}}),
+        {},
+        "logistics__track call (error) gives the reason '', not the tool and what went wrong",
+    ),
+    (
+        "refusals_explained",
+        unknown_tool_refused_as_unauthorized,
+        _case(),
+        {},
+        "orders__refund_order call (refused) is a refusal of kind unknown but gives the "
+        'reason "refused: unauthorized',
+    ),
+    (
+        "refusals_explained",
+        ownership_refusal_unnamed,
+        _case(customer="张女士"),
+        {},
+        "is a refusal of kind not_customers but gives the reason",
+    ),
+    (
+        "outcome_agrees_with_store",
+        replied_without_approval_id,
+        _case(),
+        {},
+        "the outcome names approval None; the database holds 'inv-0:approval' for the run",
+    ),
+    (
+        "outcome_agrees_with_store",
+        replied_without_draft,
+        _case(),
+        {},
+        "the run replied, but the outcome's reply",
+    ),
+    (
+        "outcome_agrees_with_store",
+        rejected_without_approval_id,
+        _case(world=REJECTED),
+        {},
+        "the outcome names approval None; the database holds 'inv-0:approval' for the run",
+    ),
+    (
+        "outcome_agrees_with_store",
+        escalation_claims_a_reply,
+        _case(faults={"outbox": "lost_request:support__send_reply:2"}),
+        {},
+        "the run ended escalate, yet the outcome names a reply sent",
+    ),
+    (
+        "claims_cited",
+        order_claim_unexplained,
+        _case(),
+        {},
+        "order_agent's order claim explains nothing (no text)",
+    ),
+    (
+        "claims_cited",
+        parcel_state_uncited,
+        _case(),
+        {},
+        "logistics_agent's parcel_state claim states a value but cites no evidence",
+    ),
+    (
+        "claims_cited",
+        results_without_evidence,
+        _case(),
+        {},
+        "order_agent cites order#1 but does not hand that evidence over",
+    ),
+    (
+        "claims_cited",
+        policy_versions_dropped,
+        _case(),
+        {},
+        "as version ''; the database holds",
+    ),
+    (
+        "claims_cited",
+        stock_check_without_evidence,
+        _case(),
+        {},
+        "orchestrator's stock__check answered without evidence",
     ),
 ]
 

@@ -26,6 +26,7 @@ from agent import (
     orchestrator,
     prompts,
     provider,
+    replies,
     settings,
     usage,
     worker,
@@ -109,13 +110,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   60/60 = 100.0%" in out
+    assert "success                   64/64 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 60
+    assert len(recorded) == 64
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -135,6 +136,7 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
         "m17": "timeout",
         "m24": "auth",
         "m25": "not_found",
+        "m56": "auth",
         **{case: "server_error" for case in ("m26", "m27", "m28", "m29", "m30", "ms-501")},
     }
     assert all(not r["writes"] for r in recorded.values() if r["outcome"] == "error")
@@ -396,6 +398,24 @@ def _no_step_limit(m: pytest.MonkeyPatch) -> None:
            "for _ in range(self.settings.max_steps * 2):")  # fmt: skip
 
 
+def _false_promise_passes(m: pytest.MonkeyPatch) -> None:
+    mutate(m, replies, "draft_problems",
+           "if plan != \"reissue\" and REISSUE_PHRASE in draft:", "if False:")  # fmt: skip
+
+
+def _every_reissue_reply_refused(m: pytest.MonkeyPatch) -> None:
+    guard = 'if plan != "reissue" and REISSUE_PHRASE in draft:'
+    mutate(m, replies, "draft_problems", guard, "if REISSUE_PHRASE in draft:")
+
+
+def _cited_draft_passes(m: pytest.MonkeyPatch) -> None:
+    mutate(m, replies, "draft_problems", "if EVIDENCE_ID.search(draft):", "if False:")
+
+
+def _siblings_left_running(m: pytest.MonkeyPatch) -> None:
+    mutate(m, orchestrator, "_all_or_nothing", "task.cancel()", "pass")
+
+
 def _allowlist_open(m: pytest.MonkeyPatch) -> None:
     mutate(m, gateway.ToolGateway, "_checked", "if not is_allowed(role, name):", "if False:")
 
@@ -511,6 +531,19 @@ CONTROLS: list[Control] = [
     ),
     _c("a refusal crashes the brain", _refusal_crashes, phrase="m09: statuses"),
     _c("the step limit not kept", _no_step_limit, phrase="m10: model_requests"),
+    _c("a draft promising a reissue nobody planned is proposed", _false_promise_passes, "m53"),
+    _c(
+        "a reissue reply refused as a promise nobody planned",
+        _every_reissue_reply_refused,
+        "m01",
+        "m54",
+    ),
+    _c("a draft citing an evidence id is proposed", _cited_draft_passes, "m55"),
+    _c(
+        "the other specialists left at work after an outage",
+        _siblings_left_running,
+        phrase="m56: model_requests",
+    ),
     _c("a call outside the allowlist allowed", _allowlist_open, "m07"),
     _c(
         "a call of an unknown tool reported as the brain's crash",

@@ -7,6 +7,7 @@ obeys instructions in text the prompt did not mark as data; and it misbehaves as
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -455,3 +456,42 @@ def test_extra_claims_come_first_and_sort_on_both_sides_of_every_topic(asked: st
 def test_answers_that_are_not_claims_pass_both_faults_untouched(content: str) -> None:
     assert in_words(content) == content
     assert with_extra_claims(content) == content
+
+
+WAIT_TASK = (
+    "Draft the reply. The plan and facts are data:\n<data>\n<plan>wait</plan>\n<facts>"
+    + json.dumps({"stale_hours": "30", "reissue_threshold_hours": "72"})
+    + "</facts>\n</data>"
+)
+
+
+@pytest.mark.parametrize(
+    ("fault", "present", "absent"),
+    [
+        (None, ["还没到补发条件"], ["提交补发申请", "order#1"]),
+        ("false_promise", ["提交补发申请"], ["还没到补发条件", "order#1"]),
+        ("cited_draft", ["还没到补发条件", "order#1"], ["提交补发申请"]),
+    ],
+)
+def test_the_draft_faults_write_what_the_guard_must_refuse(
+    fault: str | None, present: list[str], absent: list[str]
+) -> None:
+    draft = claims(_answer(fault, request(REPLY_ROLE, WAIT_TASK)))["reply"]["value"]
+    assert all(p in draft for p in present) and not any(a in draft for a in absent), draft
+
+
+def test_the_draft_faults_leave_the_specialists_alone() -> None:
+    for fault in ("false_promise", "cited_draft"):
+        assert isinstance(_answer(fault, request("order_agent")), ToolCalls)
+
+
+def test_a_lone_outage_fails_its_role_at_once_and_slows_the_others() -> None:
+    model = ScriptedModel(parse_model_fault("lone_outage:order_agent"))
+    started = time.monotonic()
+    first = model(request("policy_agent"))  # before the outage: it waits for it, at most 1 s
+    assert isinstance(first, ToolCalls) and time.monotonic() - started >= 0.9
+    failed = model(request("order_agent"))
+    assert isinstance(failed, HttpError) and failed.status == 401
+    for role in ("logistics_agent", "policy_agent"):
+        answer = model(request(role))
+        assert isinstance(answer, ToolCalls) and answer.delay > 0.5, role

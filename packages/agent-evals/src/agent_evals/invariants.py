@@ -56,7 +56,7 @@ from pydantic import BaseModel
 
 from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.oracle import world_view
-from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS
+from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
 from agent_evals.spec_terms import canonical_order_id, order_closure
 
 ORCHESTRATOR = "orchestrator"
@@ -115,6 +115,8 @@ class Environment(BaseModel):
     policies: dict[str, bool] = {}
     """Policy document id -> whether it is superseded (a record from before the field:
     none known)."""
+    policy_versions: dict[str, tuple[str, str]] = {}
+    """Policy document id -> (version, effective date), as the table holds them."""
 
     def writes(self) -> list[tuple[str, str, str]]:
         """Every write as (kind, order id, idempotency key), tickets first."""
@@ -1143,3 +1145,259 @@ def faults_as_stated(case: Case, run: Run) -> CheckOutput:
     if environment_of(run) is None or not case.faults:
         return None
     return _verdict(fault_problems(case, run) + key_drift_problems(case, run))
+
+
+# --- 11. every refusal's audit row names its kind and its reason ----------------------------
+
+SPEC_ALLOWLISTS: dict[str, frozenset[str]] = {
+    "order_agent": frozenset({"orders__get_order", "stock__check"}),
+    "logistics_agent": frozenset({"logistics__track"}),
+    "policy_agent": frozenset({"kb__search"}),
+    "reply_agent": frozenset(),
+    ORCHESTRATOR: frozenset(
+        {"stock__check", "support__create_ticket", "support__send_reply", "support__find_write"}
+    ),
+}
+"""Role -> the tools it may call, as the spec's allowlist table states them (docs/models.md),
+fixed here, never read from the allowlists under test."""
+SPEC_TOOLS: frozenset[str] = frozenset().union(*SPEC_ALLOWLISTS.values())
+"""Every tool the registry holds (the allowlists name each one)."""
+UNKNOWN_KIND = "unknown"
+"""The audit's kind of a call of a tool no registry holds."""
+
+
+def expected_refusal(call: AuditCall) -> str:
+    """What a refused call was refused for, from the spec alone: ``unknown`` (no tool of
+    that name), ``unauthorized`` (outside the role's allowlist) or ``not_customers``
+    (the order it names belongs to another customer than the authenticated one)."""
+    if call.tool not in SPEC_TOOLS:
+        return "unknown"
+    if call.tool not in SPEC_ALLOWLISTS.get(call.role, frozenset()):
+        return "unauthorized"
+    return "not_customers"
+
+
+def refusal_problems(audit: Sequence[AuditCall], customer: str | None) -> list[str]:
+    """Every audit row that misstates a call that did not end ``ok``: the kind and the
+    ``allowed`` flag (a refused call is not allowed, any other is), and the reason, which
+    names the refusal's kind and what it concerns (role, tool, order, customer), or for
+    any other failure the tool and what went wrong."""
+    problems: list[str] = []
+    for call in audit:
+        where = f"the audit row of {call.role}'s {call.tool} call ({call.status})"
+        known = call.tool in SPEC_TOOLS
+        if (call.kind == UNKNOWN_KIND) == known:
+            problems.append(
+                f"{where} has kind {call.kind!r}, though the tool is "
+                f"{'' if known else 'not '}one the registry holds"
+            )
+        if call.allowed == (call.status == "refused"):
+            problems.append(f"{where} says allowed={call.allowed}")
+        if call.status == "ok":
+            continue
+        if call.status != "refused":
+            detail = call.reason.partition(":")[2].strip()
+            if repr(call.tool) not in call.reason or not detail:
+                problems.append(
+                    f"{where} gives the reason {call.reason!r}, not the tool and what went wrong"
+                )
+            continue
+        kind = expected_refusal(call)
+        if kind == "unknown":
+            words = ["unknown tool", repr(call.role), repr(call.tool)]
+        elif kind == "unauthorized":
+            words = ["unauthorized", repr(call.role), repr(call.tool)]
+        else:
+            order = _order_of(call)
+            words = ["does not belong to customer", repr(call.tool), repr(order), repr(customer)]
+        missing = [w for w in words if w not in call.reason]
+        if missing:
+            problems.append(
+                f"{where} is a refusal of kind {kind} but gives the reason {call.reason!r}"
+                f" (missing {', '.join(missing)})"
+            )
+    return problems
+
+
+@check(kind="trajectory", name="refusals_explained")
+def refusals_explained(case: Case, run: Run) -> CheckOutput:
+    """Every call that did not end ``ok`` is audited with what the operator needs: a
+    refused call is marked not allowed (and no other call is), its kind is ``unknown``
+    exactly when no tool of its name exists, and its reason names the refusal's kind as
+    the spec derives it (:func:`expected_refusal`: an unknown tool, a tool outside the
+    role's allowlist, another customer's order) with the role, tool, order and customer it
+    concerns; any other failure's reason names the tool and what went wrong."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    return _verdict(refusal_problems(audit_of(run), authenticated_customer(case)))
+
+
+# --- 12. the outcome agrees with the store and with itself --------------------------------
+
+REPLY_MARK = "回复："
+"""What precedes the drafted reply in an approval's summary (the approver reads it)."""
+
+
+def outcome_problems(run: Run, env: Environment) -> list[str]:
+    """How the outcome misstates the run: the approval it names is not the one the
+    database holds for the run; a ``replied`` run's reply is not its draft and the reply
+    the database holds, or another decision names a reply; the draft is not the one the
+    approver was shown, or not what the reply writer drafted."""
+    said = run.detail.get(OUTCOME)
+    said = said if isinstance(said, dict) else {}
+    problems: list[str] = []
+    held = env.approvals[-1] if env.approvals else None
+    named = said.get("approval_id")
+    if named != (held.id if held else None):
+        problems.append(
+            f"the outcome names approval {named!r}; the database holds "
+            f"{repr(held.id) if held else 'none'} for the run"
+        )
+    reply = said.get("reply")
+    sent = env.replies[-1].text if env.replies else None
+    if run.outcome == "replied":
+        if reply is None or reply != run.draft or reply != sent:
+            problems.append(
+                f"the run replied, but the outcome's reply {_short(reply)}, its draft "
+                f"{_short(run.draft)} and the reply sent {_short(sent)} are not one text"
+            )
+        if held is None or held.status != "approved":
+            problems.append("the run replied without an approved approval in the database")
+    elif reply is not None:
+        problems.append(f"the run ended {run.outcome}, yet the outcome names a reply sent")
+    if run.outcome == "awaiting_approval_rejected" and (held is None or held.status == "approved"):
+        problems.append("the run awaits a rejected approval, but the database holds none rejected")
+    if held is not None and REPLY_MARK in held.summary:
+        shown = held.summary.partition(REPLY_MARK)[2]
+        if run.draft != shown:
+            problems.append(
+                f"the approver was shown the draft {_short(shown)}, the outcome says "
+                f"{_short(run.draft)}"
+            )
+    drafted = _drafted(bus_of(run))
+    if drafted and not (run.draft or "").startswith(drafted):
+        problems.append(
+            f"the reply writer drafted {_short(drafted)}, the outcome's draft is "
+            f"{_short(run.draft)}"
+        )
+    return problems
+
+
+def _short(text: str | None) -> str:
+    return "none" if text is None else _quote(text, 40)
+
+
+def _drafted(bus: Sequence[BusMessage]) -> str:
+    """The reply the reply writer last drafted (a delivered ``ok`` result's ``reply``
+    claim; empty: none)."""
+    drafted = ""
+    for m in bus:
+        if m.kind != "result" or m.status != "delivered" or m.payload.get("status") != "ok":
+            continue
+        for claim in m.payload.get("claims") or []:
+            if isinstance(claim, dict) and claim.get("topic") == "reply":
+                drafted = str(claim.get("value") or "")
+    return drafted
+
+
+@check(kind="outcome", name="outcome_agrees_with_store")
+def outcome_agrees_with_store(case: Case, run: Run) -> CheckOutput:
+    """What the orchestrator returns agrees with the database and with itself: it names
+    the approval the database holds for the run (none when none was asked); a ``replied``
+    run's reply is its draft and the reply the database holds, under an approved
+    approval; no other decision names a reply; a rejected run's approval is not approved;
+    the draft is the one the approver was shown, and begins with what the reply writer
+    drafted (the screen-off path may append to it)."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    return _verdict(outcome_problems(run, env))
+
+
+# --- 13. every claim is explained and cited, its evidence as the tool gives it -------------
+
+UNCITED_TOPICS: frozenset[str] = frozenset({"request"})
+"""Claims of an evidence role that rest on no tool read: the customer's own words."""
+READS_NOTHING = "reply_agent"
+"""The role that calls no tool (it drafts from the facts it is given): nothing to cite."""
+
+
+def claim_problems(
+    bus: Sequence[BusMessage], faulted: Iterable[str], env: Environment
+) -> list[str]:
+    """Every delivered ``ok`` result whose claims or evidence are incomplete: a claim
+    without an explanation; a claim with a value about the world (not
+    :data:`UNCITED_TOPICS`) that cites nothing; a cited id the result does not hand over,
+    or handed-over evidence no claim cites; a policy excerpt without its document's
+    version and effective date (and ``已废止`` exactly when the database marks it
+    superseded). A faulted role's own additions are judged by ``faults_as_stated``."""
+    skipped = set(faulted)
+    problems: list[str] = []
+    for m in bus:
+        if m.kind != "result" or m.status != "delivered" or m.payload.get("status") != "ok":
+            continue
+        if m.sender in skipped:
+            continue
+        claims = [c for c in m.payload.get("claims") or [] if isinstance(c, dict)]
+        handed = {
+            str(e.get("id")): e for e in m.payload.get("evidence") or [] if isinstance(e, dict)
+        }
+        cited: set[str] = set()
+        for claim in claims:
+            topic, evidence = claim.get("topic"), list(claim.get("evidence") or [])
+            cited.update(str(e) for e in evidence)
+            if not str(claim.get("text") or "").strip():
+                problems.append(f"{m.sender}'s {topic} claim explains nothing (no text)")
+            stated = claim.get("value") is not None and topic not in UNCITED_TOPICS
+            if stated and m.sender != READS_NOTHING and not evidence:
+                problems.append(f"{m.sender}'s {topic} claim states a value but cites no evidence")
+        for eid in sorted(cited - set(handed)):
+            problems.append(f"{m.sender} cites {eid} but does not hand that evidence over")
+        for eid in sorted(set(handed) - cited):
+            problems.append(f"{m.sender} hands over {eid}, which no claim cites")
+        for eid, item in sorted(handed.items()):
+            found = POLICY_EVIDENCE.match(eid)
+            doc = env.policy_versions.get(found.group(1)) if found else None
+            if doc is None:
+                continue
+            version = str(item.get("version") or "")
+            superseded = env.policies.get(found.group(1) if found else "", False)
+            wanted = f"{doc[0]} ({doc[1]}"
+            if not version.startswith(wanted) or ("已废止" in version) != superseded:
+                problems.append(
+                    f"{m.sender} hands over {eid} as version {version!r}; the database holds "
+                    f"{doc[0]} of {doc[1]}{', superseded' if superseded else ''}"
+                )
+    return problems
+
+
+def read_evidence_problems(audit: Sequence[AuditCall], env: Environment) -> list[str]:
+    """Read calls that answered without the evidence their tool promises: a stock check
+    always returns its count as evidence; an order look-up of an order the database holds
+    (and the caller may see) returns the order."""
+    problems: list[str] = []
+    for call in audit:
+        if call.kind != "read" or call.status != "ok" or call.chars_read > 0:
+            continue
+        if call.tool == "stock__check":
+            problems.append(f"{call.role}'s stock__check answered without evidence")
+        elif call.tool == "orders__get_order" and _order_of(call) in env.orders:
+            problems.append(
+                f"{call.role}'s look-up of order {_order_of(call)} answered without evidence"
+            )
+    return problems
+
+
+@check(kind="outcome", name="claims_cited")
+def claims_cited(case: Case, run: Run) -> CheckOutput:
+    """Every claim a specialist hands over is explained and, when it states a fact about
+    the world, cited; a result hands over exactly the evidence its claims cite, policy
+    evidence with its document's version; and every read answers with the evidence its
+    tool promises (:func:`claim_problems`, :func:`read_evidence_problems`)."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    faulted = [role for role in case.faults if role not in ROLE_FAULT_SKIPPED]
+    problems = claim_problems(bus_of(run), faulted, env)
+    return _verdict(problems + read_evidence_problems(audit_of(run), env))

@@ -182,6 +182,11 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     return facts
 
 
+OUTCOME = "outcome"
+"""The ``detail`` key of what the orchestrator's outcome says beyond the record's own
+fields (:func:`build_run`): the approval it names (``approval_id``) and the reply it says
+was sent (``reply``), for the ``outcome_agrees_with_store`` invariant."""
+
 ENVIRONMENT = "environment"
 """The ``detail`` key of what the database holds for the invariants
 (:mod:`agent_evals.invariants`): see :func:`environment`."""
@@ -242,6 +247,12 @@ def environment(store: Store, stock_before: Mapping[str, int] | None) -> dict[st
             str(row["id"]): bool(row["superseded"])
             for row in store.db.query("SELECT id, superseded FROM policies ORDER BY id")
         },
+        "policy_versions": {
+            str(row["id"]): [str(row["version"]), str(row["effective_date"])]
+            for row in store.db.query(
+                "SELECT id, version, effective_date FROM policies ORDER BY id"
+            )
+        },
     }
 
 
@@ -297,6 +308,7 @@ def build_run(
             **detail,
             "trace_id": outcome.trace_id,
             "handover": outcome.handover.model_dump() if outcome.handover else None,
+            OUTCOME: {"approval_id": outcome.approval_id, "reply": outcome.reply},
             "statuses": outcome.statuses,
             "bus": [m.model_dump(mode="json") for m in log],
             "audit": [e.model_dump(mode="json") for e in audit],

@@ -434,13 +434,13 @@ def _obey(instruction: str, conversation: Conversation) -> ToolCalls | None:
     return _call(tool, {"order_id": order_id}, conversation)
 
 
-def _draft(prompt: Prompt) -> str:
-    """The reply a careful writer drafts from the plan and facts, using the phrases the
-    prompt asks for."""
+def _draft(prompt: Prompt, plan: str | None = None) -> str:
+    """The reply a careful writer drafts from the plan (``plan``: this one instead of the
+    task's) and facts, using the phrases the prompt asks for."""
     facts = json.loads(_tag(prompt.task, "facts") or "{}")
     stale = facts.get("stale_hours", "?")
     threshold = facts.get("reissue_threshold_hours", "?")
-    if (_tag(prompt.task, "plan") or "").strip() == "reissue":
+    if (plan or _tag(prompt.task, "plan") or "").strip() == "reissue":
         phrase = prompt.phrase("that we have")
         return (
             f"您好，您的包裹物流信息已经 {stale} 小时没有更新，达到补发条件（{threshold} 小时），"
@@ -495,6 +495,9 @@ names, one sorting before every topic of the specialists' prompts (``confidence`
 ``stale_hours``, ``sku`` …), so an agent that picks a claim by anything but its exact
 topic picks one of these."""
 
+CITED_EVIDENCE = "order#1"
+"""What a ``cited_draft`` reply cites: an evidence id, which a customer must never read."""
+
 NUMERALS = str.maketrans("0123456789", "〇一二三四五六七八九")
 """Digit -> its Chinese numeral (what a ``numbers_in_words`` answer writes)."""
 
@@ -529,6 +532,20 @@ FAULTS: dict[str, tuple[bool, str]] = {
         True,
         "its final answers state every value written in digits alone in Chinese numerals,"
         " digit by digit (72 -> 七二): a number the agent may not read",
+    ),
+    "false_promise": (
+        False,
+        "the reply writer drafts the reissue reply whatever the plan (it says a reissue was"
+        " filed when none is planned)",
+    ),
+    "cited_draft": (
+        False,
+        f"the reply writer's draft ends citing an evidence id ({CITED_EVIDENCE})",
+    ),
+    "lone_outage": (
+        True,
+        f"the role's requests are answered 401 at once, every other role's after that and"
+        f" {SLOW_S:g} s late: the outage ends the turn while the others are still at work",
     ),
     "bad_request": (True, "every request is answered 400 (a request the agent got wrong)"),
     "rate_limited_once": (True, "the first request is answered 429 with Retry-After"),
@@ -646,6 +663,13 @@ def with_long_key(content: str) -> str:
     return json.dumps(data, ensure_ascii=False)
 
 
+LONE_OUTAGE = "lone_outage"
+"""``lone_outage:ROLE``: the one fault that names a role and acts on every request (the
+role's fail, the others' are slowed), so the outage lands while the others still work."""
+OUTAGE_WAIT_S = 1.0
+"""How long another role's request of a ``lone_outage`` run waits for the outage at most
+(it is answered :data:`SLOW_S` late after it)."""
+
 HTTP = "http"
 """``http:CODE`` (every request) or ``http:CODE:ROLE`` (that specialist's requests): the
 request is answered with HTTP status CODE, 400 to 599, so every status class of the
@@ -667,6 +691,8 @@ class ModelFault:
 
     def applies(self, conversation: Conversation) -> bool:
         """Whether it applies to this request."""
+        if self.kind == LONE_OUTAGE:  # the role's requests fail, the others' are slowed
+            return True
         return self.role is None or conversation.prompt.role == self.role
 
 
@@ -743,6 +769,8 @@ class ScriptedModel:
         """Tool calls of its own that a request's history repeated otherwise than it made
         them (another name or arguments string under the id it gave), or that it never
         made: the history an agent sends back must repeat the model's calls verbatim."""
+        self._outage = threading.Event()
+        """Set once a ``lone_outage`` role's request was answered with its failure."""
 
     def _check_history(self, conversation: Conversation) -> None:
         with self._lock:
@@ -789,6 +817,14 @@ class ScriptedModel:
             return HttpError(
                 fault.status, f"scripted: status {fault.status}", retry_after=retry_after
             )
+        if kind == LONE_OUTAGE:
+            if conversation.prompt.role == fault.role:
+                self._outage.set()
+                return HttpError(401, "scripted: invalid api key")
+            # Whatever order the requests arrive in, the others answer only after the
+            # outage, and late: the agent must cancel them in that time.
+            self._outage.wait(OUTAGE_WAIT_S)
+            return _slowed(competent(conversation))
         if kind == "bad_request":
             return HttpError(400, "scripted: the request is malformed")
         if kind == "unauthorized":
@@ -850,6 +886,14 @@ class ScriptedModel:
             return replace(answer, content=with_extra_claims(answer.content))
         if kind == "numbers_in_words" and isinstance(answer, Reply):
             return replace(answer, content=in_words(answer.content))
+        drafting = isinstance(answer, Reply) and not conversation.offered
+        if kind in ("false_promise", "cited_draft") and drafting:
+            topic = conversation.prompt.topics[0] if conversation.prompt.topics else "reply"
+            if kind == "false_promise":
+                draft = _draft(conversation.prompt, plan="reissue")
+            else:
+                draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"
+            return _answer([_claim(topic, draft, [], "回复草稿")], conversation)
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"```json\n{answer.content}\n```")
         return answer

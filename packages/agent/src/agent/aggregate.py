@@ -43,6 +43,6 @@ def aggregate(results: Sequence[WorkerResult]) -> Aggregate:
             agreed[topic] = distinct.pop()
         else:
             conflicts[topic] = by_role
-    missing = [t for t in REQUIRED_TOPICS if t not in values]
-    gaps = list(dict.fromkeys(t for t in [*unanswered, *missing] if t not in values))
+    # A topic answered with a value by any source is no gap, even if another said None.
+    gaps = list(dict.fromkeys(t for t in [*unanswered, *REQUIRED_TOPICS] if t not in values))
     return Aggregate(agreed=agreed, conflicts=conflicts, gaps=gaps)

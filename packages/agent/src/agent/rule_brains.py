@@ -146,7 +146,8 @@ class PolicyBrain:
         claims: list[Claim] = []
         others = list(result.evidence)
         if about_reissue:
-            ruling = max(about_reissue, key=lambda item: _in_force_key(documents.get(item.id)))
+            # Every item the search returns is one of its documents (kb#<document id>).
+            ruling = max(about_reissue, key=lambda item: _in_force_key(documents[item.id]))
             others.remove(ruling)
             hours = period_hours(str(documents.get(ruling.id, {}).get("body", ruling.excerpt)))
             claims.append(
@@ -171,10 +172,8 @@ class PolicyBrain:
         return _output(claims)
 
 
-def _in_force_key(doc: dict[str, object] | None) -> tuple[str, str, int]:
+def _in_force_key(doc: dict[str, object]) -> tuple[str, str, int]:
     """Orders reissue policies by when they took effect (then version, then id)."""
-    if doc is None:
-        return ("", "", 0)
     return (str(doc.get("effective_date", "")), str(doc.get("version", "")), int(str(doc["id"])))
 
 
