@@ -1004,6 +1004,27 @@ MUTANTS: tuple[Mutant, ...] = (
         JUDGE_TESTS,
     ),
     M(
+        "html_text_never_cut",
+        f"{EVALS}/report/html.py",
+        "    if len(value) > TEXT_CHARS_MAX:\n",
+        "    if False:\n",
+        "a 16 MiB reply is written into the page whole",
+    ),
+    M(
+        "html_rows_never_cut",
+        f"{EVALS}/report/html.py",
+        "    if len(values) <= ROWS_MAX:\n",
+        "    if True:\n",
+        "a run of 100,000 steps writes 100,000 rows into the page",
+    ),
+    M(
+        "others_loop_time_not_given_back",
+        f"{EVALS}/execution/runner.py",
+        "            extended = started + self.timeout_s + taken",
+        "            extended = started + self.timeout_s",
+        "a run waiting while another blocks the loop is timed out for it",
+    ),
+    M(
         "resume_ignores_the_recorded_sut",
         f"{EVALS}/cli/plan.py",
         "    if args.sut is None and not args.sut_option and old.sut_spec:",

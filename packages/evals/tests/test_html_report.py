@@ -21,6 +21,8 @@ from evals.metrics.summary import compute
 from evals.model.result import CheckResult, RunResult
 from evals.model.run import Run
 from evals.report.html import (
+    ROWS_MAX,
+    TEXT_CHARS_MAX,
     VALUE_CHARS_MAX,
     load_runs,
     render_html,
@@ -197,6 +199,24 @@ def test_a_long_nested_value_is_cut_and_says_where_the_rest_is() -> None:
     assert key == "log"
     assert len(value) < VALUE_CHARS_MAX + 200
     assert "characters; the rest in runs.jsonl" in value
+
+
+@pytest.mark.parametrize(
+    ("run", "bound"),
+    [
+        ({"reply": "长" * 1_000_000}, TEXT_CHARS_MAX + 200),  # one line of text
+        ({"reply": "长\n" * 500_000}, TEXT_CHARS_MAX + 200),  # a text block
+        ({"steps": [{"role": "r", "status": "ok"}] * 100_000}, ROWS_MAX * 40),
+        ({"tools": ["t"] * 100_000}, ROWS_MAX * 10),
+    ],
+)
+def test_no_run_grows_the_page_past_a_bound(run: dict[str, Any], bound: int) -> None:
+    """Issue 24: a 16 MiB run record (the most a run may hold) is one run's part of the
+    page, cut, with where the rest is."""
+    (section,) = trace_sections(run)
+    shown = [*section.items, *(cell for _, cells in section.rows for cell in cells)]
+    assert sum(len(text) for text in shown) < bound
+    assert any("the rest in runs.jsonl" in text or "more of" in text for text in shown)
 
 
 def test_zero_runs_render_a_page_that_says_so() -> None:

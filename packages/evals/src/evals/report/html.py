@@ -43,6 +43,12 @@ from evals.report.summary import (
 VALUE_CHARS_MAX = 3000
 """A nested value (a message log in ``detail`` …) is shown up to this many characters of
 its JSON; the rest is in the trace file, which the report names."""
+TEXT_CHARS_MAX = 20_000
+"""A text (a reply, an error) is shown up to this many characters; the rest is in the
+trace file. With :data:`ROWS_MAX`, a run's part of the page has a bound whatever the SUT
+returned (a run record itself may hold up to 16 MiB)."""
+ROWS_MAX = 300
+"""A list of a run (steps, writes, audit rows …) is shown up to this many entries."""
 
 FLAGGED_FIELDS = ("blocked", "refused", "rejected", "screened", "dropped", "denied")
 """A list field whose name holds one of these words lists refused or filtered items:
@@ -135,10 +141,25 @@ def _words(name: str) -> str:
     return name.replace("_", " ")
 
 
+def _text(value: str) -> str:
+    """A string, cut to :data:`TEXT_CHARS_MAX` characters."""
+    if len(value) > TEXT_CHARS_MAX:
+        return f"{value[:TEXT_CHARS_MAX]} … ({len(value)} characters; the rest in {RUNS_FILE})"
+    return value
+
+
+def _first(values: list[Any]) -> tuple[list[Any], str]:
+    """The first :data:`ROWS_MAX` entries, and what says how many were left out."""
+    if len(values) <= ROWS_MAX:
+        return values, ""
+    return values[:ROWS_MAX], f"… {len(values) - ROWS_MAX} more of {len(values)} in {RUNS_FILE}"
+
+
 def _cell(value: Any) -> str:
-    """A value as one line of text: strings as they are, the rest as compact JSON."""
+    """A value as one line of text: strings as they are (cut to :data:`TEXT_CHARS_MAX`),
+    the rest as compact JSON."""
     if isinstance(value, str):
-        return value
+        return _text(value)
     text = _json(value)
     if len(text) > VALUE_CHARS_MAX:
         return f"{text[:VALUE_CHARS_MAX]} … ({len(text)} characters; the rest in {RUNS_FILE})"
@@ -181,16 +202,20 @@ def trace_sections(run: Mapping[str, Any]) -> list[Section]:
             continue
         title = _words(name)
         if isinstance(value, list) and all(isinstance(v, dict) for v in value):
-            columns = list(dict.fromkeys(k for v in value for k in v))
+            shown, more = _first(value)
+            columns = list(dict.fromkeys(k for v in shown for k in v))
             whole = any(word in name for word in FLAGGED_FIELDS)
             rows = [
                 (whole or _marked(v.values()), [_cell(v.get(c, "")) for c in columns])
-                for v in value
+                for v in shown
             ]
+            if more:
+                rows.append((False, [more, *[""] * (len(columns) - 1)]))
             flagged = any(marked for marked, _ in rows)
             sections.append(Section(title, "table", columns, rows, flagged=flagged))
         elif isinstance(value, list):
-            items = [_cell(v) for v in value]
+            shown, more = _first(value)
+            items = [_cell(v) for v in shown] + ([more] if more else [])
             sections.append(Section(title, "items", items=items, flagged=_marked(value)))
         elif isinstance(value, dict):
             pairs = [
@@ -201,7 +226,7 @@ def trace_sections(run: Mapping[str, Any]) -> list[Section]:
             flagged = "error" in name or any(marked for marked, _ in pairs)
             sections.append(Section(title, "pairs", rows=pairs, flagged=flagged))
         elif isinstance(value, str) and "\n" in value:
-            sections.append(Section(title, "text", items=[value]))
+            sections.append(Section(title, "text", items=[_text(value)]))
         else:
             scalars.append((_marked([value]) or name == "error", [title, _cell(value)]))
     if scalars:
