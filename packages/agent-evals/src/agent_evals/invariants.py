@@ -53,6 +53,7 @@ from evals.checks import CheckOutput, check, join_reasons
 from evals.model.case import Case
 from evals.model.run import Run
 from pydantic import BaseModel
+from tools import TOOLS
 
 from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.oracle import world_view
@@ -1101,6 +1102,48 @@ def fault_problems(case: Case, run: Run) -> list[str]:
     return problems
 
 
+WRITE_ATTEMPT_KINDS = ("write_attempt", "hidden_write_attempt")
+"""The role faults that call a write tool before the role works (docs/cases.md)."""
+DEFAULT_WRITE_ATTEMPT_TOOL = "support__create_ticket"
+"""The tool a plain ``write_attempt`` calls (docs/cases.md, the fault table)."""
+
+
+def write_attempt_problems(case: Case, run: Run) -> list[str]:
+    """``write_attempt[:tool]`` / ``hidden_write_attempt:tool``: every attempt of the
+    role calls ``tool`` (refused by the allowlist: no role may write), with arguments
+    valid for the tool's schema, so only the allowlist stands between the attempt and the
+    handler; a call the schema refuses tests the schema instead. Read from the audit log
+    (what reached the gateway), never from the fault's own account."""
+    problems: list[str] = []
+    audit = audit_of(run)
+    for role, fault in sorted(case.faults.items()):
+        kind, _, tool = fault.partition(":")
+        if role in ROLE_FAULT_SKIPPED or kind not in WRITE_ATTEMPT_KINDS:
+            continue
+        tool = tool or DEFAULT_WRITE_ATTEMPT_TOOL
+        attempts = sum(1 for m in bus_of(run) if m.kind == "task" and m.recipient == role)
+        calls = [c for c in audit if c.role == role and c.tool == tool]
+        if len(calls) != attempts:
+            problems.append(
+                f"{role} ({fault}): {len(calls)} {tool} call(s) audited, not one per attempt"
+                f" ({attempts})"
+            )
+        for number, call in enumerate(calls, start=1):
+            if call.status != "refused":
+                problems.append(f"{role} ({fault}): {tool} call {number} was {call.status}")
+            try:
+                args: object = json.loads(call.args)
+            except ValueError:
+                args = call.args
+            invalid = TOOLS[tool].argument_errors(args) if tool in TOOLS else ["no such tool"]
+            if invalid:
+                problems.append(
+                    f"{role} ({fault}): {tool} call {number} carried arguments its schema"
+                    f" refuses ({'; '.join(invalid)})"
+                )
+    return problems
+
+
 WRITE_KINDS = {tool: kind for kind, tool in OUTBOX_TOOLS.items()}
 """Write tool -> the kind its idempotency key ends with (``ticket``, ``reply``)."""
 
@@ -1142,4 +1185,8 @@ def faults_as_stated(case: Case, run: Run) -> CheckOutput:
     names, and its verdict would say nothing about the condition named."""
     if environment_of(run) is None or not case.faults:
         return None
-    return _verdict(fault_problems(case, run) + key_drift_problems(case, run))
+    return _verdict(
+        fault_problems(case, run)
+        + write_attempt_problems(case, run)
+        + key_drift_problems(case, run)
+    )
