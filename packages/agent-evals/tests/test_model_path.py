@@ -364,8 +364,8 @@ def _history_reserialized(m: pytest.MonkeyPatch) -> None:
         m,
         openai_brain,
         "_assistant_turn",
-        "arguments = function.arguments if function is not None else json.dumps(args)",
-        "arguments = json.dumps(args)",
+        '"function": {"name": name, "arguments": function.arguments},',
+        '"function": {"name": name, "arguments": json.dumps(args)},',
     )
 
 
@@ -408,6 +408,30 @@ def _unknown_tool_a_crash(m: pytest.MonkeyPatch) -> None:
         "except (ToolRefusedError, UnknownToolError, NotCustomersOrderError)",
         "except (ToolRefusedError, NotCustomersOrderError)",
     )
+
+
+def _endpoint_dropped(m: pytest.MonkeyPatch) -> None:
+    # The client built without the endpoint the settings name: it would reach the
+    # client's own default (the public API, or whatever OPENAI_BASE_URL says).
+    mutate(m, openai_brain, "make_client", "base_url=settings.base_url,", "")
+
+
+def _quotes_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "_data", "escape(value, quote=False)", "escape(value)")
+
+
+def _facts_ascii_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "task_prompt", "ensure_ascii=False, ", "")
+
+
+def _custom_call_fatal(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain, "_requested",
+           'return name, {"_input": str(getattr(custom, "input", ""))}', "return None")  # fmt: skip
+
+
+def _custom_call_rewritten(m: pytest.MonkeyPatch) -> None:
+    # The custom call sent back as a function call the model never made.
+    mutate(m, openai_brain, "_assistant_turn", "if function is None:", "if False:")
 
 
 @dataclass(frozen=True)
@@ -477,6 +501,12 @@ CONTROLS: list[Control] = [
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
     _c("the client's retries not applied", _no_retries, phrase="In the baseline, not run: m14"),
     # Settings and the system that really runs.
+    _c("the endpoint set never used", _endpoint_dropped, "m01", "m02"),
+    # What the prompt shows the model is the data as written.
+    _c("quotes escaped as entities in the data", _quotes_escaped, "m01", "m53"),
+    _c("the facts' Chinese escaped as \\uXXXX", _facts_ascii_escaped, "m53"),
+    _c("a custom tool call crashes the brain", _custom_call_fatal, "m54"),
+    _c("a custom tool call sent back rewritten", _custom_call_rewritten, "m54"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),
