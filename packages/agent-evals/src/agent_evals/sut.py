@@ -24,7 +24,13 @@ from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.obedient import SCREEN_OFF, SCREEN_TARGET
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
-from agent.outbox_faults import OUTBOX, StaleLookupGateway, outbox_gateway, parse_outbox_fault
+from agent.outbox_faults import (
+    OUTBOX,
+    LostAckGateway,
+    StaleLookupGateway,
+    outbox_gateway,
+    parse_outbox_fault,
+)
 from agent.rule_brains import rule_brains
 from agent.settings import (
     ENV_VARS,
@@ -57,6 +63,7 @@ from agent_evals.case_rules import (
     authenticated_customer,
     support_input,
 )
+from agent_evals.oracle import LOST_CALLS
 from agent_evals.record import (
     FAULTED,
     Observed,
@@ -374,6 +381,9 @@ class SupportPilotSUT:
             if isinstance(gateway, StaleLookupGateway):
                 # The fault's own account: a stale lookup that hid nothing tested nothing.
                 truth[HIDDEN_WRITES] = str(len(gateway.hidden))
+            if isinstance(gateway, LostAckGateway):
+                # Likewise the calls it lost (stale_lookup loses acknowledgements too).
+                truth[LOST_CALLS] = str(len(gateway.lost))
             return run.model_copy(
                 update={
                     "usage": _usage(meter),
