@@ -16,6 +16,7 @@ import agent.errors
 import agent.faults
 import agent.orchestrator
 import agent.outbox_faults
+import agent.worker
 import agent_evals.sut
 import domain.world
 import pytest
@@ -640,6 +641,16 @@ def drifts_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", DriftsEveryTool)
 
 
+def results_carry_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result message carries every field of the worker's result (chars_read, and a
+    problem of None when the output was fine)."""
+
+    def payload(self: agent.worker.WorkerResult, task_seq: int) -> dict[str, Any]:
+        return {**self.model_dump(mode="json"), "task_seq": task_seq}
+
+    monkeypatch.setattr(agent.worker.WorkerResult, "payload", payload)
+
+
 def reply_attempt_without_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
     """``write_attempt:support__send_reply`` calls the tool with no arguments at all."""
     table = {**agent.faults.WRITE_ATTEMPT_ARGS, "support__send_reply": lambda task: None}
@@ -1007,6 +1018,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(faults={"order_agent": "inject"}),
         {},
         "order_agent attempt 1 (inject): the brain inside it was never asked",
+    ),
+    (
+        "counts_match_logs",
+        results_carry_everything,
+        _case(),
+        {},
+        "from order_agent carries chars_read",
     ),
     (
         "faults_as_stated",

@@ -424,6 +424,11 @@ def _facts_ascii_escaped(m: pytest.MonkeyPatch) -> None:
     mutate(m, prompts, "task_prompt", "ensure_ascii=False, ", "")
 
 
+def _tool_results_ascii_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain, "tool_content", "json.dumps(payload, ensure_ascii=False)",
+           "json.dumps(payload)")  # fmt: skip
+
+
 def _custom_call_fatal(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "_requested",
            'return name, {"_input": str(getattr(custom, "input", ""))}', "return None")  # fmt: skip
@@ -505,6 +510,7 @@ CONTROLS: list[Control] = [
     # What the prompt shows the model is the data as written.
     _c("quotes escaped as entities in the data", _quotes_escaped, "m01", "m53"),
     _c("the facts' Chinese escaped as \\uXXXX", _facts_ascii_escaped, "m53"),
+    _c("the tool results' Chinese escaped as \\uXXXX", _tool_results_ascii_escaped, "m01"),
     _c("a custom tool call crashes the brain", _custom_call_fatal, "m54"),
     _c("a custom tool call sent back rewritten", _custom_call_rewritten, "m54"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),

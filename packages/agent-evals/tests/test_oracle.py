@@ -132,7 +132,7 @@ def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
     ],
 )
 def test_the_outbox_calls_of_each_losing_fault(
-    fault: str, reissue: bool, ticket: int, reply: int, find: int, lost: int | None
+    fault: str, reissue: bool, ticket: int, reply: int, find: int, *, lost: int | None
 ) -> None:
     """One call per write, a retry only after a lost one, a look-up after the last lost
     one; a lost request is never audited, and nothing is written after a ticket that

@@ -477,6 +477,34 @@ def log_order_problems(bus: Sequence[BusMessage]) -> list[str]:
     return problems
 
 
+RESULT_LEFT_OUT = "chars_read"
+"""What a result message never carries: what the specialist read is counted from the audit
+log (it would only add characters every result pays for, read by nobody)."""
+PROBLEM_KEY = "problem"
+"""A result message's output problem code: present exactly when its status is
+``invalid_output`` (docs: the worker's result)."""
+
+
+def result_payload_problems(bus: Sequence[BusMessage]) -> list[str]:
+    """A result message carries what the orchestrator reads and nothing else: never
+    :data:`RESULT_LEFT_OUT`, and a :data:`PROBLEM_KEY` exactly when it reports
+    ``invalid_output`` (so the characters returned are the result's own)."""
+    problems: list[str] = []
+    for m in bus:
+        if m.kind != "result":
+            continue
+        if RESULT_LEFT_OUT in m.payload:
+            problems.append(f"result {m.seq} from {m.sender} carries {RESULT_LEFT_OUT}")
+        invalid = m.payload.get("status") == "invalid_output"
+        if (PROBLEM_KEY in m.payload) != invalid:
+            state = "carries" if PROBLEM_KEY in m.payload else "lacks"
+            problems.append(
+                f"result {m.seq} from {m.sender} ({m.payload.get('status')}) {state} a"
+                f" {PROBLEM_KEY} code"
+            )
+    return problems
+
+
 @check(kind="cost", name="counts_match_logs")
 def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     """The record's counts, recomputed from the logs alone: tasks and steps = task
@@ -484,11 +512,12 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     read calls returned; characters returned = the JSON of the delivered result
     messages; the outbox call counts, blocked attempts and rejected messages = the
     audit and bus logs. The logs themselves must be sound: the bus log numbered in order,
+    each result message carrying only what it reports (:func:`result_payload_problems`),
     the audit log keeping the calls' text as given (:func:`audit_text_problems`)."""
     if environment_of(run) is None:
         return None
     bus, audit = bus_of(run), audit_of(run)
-    problems: list[str] = log_order_problems(bus)
+    problems: list[str] = log_order_problems(bus) + result_payload_problems(bus)
     tasks = [m for m in bus if m.kind == "task"]
     if run.task_count != len(tasks):
         problems.append(

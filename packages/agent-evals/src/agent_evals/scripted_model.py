@@ -118,6 +118,18 @@ def _tag(text: str, name: str) -> str | None:
     return value
 
 
+def tool_results_not_as_written(messages: list[dict[str, Any]]) -> list[str]:
+    """A ``\\uXXXX`` escape in what the agent sent back as a tool's result (JSON the
+    agent wrote from the tools' evidence: its text as written, never escaped)."""
+    found = [
+        f"escape {m.group()} in a tool result"
+        for message in messages
+        if message.get("role") == "tool"
+        for m in ASCII_ESCAPE.finditer(str(message.get("content") or ""))
+    ]
+    return list(dict.fromkeys(found))
+
+
 def data_not_as_written(task: str) -> list[str]:
     """What a task prompt's ``<data>`` shows otherwise than as written: an HTML entity
     beyond the three data needs, anywhere in it; a ``\\uXXXX`` escape in the facts (JSON
@@ -858,6 +870,7 @@ class ScriptedModel:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
         self._check_history(conversation)
         unwritten = data_not_as_written(conversation.prompt.task)
+        unwritten += tool_results_not_as_written(conversation.messages)
         if unwritten:
             with self._lock:
                 self.unwritten = list(dict.fromkeys([*self.unwritten, *unwritten]))
