@@ -504,7 +504,8 @@ CONTROLS: list[Control] = [
     _c("server errors from 502, not 500", _server_errors_from_502, "m16", "ms-501"),
     _c("499 counted as an outage", _last_4xx_is_an_outage, phrase="m17, m32, ms-499"),
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
-    _c("the client's retries not applied", _no_retries, phrase="In the baseline, not run: m14"),
+    # Caught before any request now: the client does not hold the settings (sut_error).
+    _c("the client's retries not applied", _no_retries, "m01", "m14"),
     # Settings and the system that really runs.
     _c("the endpoint set never used", _endpoint_dropped, "m01", "m02"),
     # What the prompt shows the model is the data as written.
