@@ -13,9 +13,11 @@ import json
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+import agent.errors
 import agent.faults
 import agent.orchestrator
 import agent.outbox_faults
+import agent.worker
 import agent_evals.sut
 import domain.world
 import pytest
@@ -643,6 +645,32 @@ def drifts_every_tool(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", DriftsEveryTool)
 
 
+def results_carry_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A result message carries every field of the worker's result (chars_read, and a
+    problem of None when the output was fine)."""
+
+    def payload(self: agent.worker.WorkerResult, task_seq: int) -> dict[str, Any]:
+        return {**self.model_dump(mode="json"), "task_seq": task_seq}
+
+    monkeypatch.setattr(agent.worker.WorkerResult, "payload", payload)
+
+
+def reply_attempt_without_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``write_attempt:support__send_reply`` calls the tool with no arguments at all."""
+    table = {**agent.faults.WRITE_ATTEMPT_ARGS, "support__send_reply": lambda task: None}
+    monkeypatch.setattr(agent.faults, "WRITE_ATTEMPT_ARGS", table)
+
+
+def ticket_attempt_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``write_attempt`` raises the refusal without calling the tool (nothing audited)."""
+
+    def refused_unheard(tools: Any, task: Any, tool: str, *, hide: bool = False) -> None:
+        if not hide:
+            raise agent.errors.InjectedCrashError("policy_agent", "write_attempt")
+
+    monkeypatch.setattr(agent.faults, "attempt_write", refused_unheard)
+
+
 def keys_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     """``key_drift`` mints ``<trace>-0:<kind>`` first."""
     monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", KeysFromZero)
@@ -994,6 +1022,29 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(faults={"order_agent": "inject"}),
         {},
         "order_agent attempt 1 (inject): the brain inside it was never asked",
+    ),
+    (
+        "counts_match_logs",
+        results_carry_everything,
+        _case(),
+        {},
+        "from order_agent carries chars_read",
+    ),
+    (
+        "faults_as_stated",
+        reply_attempt_without_arguments,
+        _case(faults={"order_agent": "write_attempt:support__send_reply"}),
+        {},
+        "order_agent (write_attempt:support__send_reply): support__send_reply call 1 carried"
+        " arguments its schema refuses",
+    ),
+    (
+        "faults_as_stated",
+        ticket_attempt_skipped,
+        _case(faults={"policy_agent": "write_attempt"}),
+        {},
+        "policy_agent (write_attempt): 0 support__create_ticket call(s) audited, not one per"
+        " attempt (1)",
     ),
     (
         "faults_as_stated",

@@ -110,13 +110,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   64/64 = 100.0%" in out
+    assert "success                   66/66 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 64
+    assert len(recorded) == 66
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -366,8 +366,8 @@ def _history_reserialized(m: pytest.MonkeyPatch) -> None:
         m,
         openai_brain,
         "_assistant_turn",
-        "arguments = function.arguments if function is not None else json.dumps(args)",
-        "arguments = json.dumps(args)",
+        '"function": {"name": name, "arguments": function.arguments},',
+        '"function": {"name": name, "arguments": json.dumps(args)},',
     )
 
 
@@ -428,6 +428,35 @@ def _unknown_tool_a_crash(m: pytest.MonkeyPatch) -> None:
         "except (ToolRefusedError, UnknownToolError, NotCustomersOrderError)",
         "except (ToolRefusedError, NotCustomersOrderError)",
     )
+
+
+def _endpoint_dropped(m: pytest.MonkeyPatch) -> None:
+    # The client built without the endpoint the settings name: it would reach the
+    # client's own default (the public API, or whatever OPENAI_BASE_URL says).
+    mutate(m, openai_brain, "make_client", "base_url=settings.base_url,", "")
+
+
+def _quotes_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "_data", "escape(value, quote=False)", "escape(value)")
+
+
+def _facts_ascii_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "task_prompt", "ensure_ascii=False, ", "")
+
+
+def _tool_results_ascii_escaped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain, "tool_content", "json.dumps(payload, ensure_ascii=False)",
+           "json.dumps(payload)")  # fmt: skip
+
+
+def _custom_call_fatal(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain, "_requested",
+           'return name, {"_input": str(getattr(custom, "input", ""))}', "return None")  # fmt: skip
+
+
+def _custom_call_rewritten(m: pytest.MonkeyPatch) -> None:
+    # The custom call sent back as a function call the model never made.
+    mutate(m, openai_brain, "_assistant_turn", "if function is None:", "if False:")
 
 
 @dataclass(frozen=True)
@@ -495,8 +524,16 @@ CONTROLS: list[Control] = [
     _c("server errors from 502, not 500", _server_errors_from_502, "m16", "ms-501"),
     _c("499 counted as an outage", _last_4xx_is_an_outage, phrase="m17, m32, ms-499"),
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
-    _c("the client's retries not applied", _no_retries, phrase="In the baseline, not run: m14"),
+    # Caught before any request now: the client does not hold the settings (sut_error).
+    _c("the client's retries not applied", _no_retries, "m01", "m14"),
     # Settings and the system that really runs.
+    _c("the endpoint set never used", _endpoint_dropped, "m01", "m02"),
+    # What the prompt shows the model is the data as written.
+    _c("quotes escaped as entities in the data", _quotes_escaped, "m01", "m57"),
+    _c("the facts' Chinese escaped as \\uXXXX", _facts_ascii_escaped, "m57"),
+    _c("the tool results' Chinese escaped as \\uXXXX", _tool_results_ascii_escaped, "m01"),
+    _c("a custom tool call crashes the brain", _custom_call_fatal, "m58"),
+    _c("a custom tool call sent back rewritten", _custom_call_rewritten, "m58"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),

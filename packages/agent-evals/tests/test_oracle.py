@@ -114,34 +114,37 @@ def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
 
 
 @pytest.mark.parametrize(
-    ("fault", "reissue", "ticket", "reply", "find"),
+    ("fault", "reissue", "ticket", "reply", "find", "lost"),
     [
-        ("", True, 1, 1, 0),
-        ("", False, 0, 1, 0),
-        ("lost_ack", True, 2, 2, 0),
-        ("lost_ack", False, 0, 2, 0),
-        ("lost_request", True, 1, 1, 0),
-        ("stale_lookup", True, 2, 2, 0),
-        ("stale_lookup:support__send_reply", True, 1, 2, 0),
-        ("lost_ack:support__create_ticket:2", True, 2, 1, 1),
-        ("lost_ack:support__create_ticket:9", True, 2, 1, 1),
-        ("lost_ack:support__send_reply:2", True, 1, 2, 1),
-        ("lost_ack:support__create_ticket", False, 0, 1, 0),
-        ("lost_request:support__create_ticket:2", True, 0, 0, 1),
-        ("lost_request:support__send_reply:2", False, 0, 0, 1),
+        ("", True, 1, 1, 0, None),
+        ("", False, 0, 1, 0, None),
+        ("lost_ack", True, 2, 2, 0, 2),
+        ("lost_ack", False, 0, 2, 0, 1),
+        ("lost_request", True, 1, 1, 0, 2),
+        ("stale_lookup", True, 2, 2, 0, 2),
+        ("stale_lookup:support__send_reply", True, 1, 2, 0, 1),
+        ("lost_ack:support__create_ticket:2", True, 2, 1, 1, 2),
+        ("lost_ack:support__create_ticket:9", True, 2, 1, 1, 2),
+        ("lost_ack:support__send_reply:2", True, 1, 2, 1, 2),
+        ("lost_ack:support__create_ticket", False, 0, 1, 0, 0),
+        ("lost_request:support__create_ticket:2", True, 0, 0, 1, 2),
+        ("lost_request:support__send_reply:2", False, 0, 0, 1, 2),
     ],
 )
 def test_the_outbox_calls_of_each_losing_fault(
-    fault: str, reissue: bool, ticket: int, reply: int, find: int
+    fault: str, reissue: bool, ticket: int, reply: int, find: int, *, lost: int | None
 ) -> None:
     """One call per write, a retry only after a lost one, a look-up after the last lost
     one; a lost request is never audited, and nothing is written after a ticket that
-    never landed (docs/cases.md, the outbox faults)."""
-    assert oracle.write_calls(fault, reissue) == {
+    never landed (docs/cases.md, the outbox faults); a losing fault lost min(n, attempts)
+    calls of each write tool it names and the run calls."""
+    counts = {
         "calls.support__create_ticket": str(ticket),
         "calls.support__send_reply": str(reply),
         "calls.support__find_write": str(find),
     }
+    losses = {} if lost is None else {"outbox.lost_calls": str(lost)}
+    assert oracle.write_calls(fault, reissue) == {**counts, **losses}
 
 
 def test_the_oracle_counts_no_calls_under_key_drift() -> None:

@@ -24,6 +24,7 @@ from unittest import mock
 
 import agent
 import agent.faults as faults_module
+import agent.outbox_faults
 import agent.settings as settings_module
 import pluggy
 import pytest
@@ -879,6 +880,85 @@ def stale_lookups_pair_up() -> list[str]:
     return problems + unpaired_stale_lookups(lookups)
 
 
+def spent_stale_stores() -> list[str]:
+    """Premise of the ``self.context = real`` removed entry: on every gated case with a
+    ``stale_lookup`` fault, each :class:`StaleStore` a call makes has made its one stale
+    lookup by the time the call returns (nothing refuses a named write before the
+    idempotency lookup). A spent stale store reads the database as the real store does,
+    so leaving one in the gateway's context after the call changes no later call."""
+    cases = [
+        case
+        for case in load_cases(default_suites())
+        if case.faults.get("outbox", "").partition(":")[0] == STALE_LOOKUP
+        and case.expect.refused is None
+        and case.expect.described is None
+    ]
+    if not cases:
+        return ["no gated case has a stale_lookup fault"]
+    made: list[StaleStore] = []
+    original = StaleStore.__init__
+
+    def recording(self: StaleStore, store: Store, hidden: list[str]) -> None:
+        original(self, store, hidden)
+        made.append(self)
+
+    problems: list[str] = []
+    with mock.patch.object(StaleStore, "__init__", recording):
+        for case in cases:
+            made.clear()
+            run = SupportPilotSUT().run(case, 0)
+            if run.outcome in ("sut_error", "error"):
+                problems.append(f"{case.id}: the run did not finish ({run.error})")
+            unspent = sum(1 for store in made if not store.missed)
+            if unspent:
+                problems.append(f"{case.id}: {unspent} stale store(s) never looked a key up")
+    return problems
+
+
+JSON_LEAVES = (str, int, bool, type(None))
+"""Leaves whose Python dump is their JSON dump (a float is not: pydantic's JSON mode
+writes infinity and NaN otherwise)."""
+
+
+def json_native_problems(root: type[BaseModel]) -> list[str]:
+    """Where ``root``'s tree holds anything whose ``model_dump()`` differs from its
+    ``model_dump(mode="json")``: beyond :func:`schema_shape_problems`, a float leaf or a
+    Literal of anything but strings."""
+    problems = schema_shape_problems(root)
+    seen: set[type[BaseModel]] = set()
+
+    def visit(annotation: Any, path: str) -> None:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if annotation not in seen:
+                seen.add(annotation)
+                for name, f in annotation.model_fields.items():
+                    visit(f.annotation, f"{path}.{name}")
+            return
+        origin = get_origin(annotation)
+        if origin is Literal:
+            if not all(isinstance(v, str) for v in get_args(annotation)):
+                problems.append(f"{path}: a Literal of {get_args(annotation)!r}")
+        elif origin in (Annotated, dict, list, Union, types.UnionType):
+            args = get_args(annotation)
+            for a in args[:1] if origin is Annotated else args:
+                visit(a, path)
+        elif isinstance(annotation, type) and annotation not in JSON_LEAVES:
+            problems.append(f"{path}: {annotation.__name__} dumps otherwise in JSON mode")
+
+    visit(root, root.__name__)
+    return problems
+
+
+def worker_dumps_are_json_native() -> list[str]:
+    """Premise of the ``model_dump(mode="json")`` -> ``model_dump()`` entries (the
+    parsed model answer, the worker's size measure, the result payload): a specialist's
+    output and a worker's result hold strings, integers, booleans, None, string Literals,
+    lists and models of them only, so both dumps are the same data."""
+    from agent.contracts import WorkerOutput
+
+    return json_native_problems(WorkerOutput) + json_native_problems(WorkerResult)
+
+
 LONGEST_TRIAL_DIGITS = 18
 """The most digits a trial number has in any run that can finish (under 10**18 trials)."""
 
@@ -968,6 +1048,8 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "no_draw_sits_on_a_gated_probability": no_draw_sits_on_a_gated_probability,
     "kinds_after_oversize_never_decorate": kinds_after_oversize_never_decorate,
     "write_ids_fit_with_room": write_ids_fit_with_room,
+    "spent_stale_stores": spent_stale_stores,
+    "worker_dumps_are_json_native": worker_dumps_are_json_native,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1352,3 +1434,43 @@ def test_the_role_probe_tells_a_plain_string_role() -> None:
         order_id: str
 
     assert len(reply_role_identity_problems(PlainTask)) == 2
+
+
+@pytest.mark.parametrize(
+    ("annotation", "problem"),
+    [
+        (str, None),
+        (Literal["a", "b"] | None, None),
+        (list[Literal["a", "b"]], None),
+        (dict[str, int], None),
+        (float, "float dumps otherwise"),
+        (list[float], "float dumps otherwise"),
+        (Literal[1, 2], "a Literal of"),
+        (tuple[str, int], "no model, mapping, list or leaf"),
+    ],
+)
+def test_the_json_native_probe_tells_a_float(annotation: Any, problem: str | None) -> None:
+    """The positive control of ``worker_dumps_are_json_native``."""
+
+    class Root(BaseModel):
+        field: annotation  # type: ignore[valid-type]
+
+    found = json_native_problems(Root)
+    assert found == [] if problem is None else any(problem in f for f in found), found
+
+
+def test_the_spent_store_probe_tells_a_store_that_never_looked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of ``spent_stale_stores``: a gateway that makes a second,
+    unused stale store per call leaves one that never looked a key up."""
+    call = agent.outbox_faults.StaleLookupGateway.call
+
+    def wasteful(self: Any, role: str, name: str, args: dict[str, Any]) -> Any:
+        if name in self.tools:
+            StaleStore(self.context.store, [])
+        return call(self, role, name, args)
+
+    monkeypatch.setattr(agent.outbox_faults.StaleLookupGateway, "call", wasteful)
+    found = spent_stale_stores()
+    assert found and all("never looked a key up" in f for f in found), found

@@ -97,8 +97,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     model every request asked the server for, the temperature and seed every request
     carried (none when the settings have none), a server that answered when specialists
     worked, a scripted model that never failed itself, and a history that repeats every
-    tool call of the model's verbatim (its id, name and arguments string); not
-    applicable without a model server's account."""
+    tool call of the model's verbatim (its id, name and arguments string), and prompts
+    whose data reads as written (no escape beyond what ``<data>`` needs, no ``\\uXXXX`` in
+    the facts); not applicable without a model server's account."""
     ledger = _ledger(run)
     if ledger is None:
         return None
@@ -125,6 +126,9 @@ def model_served(case: Case, run: Run) -> CheckOutput:
         )
     if ledger.get("problems"):
         problems.append(f"the scripted model failed: {'; '.join(map(str, ledger['problems']))}")
+    if ledger.get("data_not_as_written"):
+        shown = "; ".join(map(str, ledger["data_not_as_written"][:5]))
+        problems.append(f"the prompts showed the model data not as written: {shown}")
     if ledger.get("altered_calls"):
         altered = "; ".join(map(str, ledger["altered_calls"]))
         problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")

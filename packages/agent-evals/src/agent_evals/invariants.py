@@ -53,6 +53,7 @@ from evals.checks import CheckOutput, check, join_reasons
 from evals.model.case import Case
 from evals.model.run import Run
 from pydantic import BaseModel
+from tools import TOOLS
 
 from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.oracle import world_view
@@ -478,6 +479,34 @@ def log_order_problems(bus: Sequence[BusMessage]) -> list[str]:
     return problems
 
 
+RESULT_LEFT_OUT = "chars_read"
+"""What a result message never carries: what the specialist read is counted from the audit
+log (it would only add characters every result pays for, read by nobody)."""
+PROBLEM_KEY = "problem"
+"""A result message's output problem code: present exactly when its status is
+``invalid_output`` (docs: the worker's result)."""
+
+
+def result_payload_problems(bus: Sequence[BusMessage]) -> list[str]:
+    """A result message carries what the orchestrator reads and nothing else: never
+    :data:`RESULT_LEFT_OUT`, and a :data:`PROBLEM_KEY` exactly when it reports
+    ``invalid_output`` (so the characters returned are the result's own)."""
+    problems: list[str] = []
+    for m in bus:
+        if m.kind != "result":
+            continue
+        if RESULT_LEFT_OUT in m.payload:
+            problems.append(f"result {m.seq} from {m.sender} carries {RESULT_LEFT_OUT}")
+        invalid = m.payload.get("status") == "invalid_output"
+        if (PROBLEM_KEY in m.payload) != invalid:
+            state = "carries" if PROBLEM_KEY in m.payload else "lacks"
+            problems.append(
+                f"result {m.seq} from {m.sender} ({m.payload.get('status')}) {state} a"
+                f" {PROBLEM_KEY} code"
+            )
+    return problems
+
+
 @check(kind="cost", name="counts_match_logs")
 def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     """The record's counts, recomputed from the logs alone: tasks and steps = task
@@ -485,11 +514,12 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     read calls returned; characters returned = the JSON of the delivered result
     messages; the outbox call counts, blocked attempts and rejected messages = the
     audit and bus logs. The logs themselves must be sound: the bus log numbered in order,
+    each result message carrying only what it reports (:func:`result_payload_problems`),
     the audit log keeping the calls' text as given (:func:`audit_text_problems`)."""
     if environment_of(run) is None:
         return None
     bus, audit = bus_of(run), audit_of(run)
-    problems: list[str] = log_order_problems(bus)
+    problems: list[str] = log_order_problems(bus) + result_payload_problems(bus)
     tasks = [m for m in bus if m.kind == "task"]
     if run.task_count != len(tasks):
         problems.append(
@@ -1103,6 +1133,48 @@ def fault_problems(case: Case, run: Run) -> list[str]:
     return problems
 
 
+WRITE_ATTEMPT_KINDS = ("write_attempt", "hidden_write_attempt")
+"""The role faults that call a write tool before the role works (docs/cases.md)."""
+DEFAULT_WRITE_ATTEMPT_TOOL = "support__create_ticket"
+"""The tool a plain ``write_attempt`` calls (docs/cases.md, the fault table)."""
+
+
+def write_attempt_problems(case: Case, run: Run) -> list[str]:
+    """``write_attempt[:tool]`` / ``hidden_write_attempt:tool``: every attempt of the
+    role calls ``tool`` (refused by the allowlist: no role may write), with arguments
+    valid for the tool's schema, so only the allowlist stands between the attempt and the
+    handler; a call the schema refuses tests the schema instead. Read from the audit log
+    (what reached the gateway), never from the fault's own account."""
+    problems: list[str] = []
+    audit = audit_of(run)
+    for role, fault in sorted(case.faults.items()):
+        kind, _, tool = fault.partition(":")
+        if role in ROLE_FAULT_SKIPPED or kind not in WRITE_ATTEMPT_KINDS:
+            continue
+        tool = tool or DEFAULT_WRITE_ATTEMPT_TOOL
+        attempts = sum(1 for m in bus_of(run) if m.kind == "task" and m.recipient == role)
+        calls = [c for c in audit if c.role == role and c.tool == tool]
+        if len(calls) != attempts:
+            problems.append(
+                f"{role} ({fault}): {len(calls)} {tool} call(s) audited, not one per attempt"
+                f" ({attempts})"
+            )
+        for number, call in enumerate(calls, start=1):
+            if call.status != "refused":
+                problems.append(f"{role} ({fault}): {tool} call {number} was {call.status}")
+            try:
+                args: object = json.loads(call.args)
+            except ValueError:
+                args = call.args
+            invalid = TOOLS[tool].argument_errors(args) if tool in TOOLS else ["no such tool"]
+            if invalid:
+                problems.append(
+                    f"{role} ({fault}): {tool} call {number} carried arguments its schema"
+                    f" refuses ({'; '.join(invalid)})"
+                )
+    return problems
+
+
 WRITE_KINDS = {tool: kind for kind, tool in OUTBOX_TOOLS.items()}
 """Write tool -> the kind its idempotency key ends with (``ticket``, ``reply``)."""
 
@@ -1144,7 +1216,11 @@ def faults_as_stated(case: Case, run: Run) -> CheckOutput:
     names, and its verdict would say nothing about the condition named."""
     if environment_of(run) is None or not case.faults:
         return None
-    return _verdict(fault_problems(case, run) + key_drift_problems(case, run))
+    return _verdict(
+        fault_problems(case, run)
+        + write_attempt_problems(case, run)
+        + key_drift_problems(case, run)
+    )
 
 
 # --- 11. every refusal's audit row names its kind and its reason ----------------------------

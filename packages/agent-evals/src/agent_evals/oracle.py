@@ -373,12 +373,19 @@ LOSING_FAULTS = ("lost_ack", "lost_request", "stale_lookup")
 ``stale_lookup`` always one) of the write tools it names (all of them when it names none)."""
 
 
+LOST_CALLS = "outbox.lost_calls"
+"""The ground-truth key of the calls a losing outbox fault lost, by its own account (one
+per lost acknowledgement or request)."""
+
+
 def write_calls(fault: str, reissue: bool) -> dict[str, str]:
     """The audited calls of each outbox tool (``calls.<tool>``) of a run whose writes are
     attempted under outbox ``fault`` ('' for none): the ticket (when one is filed), then
     the reply. A lost acknowledgement is audited (the write ran), a lost request is not
     (it never arrived); a write whose every attempt was lost is looked up once, and a
-    ticket that never landed is the end of the writes. ``{}`` for another fault kind
+    ticket that never landed is the end of the writes. Under a losing fault, also the
+    calls it lost (:data:`LOST_CALLS`, ``min(n, tries)`` per write tool it names and the
+    run calls). ``{}`` for another fault kind
     (``key_drift`` refuses every key: not a count this computes)."""
     kind, _, rest = fault.partition(":")
     if kind not in ("", *LOSING_FAULTS):
@@ -386,15 +393,19 @@ def write_calls(fault: str, reissue: bool) -> dict[str, str]:
     named, _, times = rest.partition(":")
     lost = int(times) if times and kind != "stale_lookup" else 1
     calls = {TICKET_TOOL: 0, REPLY_TOOL: 0, FIND_WRITE_TOOL: 0}
+    losses = 0
     for tool in (TICKET_TOOL, REPLY_TOOL) if reissue else (REPLY_TOOL,):
         n = lost if kind and named in ("", tool) else 0
         tries = min(n + 1, WRITE_ATTEMPTS)
+        losses += min(n, tries)
         calls[tool] = tries - min(n, tries) if kind == "lost_request" else tries
         if n >= WRITE_ATTEMPTS:
             calls[FIND_WRITE_TOOL] += 1
             if kind == "lost_request":
                 break  # it never landed: nothing is written after it
-    return {f"calls.{tool}": str(count) for tool, count in calls.items()}
+    counts = {f"calls.{tool}": str(count) for tool, count in calls.items()}
+    # The fault's own account of what it lost: a fault that lost nothing tested nothing.
+    return {**counts, LOST_CALLS: str(losses)} if kind else counts
 
 
 def _answer(

@@ -65,6 +65,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "malformed_call": True,
     "outside_allowlist": True,
     "unknown_tool": True,
+    "custom_call": True,
     "unparsable_once": True,
     "refusal": True,
     "endless_tools": True,

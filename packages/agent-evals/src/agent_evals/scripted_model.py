@@ -31,7 +31,6 @@ every request.
 
 from __future__ import annotations
 
-import html
 import json
 import re
 import threading
@@ -97,9 +96,51 @@ STATE_RULE = re.compile(r"contains (\S+?)(?: or (\S+?))? -> (\w+)")
 """One step of the prompt's parcel-state rule (``contains 退回 -> returning``)."""
 
 
+DATA_ESCAPES = (("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&"))
+"""The only escapes data inside ``<data>`` needs (what would close or open a tag, and the
+escape character itself), undone in this order: what the model reads is the data as
+written, so any other escape (``&quot;`` for a quote, ``\\u6064`` for a character of
+Chinese) stays in what it reads, as it would for a real model."""
+FOREIGN_ENTITY = re.compile(r"&(?!lt;|gt;|amp;)(?:[a-zA-Z]+|#\d+|#[xX][0-9a-fA-F]+);")
+"""An HTML entity the data never needs (``&quot;``, ``&#x27;``): text not as written."""
+ASCII_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}")
+"""A JSON ``\\uXXXX`` escape: in facts the agent serialized, a character not as written
+(and three to six times the tokens of the character itself)."""
+
+
 def _tag(text: str, name: str) -> str | None:
     match = re.search(rf"<{name}>(.*?)</{name}>", text, re.DOTALL)
-    return html.unescape(match.group(1)) if match else None
+    if not match:
+        return None
+    value = match.group(1)
+    for escaped, character in DATA_ESCAPES:
+        value = value.replace(escaped, character)
+    return value
+
+
+def tool_results_not_as_written(messages: list[dict[str, Any]]) -> list[str]:
+    """A ``\\uXXXX`` escape in what the agent sent back as a tool's result (JSON the
+    agent wrote from the tools' evidence: its text as written, never escaped)."""
+    found = [
+        f"escape {m.group()} in a tool result"
+        for message in messages
+        if message.get("role") == "tool"
+        for m in ASCII_ESCAPE.finditer(str(message.get("content") or ""))
+    ]
+    return list(dict.fromkeys(found))
+
+
+def data_not_as_written(task: str) -> list[str]:
+    """What a task prompt's ``<data>`` shows otherwise than as written: an HTML entity
+    beyond the three data needs, anywhere in it; a ``\\uXXXX`` escape in the facts (JSON
+    the agent wrote: the customer's own text is never JSON). Each finding once."""
+    start, end = task.find("<data>"), task.find("</data>")
+    data = task[start:end] if 0 <= start < end else ""
+    found = [f"entity {m.group()} in the data" for m in FOREIGN_ENTITY.finditer(data)]
+    facts = re.search(r"<facts>(.*?)</facts>", data, re.DOTALL)
+    if facts:
+        found += [f"escape {m.group()} in the facts" for m in ASCII_ESCAPE.finditer(facts[1])]
+    return list(dict.fromkeys(found))
 
 
 def _split_items(text: str) -> list[str]:
@@ -343,30 +384,68 @@ class Conversation:
 
     @property
     def calls(self) -> list[tuple[str, str]]:
-        """(name, arguments) of every tool call made so far."""
-        return [
-            (str(c["function"]["name"]), str(c["function"].get("arguments") or ""))
-            for m in self.messages
-            if m.get("role") == "assistant"
-            for c in m.get("tool_calls") or []
-            if isinstance(c, dict) and isinstance(c.get("function"), dict)
-        ]
+        """(name, arguments) of every tool call made so far (a custom call's input as its
+        arguments)."""
+        return [(name, text) for _, name, text in self.call_records]
 
     @property
     def call_records(self) -> list[tuple[str, str, str]]:
-        """(id, name, arguments) of every tool call the history repeats, as sent."""
-        return [
-            (str(c.get("id")), str(c["function"].get("name")), str(c["function"].get("arguments")))
-            for m in self.messages
-            if m.get("role") == "assistant"
-            for c in m.get("tool_calls") or []
-            if isinstance(c, dict) and isinstance(c.get("function"), dict)
-        ]
+        """(id, name, arguments) of every tool call the history repeats, as sent: a
+        function call's arguments string, a custom call's input."""
+        records: list[tuple[str, str, str]] = []
+        for m in self.messages:
+            if m.get("role") != "assistant":
+                continue
+            for c in m.get("tool_calls") or []:
+                part = _call_part(c)
+                if part is not None:
+                    records.append((str(c.get("id")), *part))
+        return records
 
     @property
     def answered_before(self) -> bool:
         """Whether the model gave a final answer already (this is a repair round)."""
         return any(m.get("role") == "assistant" and not m.get("tool_calls") for m in self.messages)
+
+
+def _call_part(call: object) -> tuple[str, str] | None:
+    """(name, arguments) of one tool call of a history: a function call's arguments
+    string, a custom call's input; ``None`` for anything else."""
+    if not isinstance(call, dict):
+        return None
+    for kind, text in (("function", "arguments"), ("custom", "input")):
+        body = call.get(kind)
+        if isinstance(body, dict):
+            return str(body.get("name")), str(body.get(text) or "")
+    return None
+
+
+def _custom_call(name: str, text: str, conversation: Conversation) -> Raw:
+    """A completion whose message makes one custom tool call (``type: custom``, free
+    text input instead of JSON arguments): a kind of call no request offered."""
+    number = len(conversation.messages)
+    prompt_chars = sum(len(str(m.get("content") or "")) for m in conversation.messages)
+    call = {"id": f"call_{number}", "type": "custom", "custom": {"name": name, "input": text}}
+    body = {
+        "id": "chatcmpl-scripted-custom",
+        "object": "chat.completion",
+        "created": 0,
+        "model": SCRIPTED_MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                "finish_reason": "tool_calls",
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": (prompt_chars + 3) // 4,
+            "completion_tokens": (len(name) + len(text) + 3) // 4,
+            "total_tokens": (prompt_chars + 3) // 4 + (len(name) + len(text) + 3) // 4,
+        },
+    }
+    return Raw(body)
 
 
 def _call(name: str, arguments: dict[str, Any] | str, conversation: Conversation) -> ToolCalls:
@@ -437,7 +516,12 @@ def _obey(instruction: str, conversation: Conversation) -> ToolCalls | None:
 def _draft(prompt: Prompt, plan: str | None = None) -> str:
     """The reply a careful writer drafts from the plan (``plan``: this one instead of the
     task's) and facts, using the phrases the prompt asks for."""
-    facts = json.loads(_tag(prompt.task, "facts") or "{}")
+    try:
+        facts = json.loads(_tag(prompt.task, "facts") or "{}")
+    except ValueError:  # facts it cannot read: it states none of them
+        facts = {}
+    if not isinstance(facts, dict):
+        facts = {}
     stale = facts.get("stale_hours", "?")
     threshold = facts.get("reissue_threshold_hours", "?")
     if (plan or _tag(prompt.task, "plan") or "").strip() == "reissue":
@@ -505,6 +589,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
     "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
     "unknown_tool": (True, f"its first call asks for {UNKNOWN_TOOL} (no such tool)"),
+    "custom_call": (
+        True,
+        "its first tool call is a custom one (type custom, the tool's name, plain text input"
+        " instead of JSON arguments): a kind of call no request offers",
+    ),
     "unparsable_once": (True, "its first final answer is prose, its repaired one is good"),
     "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
@@ -763,6 +852,9 @@ class ScriptedModel:
         self._lock = threading.Lock()
         self._seen: set[str | None] = set()
         self._served_calls: set[tuple[str, str, str]] = set()
+        self.unwritten: list[str] = []
+        """What the requests' data showed otherwise than as written
+        (:func:`data_not_as_written`), each finding once."""
         self.repair_quotes: list[int] = []
         """Per repair request, how many characters of the problem it quoted."""
         self.altered_calls: list[str] = []
@@ -785,6 +877,13 @@ class ScriptedModel:
             with self._lock:
                 for call in answer.calls:
                     self._served_calls.add((str(call.id), call.name, call.arguments_json()))
+        elif isinstance(answer, Raw) and isinstance(answer.body, dict):
+            for choice in answer.body.get("choices") or []:
+                for call in (choice.get("message") or {}).get("tool_calls") or []:
+                    part = _call_part(call)
+                    if part is not None:
+                        with self._lock:
+                            self._served_calls.add((str(call.get("id")), *part))
 
     def _first(self, role: str | None) -> bool:
         with self._lock:
@@ -798,6 +897,11 @@ class ScriptedModel:
         if conversation.request.get("model") != SCRIPTED_MODEL:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
         self._check_history(conversation)
+        unwritten = data_not_as_written(conversation.prompt.task)
+        unwritten += tool_results_not_as_written(conversation.messages)
+        if unwritten:
+            with self._lock:
+                self.unwritten = list(dict.fromkeys([*self.unwritten, *unwritten]))
         quoted = repair_quote(conversation)
         if quoted is not None:
             with self._lock:
@@ -846,6 +950,11 @@ class ScriptedModel:
         if kind == "outside_allowlist" and not conversation.calls:
             order_id = _tag(conversation.prompt.task, "order_id") or ""
             return _call(FORBIDDEN_TOOL, {"order_id": order_id}, conversation)
+        if kind == "custom_call" and isinstance(answer, ToolCalls) and not conversation.calls:
+            call = answer.calls[0]
+            given = call.arguments if isinstance(call.arguments, dict) else {}
+            text = " ".join(str(v) for v in given.values())  # plain text, not JSON
+            return _custom_call(call.name, text, conversation)
         if kind == "unknown_tool" and not conversation.calls:
             order_id = _tag(conversation.prompt.task, "order_id") or ""
             return _call(UNKNOWN_TOOL, {"order_id": order_id}, conversation)
@@ -961,6 +1070,7 @@ class ScriptedServer:
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
             "repair_quotes": list(self.model.repair_quotes),
+            "data_not_as_written": list(self.model.unwritten),
         }
 
 

@@ -26,7 +26,13 @@ from agent.faults import apply_fault, fault_contract, parse_fault
 from agent.obedient import SCREEN_OFF, SCREEN_TARGET
 from agent.openai_brain import make_client, openai_brains
 from agent.orchestrator import Orchestrator
-from agent.outbox_faults import OUTBOX, StaleLookupGateway, outbox_gateway, parse_outbox_fault
+from agent.outbox_faults import (
+    OUTBOX,
+    LostAckGateway,
+    StaleLookupGateway,
+    outbox_gateway,
+    parse_outbox_fault,
+)
 from agent.rule_brains import rule_brains
 from agent.settings import (
     ENV_VARS,
@@ -59,6 +65,7 @@ from agent_evals.case_rules import (
     authenticated_customer,
     support_input,
 )
+from agent_evals.oracle import LOST_CALLS
 from agent_evals.record import (
     FAULTED,
     Observed,
@@ -316,6 +323,13 @@ class SupportPilotSUT:
         client = make_client(settings) if settings.brain == "openai" else None
         detail: dict[str, object] = {"brain": settings.public()}
         try:
+            if client is not None:
+                # The settings the report states are the ones that run: a client that
+                # would reach another endpoint, or time out or retry otherwise, is the
+                # agent's own failure, before any request leaves.
+                mismatch = client_mismatches(client, settings)
+                if mismatch:
+                    raise ClientSettingsError("; ".join(mismatch))
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
             stock_before = stock_levels(store)
@@ -376,6 +390,9 @@ class SupportPilotSUT:
             if isinstance(gateway, StaleLookupGateway):
                 # The fault's own account: a stale lookup that hid nothing tested nothing.
                 truth[HIDDEN_WRITES] = str(len(gateway.hidden))
+            if isinstance(gateway, LostAckGateway):
+                # Likewise the calls it lost (stale_lookup loses acknowledgements too).
+                truth[LOST_CALLS] = str(len(gateway.lost))
             return run.model_copy(
                 update={
                     "usage": _usage(meter),
@@ -420,6 +437,31 @@ class SupportPilotSUT:
                 store.close()
             if client is not None:
                 await client.close()
+
+
+class ClientSettingsError(Exception):
+    """The model client a run built does not hold the settings it was built from."""
+
+
+def client_mismatches(client: openai.AsyncOpenAI, settings: BrainSettings) -> list[str]:
+    """How ``client`` differs from ``settings``: its endpoint (when one is set: else the
+    client's own default applies), API key, request timeout and retries. Empty: the
+    client is the one the report describes."""
+    problems: list[str] = []
+    if settings.base_url is not None:
+        wanted = settings.base_url.rstrip("/")
+        reached = str(client.base_url).rstrip("/")
+        if reached != wanted:
+            problems.append(f"the client would reach {reached!r}, not base_url {wanted!r}")
+    if settings.api_key is not None and client.api_key != settings.api_key:
+        problems.append("the client holds another API key than api_key")
+    if client.timeout != settings.timeout_s:
+        problems.append(f"the client times out after {client.timeout!r}, not {settings.timeout_s}")
+    if client.max_retries != settings.max_retries:
+        problems.append(
+            f"the client retries {client.max_retries} times, not {settings.max_retries}"
+        )
+    return problems
 
 
 def _approver(world: World) -> RecordingApprover | None:

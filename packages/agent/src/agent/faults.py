@@ -179,13 +179,18 @@ def padded(raw: object, size: int) -> object:
         return Claim(topic=FILLER_TOPIC, value="", text="。" * chars).model_dump(mode="json")
 
     claims: list[Any] = list(output["claims"])
-    while True:
-        room = size - measured([*claims, filler(0)])
-        if room < 0:
-            return raw
+    room = size - measured([*claims, filler(0)])
+    # Bounded: every filler adds at least one character, so ``size`` rounds are more than
+    # enough; a harness that stopped adding them ends here with a filler past the claim
+    # schema's limit (refused, and visible), never in an endless loop that hangs the run.
+    for _ in range(size):
         if room <= _FILLER_TEXT_CHARS:
-            return {**output, "claims": [*claims, filler(room)]}
+            break
         claims.append(filler(min(_FILLER_TEXT_CHARS, room - _FILLER_TEXT_CHARS)))
+        room = size - measured([*claims, filler(0)])
+    if room < 0:
+        return raw
+    return {**output, "claims": [*claims, filler(room)]}
 
 
 CLAIM_COUNT = "claims"

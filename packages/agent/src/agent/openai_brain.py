@@ -84,13 +84,22 @@ def _requested(call: object) -> tuple[str, dict[str, Any]]:
 
 
 def _assistant_turn(message: ChatCompletionMessage) -> ChatCompletionMessageParam:
-    calls = []
+    # Every call repeated as the model made it: a function call with its arguments string,
+    # a custom call with its input (the model's history is the model's, never rewritten).
+    calls: list[dict[str, Any]] = []
     for call in message.tool_calls or []:
         name, args = _requested(call)
         function = getattr(call, "function", None)
-        arguments = function.arguments if function is not None else json.dumps(args)
+        if function is None:
+            custom = {"name": name, "input": args["_input"]}
+            calls.append({"id": call.id, "type": "custom", "custom": custom})
+            continue
         calls.append(
-            {"id": call.id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": name, "arguments": function.arguments},
+            }
         )
     turn: dict[str, Any] = {"role": "assistant", "content": message.content}
     if calls:

@@ -247,8 +247,14 @@ def describe(
         value = getattr(settings, name)
         text = "***" if name == "api_key" and value else ("-" if value is None else str(value))
         source = resolved.sources.get(name, DEFAULT)
-        if name == "contract_timeout_s" and value is None:
-            text, source = f"{settings.attempt_timeout_s:g}", f"default for brain={settings.brain}"
+        if name == "contract_timeout_s":
+            # What the contracts are given (the attempt timeout that runs), not only what
+            # was asked for: the line states the limit every specialist attempt has.
+            applied = settings.attempt_timeout_s
+            if value is None:
+                text, source = f"{applied:g}", f"default for brain={settings.brain}"
+            else:
+                text = str(applied)
         shown[name] = (text, source)
     shown.update(overrides)
     if settings.brain == "rule":
