@@ -65,6 +65,7 @@ from agent_evals.record import (
     stock_levels,
     writes_from,
 )
+from agent_evals.schema_spec import SCHEMA, describe_database
 from agent_evals.scripted_model import (
     MODEL_TARGET,
     SCRIPTED_KEY,
@@ -310,6 +311,8 @@ class SupportPilotSUT:
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
             stock_before = stock_levels(store)
+            # The integrity the database enforces, for the schema_as_specified invariant.
+            detail[SCHEMA] = describe_database(store.db.conn)
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = _approver(world)
