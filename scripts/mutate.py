@@ -1221,6 +1221,30 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
+        "schema_not_null_unchecked",
+        f"{AGENT_EVALS}/schema_spec.py",
+        "        if must and not not_null:",
+        "        if must and not_null is None:",
+        "schema_as_specified lets a column the spec requires be nullable",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "schema_strict_unchecked",
+        f"{AGENT_EVALS}/schema_spec.py",
+        '    if not held.get("strict"):',
+        '    if held.get("strict") is None:',
+        "schema_as_specified lets a table be other than STRICT",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "schema_stock_probe_never_negative",
+        f"{AGENT_EVALS}/schema_spec.py",
+        "_accepts(conn, STOCK, [-1])",
+        "_accepts(conn, STOCK, [1])",
+        "schema_as_specified probes stock with a positive level (it never sees a refusal)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "audit_escapes_pass",
         f"{AGENT_EVALS}/invariants.py",
         "            if run.isprintable() and run not in call.args",
