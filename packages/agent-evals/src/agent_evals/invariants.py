@@ -1078,7 +1078,7 @@ def _retry_limit_problems(given: dict[str, Any], error: str | None) -> list[str]
     return []
 
 
-ROLE_FAULT_SKIPPED = ("outbox", "model", "screen")
+ROLE_FAULT_SKIPPED = ("outbox", "model", "screen", "bypass")
 """Fault targets that are not roles (their own invariants or checks judge them)."""
 
 
