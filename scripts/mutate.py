@@ -1219,6 +1219,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "    return execute(planned, checks=checks, progress=progress)",
         "evals.evaluate(traces=...) keeps no trace",
     ),
+    M(
+        "tool_results_errors_only",
+        f"{AGENT_EVALS}/checks.py",
+        '        if wanted is None or "error" in held:',
+        '        if wanted is None or "error" not in held:',
+        "tool_results_read judges only the results that failed",
+        tests=("packages/agent-evals/tests/test_tool_results_read.py",),
+    ),
+    M(
+        "tool_results_unnamed",
+        f"{AGENT_EVALS}/scripted_model.py",
+        '            seen.add((names.get(str(m.get("tool_call_id")), "?"), keys))',
+        '            seen.add(("?", keys))',
+        "the scripted server's ledger names no tool result's tool (nothing is judged)",
+        tests=("packages/agent-evals/tests/test_tool_results_read.py",),
+    ),
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
         "schema_not_null_unchecked",
