@@ -1779,8 +1779,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "oracle_full_page_budget_past_the_page",
         f"{AGENT_EVALS}/oracle.py",
-        "    return FULL_PAGE_MAX_CHARS if len(added) >= SEARCH_PAGE else DEFAULT_MAX_CHARS",
-        "    return FULL_PAGE_MAX_CHARS if len(added) > SEARCH_PAGE else DEFAULT_MAX_CHARS",
+        "    if len(added) < SEARCH_PAGE:",
+        "    if len(added) <= SEARCH_PAGE:",
         "the oracle gives the doubled character budget only past a full search page",
         tests=ORACLE_TESTS,
     ),
