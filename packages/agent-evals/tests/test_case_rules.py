@@ -54,7 +54,7 @@ def test_supportpilot_declares_its_vocabulary() -> None:
     assert OUTCOMES == ("replied", "escalate", "ask_user", "awaiting_approval_rejected")
     assert set(OUTCOMES) == set(Decision.__args__)  # type: ignore[attr-defined]
     assert REQUIRED_TAGS == ("happy", "conflict", "missing_info", "fault", "safety", "trap")
-    assert CASE_RULES.fault_targets == (*ROLES, "outbox", "screen", "model")
+    assert CASE_RULES.fault_targets == (*ROLES, "outbox", "screen", "bypass", "model")
 
 
 def test_the_core_accepts_the_toy_that_supportpilot_refuses() -> None:

@@ -19,8 +19,10 @@ import agent.orchestrator
 import agent.outbox_faults
 import agent.worker
 import agent_evals.sut
+import domain.schema
 import domain.world
 import pytest
+import sqlite_utils.db
 import tools.catalog
 import tools.gateway
 import tools.outbox
@@ -61,6 +63,7 @@ INVARIANTS = (
     "refusals_explained",
     "outcome_agrees_with_store",
     "claims_cited",
+    "schema_as_specified",
 )
 ALL_CASES = [
     case
@@ -188,6 +191,66 @@ def search_returns_superseded(monkeypatch: pytest.MonkeyPatch) -> None:
 def _fresh_templates(monkeypatch: pytest.MonkeyPatch) -> None:
     """World databases built anew (not copied from a template the unbroken run built)."""
     monkeypatch.setattr(domain.world, "_TEMPLATES", {})
+
+
+def _create_without(monkeypatch: pytest.MonkeyPatch, table: str, keyword: str) -> None:
+    """The schema creates ``table`` without the ``keyword`` argument of its ``create``
+    (what a dropped ``pk=`` / ``not_null=`` / ``strict=`` does)."""
+    _fresh_templates(monkeypatch)
+    create = sqlite_utils.db.Table.create
+
+    def create_without(self: sqlite_utils.db.Table, *args: Any, **kwargs: Any) -> Any:
+        if self.name == table:
+            kwargs.pop(keyword)
+        return create(self, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite_utils.db.Table, "create", create_without)
+
+
+def shipments_without_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipments table has no primary key: two shipments could share an order."""
+    _create_without(monkeypatch, "shipments", "pk")
+
+
+def tickets_without_not_null(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tickets table lets every column be empty."""
+    _create_without(monkeypatch, "tickets", "not_null")
+
+
+def replies_not_strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The replies table is not STRICT: a value of the wrong type would be stored."""
+    _create_without(monkeypatch, "replies", "strict")
+
+
+def idempotency_keys_not_unique(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The idempotency key indexes are plain indexes, not UNIQUE ones."""
+    _fresh_templates(monkeypatch)
+    create_index = sqlite_utils.db.Table.create_index
+
+    def plain(self: sqlite_utils.db.Table, columns: Any, *args: Any, **kwargs: Any) -> Any:
+        kwargs.pop("unique", None)
+        return create_index(self, columns, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite_utils.db.Table, "create_index", plain)
+
+
+def no_approval_trigger(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store no longer refuses a write that cites no approved approval itself."""
+    _fresh_templates(monkeypatch)
+    monkeypatch.setattr(domain.schema, "APPROVAL_TRIGGER", "SELECT '{table}'")
+
+
+def stock_without_its_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stock table takes a negative quantity."""
+    _fresh_templates(monkeypatch)
+    ddl = domain.schema.STOCK_DDL.replace("CHECK (qty >= 0)", "")
+    monkeypatch.setattr(domain.schema, "STOCK_DDL", ddl)
+
+
+def kb_index_without_keywords(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The policy KB's full-text index leaves the keywords out."""
+    _fresh_templates(monkeypatch)
+    monkeypatch.setattr(domain.world, "FTS_COLUMNS", ["title", "body"])
 
 
 def added_policies_numbered_from_99(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1059,6 +1122,49 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(faults={"outbox": "key_drift:support__send_reply"}),
         {},
         "a support__create_ticket call carried key 'inv-0-1:ticket', not the run's 'inv-0:ticket'",
+    ),
+    (
+        "schema_as_specified",
+        shipments_without_a_key,
+        _case(),
+        {},
+        "shipments: primary key is none, not order_id",
+    ),
+    (
+        "schema_as_specified",
+        tickets_without_not_null,
+        _case(),
+        {},
+        "tickets.trace_id: not NOT NULL",
+    ),
+    ("schema_as_specified", replies_not_strict, _case(), {}, "replies: not STRICT"),
+    (
+        "schema_as_specified",
+        idempotency_keys_not_unique,
+        _case(),
+        {},
+        "replies.idempotency_key: no UNIQUE index",
+    ),
+    (
+        "schema_as_specified",
+        no_approval_trigger,
+        _case(),
+        {},
+        "the database does not refuse unapproved reply (accepted)",
+    ),
+    (
+        "schema_as_specified",
+        stock_without_its_check,
+        _case(),
+        {},
+        "the database does not refuse negative stock (accepted)",
+    ),
+    (
+        "schema_as_specified",
+        kb_index_without_keywords,
+        _case(),
+        {},
+        "policies_fts: searches title, body, not title, body, keywords",
     ),
 ]
 

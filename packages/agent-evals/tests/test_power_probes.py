@@ -1021,6 +1021,71 @@ def write_ids_fit_with_room() -> list[str]:
     return problems + write_ids_within(write_tool_limits(), longest)
 
 
+SEARCH_ORDER = "superseded, effective_date DESC, version DESC, rank"
+"""The order the store's policy search returns documents in (domain.store)."""
+PROBE_QUERIES = (("补发",), ("补发", "物流", "停滞"), ("退货",), ("无关词",))
+"""Reissue words, a return word and a word no document holds, quoted as the store does."""
+
+
+def phrase_problems(phrase: str) -> list[str]:
+    """Where adding ``phrase`` to an OR query of the policy KB changes what the store's
+    search returns (documents or order), or ``phrase`` alone finds something or fails:
+    the default world plus two added current reissue policies (one tying the default's
+    effective date)."""
+    from domain import build_world
+
+    added = [
+        {
+            "title": "补发政策（修订）",
+            "body": "物流信息停滞满 48 小时未更新的，可为客户提交补发申请。",
+            "version": "v2",
+            "effective_date": "2024-06-01",
+        },
+        {
+            "title": "补发说明",
+            "body": "补发前请核对地址。",
+            "version": "v9",
+            "effective_date": "2025-01-01",
+        },
+    ]
+    store = build_world({"policies": added})
+    problems: list[str] = []
+    try:
+        table = store.db.table("policies")
+
+        def ids(query: str) -> list[int]:
+            return [int(r["id"]) for r in table.search(query, order_by=SEARCH_ORDER, limit=5)]
+
+        for words in PROBE_QUERIES:
+            plain = " OR ".join(f'"{w}"' for w in words)
+            for query in (f"{phrase} OR {plain}", f"{plain} OR {phrase}"):
+                try:
+                    got = ids(query)
+                except Exception as e:  # a syntax error is a difference too
+                    problems.append(f"{query!r} fails: {e}")
+                    continue
+                if got != ids(plain):
+                    problems.append(f"{query!r} finds {got}, {plain!r} finds {ids(plain)}")
+        try:
+            alone = ids(phrase)
+        except Exception as e:
+            problems.append(f"{phrase!r} alone fails: {e}")
+        else:
+            if alone:
+                problems.append(f"{phrase!r} alone finds {alone}")
+    finally:
+        store.close()
+    return problems
+
+
+def empty_fts_phrase_matches_nothing() -> list[str]:
+    """Premise of the ``_fts_query`` filter entry: the empty phrase ``""`` (what a word of
+    only double quotes becomes) matches no document of the policy KB, raises nothing, and
+    leaves an OR query's documents and their order as they were; alone it finds nothing,
+    as the store's ``return []`` for an empty query does."""
+    return phrase_problems('""')
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -1050,6 +1115,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "write_ids_fit_with_room": write_ids_fit_with_room,
     "spent_stale_stores": spent_stale_stores,
     "worker_dumps_are_json_native": worker_dumps_are_json_native,
+    "empty_fts_phrase_matches_nothing": empty_fts_phrase_matches_nothing,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1474,3 +1540,11 @@ def test_the_spent_store_probe_tells_a_store_that_never_looked(
     monkeypatch.setattr(agent.outbox_faults.StaleLookupGateway, "call", wasteful)
     found = spent_stale_stores()
     assert found and all("never looked a key up" in f for f in found), found
+
+
+def test_the_empty_phrase_probe_tells_a_phrase_that_matches() -> None:
+    """The positive control of ``empty_fts_phrase_matches_nothing``: a phrase that matches
+    documents changes what a query of another word finds, and finds them alone."""
+    problems = phrase_problems('"补发"')
+    assert any("alone finds" in p for p in problems)
+    assert any("'\"退货\"' finds" in p for p in problems)

@@ -20,7 +20,7 @@ WORLD_KEYS = (
     "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
 )
 READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
-ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; outbox; screen; or model"
+ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; outbox; screen; bypass; or model"
 OUTBOX_FAULTS = (
     "lost_ack, lost_ack:<write tool>, lost_ack:<write tool>:<n>, lost_request,"
     " lost_request:<write tool>, lost_request:<write tool>:<n>, key_drift,"

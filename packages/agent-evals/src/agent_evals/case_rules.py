@@ -19,6 +19,7 @@ from evals.cases.vocabulary import CaseRules
 from evals.model.case import Case
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent_evals.bypass import BYPASS
 from agent_evals.scripted_model import MODEL_TARGET
 
 SPLITS: tuple[str, ...] = ("dev", "test", "regression")
@@ -72,7 +73,7 @@ CASE_RULES = CaseRules(
     outcome_required=True,
     required_tags=REQUIRED_TAGS,
     input_model=SupportInput,
-    fault_targets=(*ROLES, OUTBOX, SCREEN_TARGET, MODEL_TARGET),
+    fault_targets=(*ROLES, OUTBOX, SCREEN_TARGET, BYPASS, MODEL_TARGET),
     lint=lint_case,
 )
 """Everything SupportPilot's cases must hold beyond the evals core."""

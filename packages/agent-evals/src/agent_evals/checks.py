@@ -226,3 +226,34 @@ def output_problems(case: Case, run: Run) -> CheckOutput:
         if got != codes:
             problems.append(f"{role}'s unusable outputs were {got}, expected {codes}")
     return (False, "; ".join(problems)) if problems else True
+
+
+TOOL_RESULT_KEYS: dict[str, frozenset[str]] = {
+    "orders__get_order": frozenset({"evidence", "found"}),
+    "logistics__track": frozenset({"evidence", "found"}),
+    "kb__search": frozenset({"evidence"}),
+    "stock__check": frozenset({"evidence"}),
+}
+"""Read tool -> what the model must read back from a call of it that did not fail
+(docs/models.md, "What a model reads back"): the evidence items, and for a look-up
+whether it found anything (an empty evidence list alone does not say the order does not
+exist). A failed or refused call reads ``{"error": …}``."""
+
+
+@check(kind="trajectory", name="tool_results_read")
+def tool_results_read(case: Case, run: Run) -> CheckOutput:
+    """On the model path, every result of a read tool the model was sent holds what
+    :data:`TOOL_RESULT_KEYS` says (read from the scripted server's side: the requests)."""
+    ledger = _ledger(run)
+    if ledger is None or "tool_results" not in ledger:
+        return None
+    problems: list[str] = []
+    for name, keys in ledger["tool_results"]:
+        wanted = TOOL_RESULT_KEYS.get(str(name))
+        held = set(str(keys).split(",")) if keys else set()
+        if wanted is None or "error" in held:
+            continue
+        missing = sorted(wanted - held)
+        if missing:
+            problems.append(f"the model read a {name} result without {', '.join(missing)}")
+    return True if not problems else (False, "; ".join(problems))

@@ -89,6 +89,41 @@ MANY_ADDED: tuple[tuple[int, str, str], ...] = (
 last: with the default one, seven documents match a reissue search (more than a page of
 five results), every added one's id must be its own, and the last added rules."""
 
+PROCEDURE_STEP = (
+    "客服提交补发申请前，应核对订单的收货地址与联系电话，确认包裹未被签收或代收，"
+    "并在工单中写明承运商、运单号与最后一个物流节点；补发申请提交后，客服应在一个工作日内"
+    "跟进仓库出库情况，并将新的运单号告知客户。"
+)
+"""One step of the procedure a full policy text goes on with after its period (it states
+no other period)."""
+PROCEDURE = PROCEDURE_STEP * 24
+"""A full policy text's procedure: about 2,400 characters."""
+
+MANY_LONG: tuple[tuple[int, str, str], ...] = (
+    (24, "2024-04-01", "v3"),
+    (30, "2024-05-01", "v4"),
+    (36, "2024-06-01", "v5"),
+    (42, "2024-07-01", "v6"),
+    (48, "2024-08-01", "v7"),
+    (60, "2024-09-01", "v8"),
+    (84, "2024-10-01", "v9"),
+    (90, "2024-11-01", "v10"),
+    (96, "2024-12-01", "v11"),
+)
+"""Nine current reissue policies in full text, the last in force: a search finds ten
+documents, twice a page. A page of five, quoted again as notes beside the ruling one, fits
+a specialist's 16,000-character output; every match quoted would not."""
+
+TIED_SHORT = _policy(
+    "物流信息停滞满 48 小时未更新的，可为客户提交补发申请（补发 物流 停滞）。", "2025-02-01", "v3"
+)
+"""A current reissue policy that ranks first for a reissue search (short, every search word)."""
+TIED_LATER = _policy(
+    "物流信息停滞满 96 小时未更新的，可为客户提交补发申请。" + PROCEDURE_STEP, "2025-02-01", "v3"
+)
+"""The same effective date and version, added after it (a higher id), ranking below it: on
+that tie the higher id is in force (spec_terms), whatever the search's relevance says."""
+
 POLICIES: dict[str, dict[str, Any]] = {
     "default": {"kb": "default", "add": [], "hours": 72},
     "newer_current": {
@@ -135,6 +170,15 @@ POLICIES: dict[str, dict[str, Any]] = {
         ],
         "hours": MANY_ADDED[-1][0],
     },
+    "many_long": {
+        "kb": "default",
+        "add": [
+            _policy(f"物流信息停滞满 {hours} 小时未更新的，可为客户提交补发申请。{PROCEDURE}", d, v)
+            for hours, d, v in MANY_LONG
+        ],
+        "hours": MANY_LONG[-1][0],
+    },
+    "tied_current": {"kb": "default", "add": [TIED_SHORT, TIED_LATER], "hours": 96},
     "fullwidth_newer": {
         "kb": "default",
         "add": [

@@ -273,10 +273,14 @@ default keeps the same head-room (a cost blow-up still shows in the gate's p95).
 
 
 def max_chars_for(world: Mapping[str, Any]) -> int:
-    """The run's budget of characters returned: the default, or twice it for a world
-    whose added policies fill a search page."""
+    """The run's budget of characters returned: the default, or, for a world whose added
+    policies fill a search page, twice it or the default plus the page quoted twice (the
+    :data:`SEARCH_PAGE` longest added documents, title and body), whichever is more."""
     added = world.get("policies", [])
-    return FULL_PAGE_MAX_CHARS if len(added) >= SEARCH_PAGE else DEFAULT_MAX_CHARS
+    if len(added) < SEARCH_PAGE:
+        return DEFAULT_MAX_CHARS
+    sizes = sorted((len(p.get("title", "")) + len(p.get("body", "")) for p in added), reverse=True)
+    return max(FULL_PAGE_MAX_CHARS, DEFAULT_MAX_CHARS + 2 * sum(sizes[:SEARCH_PAGE]))
 
 
 OUTPUT_FAULTS = {"garble": ["unparsable", "schema"], "garble_once": ["unparsable"]}

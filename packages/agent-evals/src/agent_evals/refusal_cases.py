@@ -150,7 +150,7 @@ def bad_customer(value: Any) -> str:
 
 
 def unknown_role(target: str) -> str:
-    known = f"{', '.join(ROLES)}; outbox; screen; or model"
+    known = f"{', '.join(ROLES)}; outbox; screen; bypass; or model"
     return f"faults.{target}: unknown role {target!r} (known: {known})"
 
 
@@ -810,6 +810,41 @@ def _screen_mistakes() -> list[Mistake]:
     return found
 
 
+BYPASS_KINDS = ("approval", "stock")
+"""The bypass faults (docs/cases.md, the fault table), written apart from the code."""
+
+
+def bypass_problem(fault: str) -> str:
+    return bad_fault("bypass", fault, f"expected one of {', '.join(BYPASS_KINDS)}")
+
+
+def _bypass_mistakes() -> list[Mistake]:
+    """The bypass target takes exactly one of its kinds, with no argument."""
+    path = "faults.bypass"
+    found = [
+        Mistake(path, "valid", (), faults={"bypass": kind}, kind=kind, note=kind)
+        for kind in BYPASS_KINDS
+    ]
+    for wrong, fault in (
+        ("unknown_kind", "crash"),
+        ("unknown_kind", "approvals"),
+        ("unknown_kind", "stocks"),
+        ("argument_not_taken", "approval:1"),
+        ("argument_not_taken", "stock:SKU-TEE-01"),
+    ):
+        found.append(
+            Mistake(
+                path,
+                wrong,
+                (bypass_problem(fault),),
+                faults={"bypass": fault},
+                kind=fault.partition(":")[0],
+                note=fault,
+            )
+        )
+    return found
+
+
 def _model_mistakes() -> list[Mistake]:
     path = "faults.model"
     found: list[Mistake] = []
@@ -972,6 +1007,7 @@ def mistakes() -> list[Mistake]:
         *_role_fault_mistakes(),
         *_outbox_mistakes(),
         *_screen_mistakes(),
+        *_bypass_mistakes(),
         *_model_mistakes(),
         *_several(),
     ]

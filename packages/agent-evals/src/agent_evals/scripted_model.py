@@ -567,6 +567,32 @@ def competent(conversation: Conversation) -> ResponseSpec:
     return _answer(read_claims(prompt, last if isinstance(last, dict) else {}), conversation)
 
 
+def tool_results(bodies: list[dict[str, Any]]) -> list[list[str | None]]:
+    """Each distinct tool result the requests carried, as ``[tool name, its JSON object's
+    keys joined by commas]`` (``None``: not a JSON object; the name ``?`` when no call in
+    the request has the result's id), sorted: what the model was told, by tool."""
+    seen: set[tuple[str, str | None]] = set()
+    for body in bodies:
+        messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        names = {
+            str(c.get("id")): str(c["function"].get("name"))
+            for m in messages
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+            if isinstance(c, dict) and isinstance(c.get("function"), dict)
+        }
+        for m in messages:
+            if m.get("role") != "tool":
+                continue
+            try:
+                parsed = json.loads(str(m.get("content") or ""))
+            except json.JSONDecodeError:
+                parsed = None
+            keys = ",".join(sorted(parsed)) if isinstance(parsed, dict) else None
+            seen.add((names.get(str(m.get("tool_call_id")), "?"), keys))
+    return [[name, keys] for name, keys in sorted(seen, key=lambda pair: (pair[0], pair[1] or ""))]
+
+
 # -- faults -------------------------------------------------------------------------
 
 EXTRA_CLAIMS: tuple[dict[str, Any], ...] = (
@@ -1071,6 +1097,7 @@ class ScriptedServer:
             "altered_calls": list(self.model.altered_calls),
             "repair_quotes": list(self.model.repair_quotes),
             "data_not_as_written": list(self.model.unwritten),
+            "tool_results": tool_results(bodies),
         }
 
 

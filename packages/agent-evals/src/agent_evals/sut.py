@@ -60,6 +60,14 @@ from tools import READ_TOOLS
 # Imported for what they register: SupportPilot's own checks and the invariants.
 import agent_evals.checks
 import agent_evals.invariants  # noqa: F401
+from agent_evals.bypass import (
+    APPROVAL,
+    BYPASS,
+    STOCK,
+    ApprovedAnywayGate,
+    StaleStockGateway,
+    parse_bypass_fault,
+)
 from agent_evals.case_rules import (
     CASE_RULES,
     authenticated_customer,
@@ -74,6 +82,7 @@ from agent_evals.record import (
     stock_levels,
     writes_from,
 )
+from agent_evals.schema_spec import SCHEMA, describe_database
 from agent_evals.scripted_model import (
     MODEL_TARGET,
     SCRIPTED_KEY,
@@ -258,6 +267,12 @@ class SupportPilotSUT:
             if role == MODEL_TARGET:
                 problems += self._model_fault_problems(fault)
                 continue
+            if role == BYPASS:
+                try:
+                    parse_bypass_fault(fault)
+                except UnknownFaultError as e:
+                    problems.append(f"faults.{role}: {e}")
+                continue
             if role == SCREEN_TARGET:
                 if fault != SCREEN_OFF:
                     problems.append(
@@ -266,7 +281,8 @@ class SupportPilotSUT:
                     )
                 continue
             if role not in ROLES:
-                known = f"{', '.join(ROLES)}; {OUTBOX}; {SCREEN_TARGET}; or {MODEL_TARGET}"
+                targets = f"{OUTBOX}; {SCREEN_TARGET}; {BYPASS}; or {MODEL_TARGET}"
+                known = f"{', '.join(ROLES)}; {targets}"
                 problems.append(f"faults.{role}: unknown role {role!r} (known: {known})")
                 continue
             try:
@@ -333,12 +349,18 @@ class SupportPilotSUT:
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
             stock_before = stock_levels(store)
+            # The integrity the database enforces, for the schema_as_specified invariant.
+            detail[SCHEMA] = describe_database(store.db.conn)
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = _approver(world)
             gateway = outbox_gateway(
                 store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
             )
+            # A layer in front of the store taken away: the store's own refusals must hold.
+            bypass = case.faults.get(BYPASS)
+            if bypass == STOCK:
+                gateway = StaleStockGateway(gateway)
             brains = self.brains(client, meter)
             contracts = default_contracts(timeout_s=settings.attempt_timeout_s)
             if MODEL_TARGET in case.faults and self.model_server != SCRIPTED:
@@ -349,7 +371,7 @@ class SupportPilotSUT:
             faulted: dict[str, object] = {}
             detail[FAULTED] = faulted
             for role, fault in case.faults.items():
-                if role in (OUTBOX, MODEL_TARGET, SCREEN_TARGET):
+                if role in (OUTBOX, MODEL_TARGET, SCREEN_TARGET, BYPASS):
                     continue
                 if role not in brains:
                     raise UnknownRoleError(role)
@@ -369,7 +391,8 @@ class SupportPilotSUT:
                 for role in ROLES
             }
             bus = Bus(trace_id, workers)
-            gate = ApprovalGate(store, approver, auto_approve_below=world.auto_approve_below)
+            gate_class = ApprovedAnywayGate if bypass == APPROVAL else ApprovalGate
+            gate = gate_class(store, approver, auto_approve_below=world.auto_approve_below)
             orchestrator = Orchestrator(workers, gateway, gate, bus, obedient=not screen)
             given = support_input(case)
             outcome = await orchestrator.handle(given.order_id, given.goal)

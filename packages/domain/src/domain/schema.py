@@ -113,7 +113,17 @@ def create_schema(db: sqlite_utils.Database) -> None:
             "chars_read": int,
         },
         pk="id",
-        not_null={"trace_id", "role", "tool", "kind", "allowed", "status", "reason", "args"},
+        not_null={
+            "trace_id",
+            "role",
+            "tool",
+            "kind",
+            "allowed",
+            "status",
+            "reason",
+            "args",
+            "chars_read",
+        },
         strict=True,
     )
     for table in ("tickets", "replies"):
