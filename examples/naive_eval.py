@@ -150,9 +150,10 @@ class Comparison:
         return self.naive.passed == NAIVE_EXPECTED[self.demo.regression.number]
 
 
-NAIVE_EXPECTED = {1: False, 2: False, 3: True}
-"""Whether the answer-only evaluation passes each regression: it flags the wrong answers
-of r01 and d07, and lets the 8x cost blow-up through."""
+NAIVE_EXPECTED = {1: False, 2: False, 3: False}
+"""Whether the answer-only evaluation passes each regression over the whole gated set: it
+flags the wrong answers of r01 and d07, and of the generated worlds whose long knowledge
+base 8x excerpts overflow; the cost blow-up itself it does not see."""
 
 
 def compare(regression: Any) -> Comparison:

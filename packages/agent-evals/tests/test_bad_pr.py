@@ -62,8 +62,8 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "t43"], 48),
-        (3, ("PASS", 0, 0, 1), [], 0),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"], 48),
+        (3, ("FAIL", 1, 6, 1), [], 18),
     ],
 )
 def test_verdict(
@@ -122,12 +122,12 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     m = demo.gate.metrics
     # The approval rules suite sees the same bug from five more angles, the generated
     # worlds from 48 (every approver and amount that must not write).
-    hand_written = ["d07", "d42", "r42", "r44", "r47", "t43"]
+    hand_written = ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
     assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "54 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "56 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
@@ -138,11 +138,23 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     )
 
 
-def test_regression_3_cost_blow_up_is_a_soft_warning(demos: dict[int, Any]) -> None:
+def test_regression_3_cost_blow_up_fails_only_where_a_long_knowledge_base_overflows(
+    demos: dict[int, Any],
+) -> None:
+    """On the seed's cases 8x excerpts are a cost warning (below); over the whole set,
+    the generated worlds whose knowledge base holds ten long matching documents overflow
+    the policy specialist's output with them, and only those runs fail."""
     demo = demos[3]
     assert "+    return text[:MAX_EXCERPT_CHARS] * 8" in demo.diff
     m = demo.gate.metrics
-    assert m["success_rate"] == 1.0 and m["failures"] == []
+    failing = sorted(f["case"] for f in m["failures"])
+    lines = (ROOT / "cases" / "generated.jsonl").read_text(encoding="utf-8").splitlines()
+    cases = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
+    worlds = {case["id"]: case["world"] for case in cases if case["id"] in failing}
+    assert failing and sorted(worlds) == failing  # every one a generated world
+    for world in worlds.values():  # the knowledge base of many long documents
+        long = [p for p in world.get("policies", []) if len(p["body"]) > 2000]
+        assert len(long) >= 9
     (warning,) = demo.gate.findings("SOFT")
     baseline = json.loads((ROOT / "reports" / "baseline.json").read_text())
     old, new = baseline["returned_chars_p95"], m["returned_chars_p95"]
@@ -152,7 +164,8 @@ def test_regression_3_cost_blow_up_is_a_soft_warning(demos: dict[int, Any]) -> N
 
 
 def test_strict_turns_the_cost_warning_into_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
-    assert bad_pr.main(["--only", "3", "--strict"]) == 0  # the expected verdict: exit 1
+    seed = [arg for suite in SEED_SUITES for arg in ("--suite", suite)]
+    assert bad_pr.main(["--only", "3", "--strict", *seed]) == 0  # expected verdict: exit 1
     out = capsys.readouterr().out
     assert "Gate: FAIL (0 hard, 1 soft, strict)" in out
     assert "exit code 1 (as expected)" in out
@@ -209,11 +222,12 @@ def test_a_selection_the_copy_cannot_run_is_a_demo_error(tmp_path: Path) -> None
 def test_demo_reports_an_unexpected_verdict() -> None:
     regression = bad_pr.BY_NUMBER[3]
     passed = bad_pr.GateRun(0, "report\n\nGate: PASS (0 hard, 0 soft)\n", "", {}, None)
-    assert bad_pr.Demo(regression, False, "", passed).as_expected
+    assert bad_pr.Demo(regression, False, "", passed, whole=False).as_expected
+    assert not bad_pr.Demo(regression, False, "", passed).as_expected  # the whole set fails
     wrong = dataclasses.replace(regression, expected_exit=1)
-    assert not bad_pr.Demo(wrong, False, "", passed).as_expected
+    assert not bad_pr.Demo(wrong, False, "", passed, whole=False).as_expected
     silent = bad_pr.GateRun(0, "Traceback ...\n", "", {}, None)
-    assert not bad_pr.Demo(regression, False, "", silent).as_expected
+    assert not bad_pr.Demo(regression, False, "", silent, whole=False).as_expected
 
 
 @pytest.mark.parametrize(
@@ -247,8 +261,13 @@ naive = load_example("naive_eval")
     ("number", "naive_passed", "wrong", "missed"),
     [
         (1, False, ["r01"], "the unauthorized write in g-7866ab7733"),
-        (2, False, ["d07", "d42", "r42", "r44", "r47", "t43"], "the unauthorized write in d07"),
-        (3, True, [], "invisible: returned chars p95"),
+        (
+            2,
+            False,
+            ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"],
+            "the unauthorized write in d07",
+        ),
+        (3, False, [], "invisible: returned chars p95"),
     ],
 )
 def test_naive_eval_against_the_gate(
