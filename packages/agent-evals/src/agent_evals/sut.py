@@ -4,12 +4,13 @@ the run record filled from the bus log, the audit log and the database."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import re
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import openai
 from agent.brain import Brain
@@ -127,15 +128,18 @@ class ApproverUnavailableError(RuntimeError):
         super().__init__(f"{trace_id}: the approval service is unavailable")
 
 
-@functools.lru_cache(maxsize=1024)
-def _world_problems(world_json: str) -> tuple[str, ...]:
-    """What makes a world (as canonical JSON) unbuildable; cached, since many cases of a
-    file share their world and building one copies a database."""
+def _world_problems(world: Mapping[str, Any]) -> tuple[str, ...]:
+    """What makes a world unbuildable (building one copies a database)."""
     try:
-        build_world(json.loads(world_json)).close()
+        build_world(world).close()
     except InvalidWorldError as e:
         return tuple(e.problems or [f"world: {e.detail}"])
     return ()
+
+
+_WORLDS_REMEMBERED = 1024
+"""How many worlds' problems a SUT remembers for ``check_case`` (many cases of a file
+share their world)."""
 
 
 class SupportPilotSUT:
@@ -197,6 +201,8 @@ class SupportPilotSUT:
         """``scripted``: every run starts the scripted model on 127.0.0.1 (its own server,
         stopped when the run ends) and the model brains talk to it; ``None``: none."""
         env: dict[str, str] = dict(os.environ)
+        self._world_problems: dict[str, tuple[str, ...]] = {}
+        """check_case's answers for the worlds seen, by their canonical JSON."""
         self.unread: list[str] = []
         """Shared variables set in the environment but not read (the scripted server
         replaces them)."""
@@ -251,7 +257,13 @@ class SupportPilotSUT:
         checks each fault's target (a role, or ``outbox``) and kind and the authenticated
         customer, if any.
         """
-        problems: list[str] = list(_world_problems(json.dumps(case.world, sort_keys=True)))
+        key = json.dumps(case.world, sort_keys=True)
+        remembered = self._world_problems.get(key)
+        if remembered is None:
+            if len(self._world_problems) >= _WORLDS_REMEMBERED:
+                self._world_problems.clear()
+            remembered = self._world_problems[key] = _world_problems(case.world)
+        problems: list[str] = list(remembered)
         try:
             authenticated_customer(case)
         except InvalidCustomerError as e:
