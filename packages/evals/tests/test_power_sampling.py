@@ -22,6 +22,7 @@ from evals.power.sampling import (
     refuse_reused_holdout,
     relate,
     render_ledger,
+    replay,
     scope_hash,
 )
 
@@ -332,3 +333,41 @@ def test_the_entry_records_the_sample(tmp_path: Path) -> None:
     assert recorded.population == 80
     assert recorded.mutants == sorted(digest_of(m.anchor) for m in drawn.sample)
     assert recorded.scope == SCOPE.hash
+
+
+# --- Replaying a sample --------------------------------------------------------------------
+
+
+def test_a_replay_runs_exactly_the_mutants_of_the_seed_as_tuning_data(tmp_path: Path) -> None:
+    held_out = draw(POOL, 12, 7)
+    book = ledger(tmp_path, entry(1, 30, mutants=draw(POOL, 30, 1)))
+    book.samples.append(entry(7, 12, purpose="holdout", mutants=held_out))
+    drawn = replay(POOL, book, 7)
+    assert drawn.purpose == "tune"
+    assert drawn.seed == 7
+    assert drawn.sample == held_out
+    assert drawn.size == 12
+    assert drawn.reused
+    assert drawn.earlier[-1].shared == 12
+
+
+def test_a_replay_keeps_only_mutants_still_there(tmp_path: Path) -> None:
+    held_out = draw(POOL, 12, 7)
+    book = ledger(tmp_path, entry(7, 12, purpose="holdout", mutants=held_out))
+    today = [m for m in POOL if m is not held_out[0]]
+    assert replay(today, book, 7).sample == held_out[1:]
+
+
+@pytest.mark.parametrize(
+    ("book_seed", "today", "problem"),
+    [
+        (8, POOL, "no sample of .* was drawn with seed 7"),
+        (7, [mutant(900, "src/c.py")], "none of the 12 mutant"),
+    ],
+)
+def test_a_replay_of_nothing_is_refused(
+    tmp_path: Path, book_seed: int, today: list[Mutant], problem: str
+) -> None:
+    book = ledger(tmp_path, entry(book_seed, 12, purpose="holdout", mutants=draw(POOL, 12, 7)))
+    with pytest.raises(PowerError, match=problem):
+        replay(today, book, 7)

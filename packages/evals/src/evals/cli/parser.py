@@ -294,6 +294,7 @@ examples:
   evals power --sample 20                       # a quick tuning look (seed 0)
   evals power --sample 300 --purpose holdout    # the figure to report (fresh seed)
   evals power --all                             # every mutant
+  evals power --replay 760703633                # an earlier sample again, as tuning data
   evals power --config examples/own_agent/power.toml --all
 
 exit status: 0 report written, 2 bad input, a reused sample called held out, the extra
@@ -317,6 +318,13 @@ def power(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     size.add_argument("--sample", type=_positive_int, metavar="N", help="a seeded sample of N")
     size.add_argument(
         "--all", action="store_true", help="every mutant (a long benchmark; recorded as 'all')"
+    )
+    size.add_argument(
+        "--replay",
+        type=_non_negative_int,
+        metavar="SEED",
+        help="the mutants of the ledger's sample(s) drawn with SEED, run again as tuning"
+        " data (a reported held-out sample's survivors, read without using up fresh mutants)",
     )
     p.add_argument(
         "--purpose",

@@ -46,7 +46,7 @@ from evals.power.config import PowerConfig, describe, expand, power_config
 from evals.power.equivalents import load_equivalents
 from evals.power.mutants import EXIT_MARKER, Mutant, PowerError, Status, classify
 from evals.power.premises import Project, check_all, load_gated_cases
-from evals.power.sampling import Drawn, Purpose, choose, entry_for, load_ledger
+from evals.power.sampling import Drawn, Purpose, choose, entry_for, load_ledger, replay
 
 INJECTED = (
     "import builtins\n"
@@ -368,6 +368,13 @@ def main(args: argparse.Namespace) -> int:
         raise PowerError(
             f"--all is a purpose of its own (the whole population): drop --purpose {args.purpose}"
         )
+    if args.replay is not None and args.purpose not in (None, "tune"):
+        raise PowerError(
+            "--replay runs an earlier sample again, so its figure is a tuning one: drop"
+            f" --purpose {args.purpose} (a held-out sample is drawn fresh with --sample N)"
+        )
+    if args.replay is not None and args.seed is not None:
+        raise PowerError("--replay names the sample by its seed: drop --seed")
     config = power_config(load_config(file=args.config))
     timeout_s: float = args.timeout or config.timeout_s
     ledger_path: Path = (args.ledger or config.ledger).resolve()
@@ -386,9 +393,12 @@ def main(args: argparse.Namespace) -> int:
         with use_db(str(session_file)) as db:
             session.init_session(db, snapshot, config.scope)
             pop = session.population(db, snapshot, config.scope, say)
-            drawn = choose(
-                pop.candidates, ledger, purpose=purpose, size=args.sample, seed=args.seed
-            )
+            if args.replay is not None:
+                drawn = replay(pop.candidates, ledger, args.replay)
+            else:
+                drawn = choose(
+                    pop.candidates, ledger, purpose=purpose, size=args.sample, seed=args.seed
+                )
             for line in _draw_lines(drawn):
                 say(line)
             if args.dry_run:
@@ -449,7 +459,8 @@ def main(args: argparse.Namespace) -> int:
         },
         settings={
             "purpose": purpose,
-            "sample": args.sample,
+            "sample": drawn.size,
+            "replay": args.replay,
             "seed": drawn.seed,
             "jobs": args.jobs,
             "timeout_s": timeout_s,

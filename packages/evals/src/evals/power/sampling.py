@@ -413,6 +413,35 @@ def choose(
     return Drawn(purpose, chosen_seed, size, population, sample, earlier, seed is not None)
 
 
+def replay(candidates: Sequence[Mutant], ledger: Ledger, seed: int) -> Drawn:
+    """The mutants the ledger's samples of ``seed`` hold, run again as a *tuning* sample.
+
+    A held-out sample, once its figure is reported, is how the next round of tuning
+    begins: its survivors are read and answered. Replaying runs exactly its mutants (those
+    still among today's ``candidates``; code that changed since has other mutants), so its
+    survivors can be read without drawing, and so using up, fresh candidates a later
+    held-out sample needs. :class:`PowerError` when no entry of the ledger used ``seed``
+    or none of its mutants is left.
+    """
+    entries = [e for e in ledger.samples if e.seed == seed]
+    if not entries:
+        raise PowerError(
+            f"no sample of {ledger.path} was drawn with seed {seed}: --replay takes the seed"
+            " of a sample the ledger records"
+        )
+    held: set[str] = set()
+    for entry in entries:
+        held |= ledger.mutants_of(entry, candidates)
+    sample = [m for m in sorted(candidates, key=order_key) if m.digest in held]
+    if not sample:
+        raise PowerError(
+            f"none of the {len(held)} mutant(s) of seed {seed} in {ledger.path} is among"
+            " today's candidates (the code they mutated changed)"
+        )
+    earlier = relate(sample, seed, ledger, candidates)
+    return Drawn("tune", seed, len(sample), list(candidates), sample, earlier, True)
+
+
 def entry_for(
     drawn: Drawn, scope: Scope, *, revision: str, note: str = "", today: datetime.date | None = None
 ) -> LedgerEntry:
