@@ -949,14 +949,52 @@ def json_native_problems(root: type[BaseModel]) -> list[str]:
     return problems
 
 
-def worker_dumps_are_json_native() -> list[str]:
+def agent_dumps_are_json_native() -> list[str]:
     """Premise of the ``model_dump(mode="json")`` -> ``model_dump()`` entries (the
-    parsed model answer, the worker's size measure, the result payload): a specialist's
-    output and a worker's result hold strings, integers, booleans, None, string Literals,
-    lists and models of them only, so both dumps are the same data."""
-    from agent.contracts import WorkerOutput
+    parsed model answer, the worker's size measure, the result payload, a task sent on the
+    bus, a fault's filler claims): every model the agent dumps in JSON mode — a
+    specialist's output, a claim, a worker's result, a task — holds strings, integers,
+    booleans, None, string Literals, lists, dicts and models of them only, so both dumps
+    are the same data."""
+    from agent.contracts import Claim, WorkerOutput
 
-    return json_native_problems(WorkerOutput) + json_native_problems(WorkerResult)
+    return [
+        problem
+        for model in (WorkerOutput, Claim, WorkerResult, Task)
+        for problem in json_native_problems(model)
+    ]
+
+
+def flaky_kind_is_never_read(brain_type: type[Any] | None = None) -> list[str]:
+    """Premise of the ``parse_fault`` entry (``return kind`` -> ``return None`` for
+    ``flaky:p``): a faulted brain whose kind reads ``None`` instead of ``flaky`` answers
+    and crashes exactly as it does with ``flaky`` (its kind is only ever compared with
+    other kinds; whether it crashes is ``flaky_probability``'s alone), on every trial of
+    every probability at the edges and inside."""
+    kind_of = brain_type or faults_module.FaultyBrain
+    task = Task(trace_id="probe", role="order_agent", order_id="A1001")
+    problems: list[str] = []
+
+    class Inner:
+        async def think(self, task: Task, tools: Any) -> object:
+            return {"claims": [{"topic": "order", "value": "A1001", "text": "", "evidence": []}]}
+
+    def outcome(fault: str, trial: int, kind: str | None) -> object:
+        brain = kind_of(Inner(), fault, "order_agent", "probe-case", trial)
+        brain.kind = kind
+        try:
+            return asyncio.run(brain.think(task, types.SimpleNamespace(evidence=[])))
+        except Exception as e:
+            return f"raised {type(e).__name__}: {e}"
+
+    for fault in ("flaky:0", "flaky:1", "flaky:1.0", "flaky:0.5", "flaky:0.01"):
+        for trial in range(8):
+            flaky, none = outcome(fault, trial, "flaky"), outcome(fault, trial, None)
+            if flaky != none:
+                problems.append(
+                    f"{fault} trial {trial}: {flaky!r} with kind flaky, {none!r} with None"
+                )
+    return problems
 
 
 LONGEST_TRIAL_DIGITS = 18
@@ -1114,7 +1152,8 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "kinds_after_oversize_never_decorate": kinds_after_oversize_never_decorate,
     "write_ids_fit_with_room": write_ids_fit_with_room,
     "spent_stale_stores": spent_stale_stores,
-    "worker_dumps_are_json_native": worker_dumps_are_json_native,
+    "agent_dumps_are_json_native": agent_dumps_are_json_native,
+    "flaky_kind_is_never_read": flaky_kind_is_never_read,
     "empty_fts_phrase_matches_nothing": empty_fts_phrase_matches_nothing,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
@@ -1516,7 +1555,7 @@ def test_the_role_probe_tells_a_plain_string_role() -> None:
     ],
 )
 def test_the_json_native_probe_tells_a_float(annotation: Any, problem: str | None) -> None:
-    """The positive control of ``worker_dumps_are_json_native``."""
+    """The positive control of ``agent_dumps_are_json_native``."""
 
     class Root(BaseModel):
         field: annotation  # type: ignore[valid-type]
@@ -1548,3 +1587,18 @@ def test_the_empty_phrase_probe_tells_a_phrase_that_matches() -> None:
     problems = phrase_problems('"补发"')
     assert any("alone finds" in p for p in problems)
     assert any("'\"退货\"' finds" in p for p in problems)
+
+
+def test_the_flaky_kind_probe_tells_a_brain_that_reads_its_kind() -> None:
+    """The positive control of ``flaky_kind_is_never_read``: a brain that answers
+    otherwise when its kind is ``flaky`` is caught."""
+
+    class ReadsKind(faults_module.FaultyBrain):
+        async def think(self, task: Task, tools: Any) -> object:
+            if self.kind == "flaky":
+                return {"claims": []}
+            return await super().think(task, tools)
+
+    found = flaky_kind_is_never_read(ReadsKind)
+    assert found
+    assert "with kind flaky" in found[0]

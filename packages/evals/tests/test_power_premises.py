@@ -565,3 +565,69 @@ def test_the_gated_cases_leave_out_the_gate_s_excluded_tags(tmp_path: Path) -> N
     (tmp_path / "s.jsonl").write_text(text, encoding="utf-8")
     assert [c["id"] for c in load_gated_cases(tmp_path)] == ["a", "c"]
     assert load_gated_cases(tmp_path / "none") == []
+
+
+# --- default_is: a keyword that passes what its default passes ---------------------------
+
+DEFAULTS_PY = """\
+from pydantic import BaseModel, Field
+
+
+class Claim(BaseModel):
+    topic: str
+    text: str = Field(default="", max_length=40)
+    value: str | None = Field(None)
+    size: int = 0
+    tags: list[str] = Field(default_factory=list)
+    needed: str = Field(..., min_length=1)
+    shout: bool = not True
+
+    def render(self, sep=", ", *, upper=False):
+        return sep
+
+
+def build(a, b="x", /, c=None, *, d=1.5):
+    return a
+"""
+
+
+@pytest.mark.parametrize(
+    ("callable_", "parameter", "value", "expected"),
+    [
+        ("Claim", "text", '""', ("holds", "defaults to ''")),
+        ("Claim", "value", "None", ("holds", "defaults to None")),
+        ("Claim", "size", "0", ("holds", "defaults to 0")),
+        ("Claim.render", "sep", '", "', ("holds", "defaults to ', '")),
+        ("Claim.render", "upper", "False", ("holds", "defaults to False")),
+        ("build", "b", "'x'", ("holds", "defaults to 'x'")),
+        ("build", "c", "None", ("holds", "defaults to None")),
+        ("build", "d", "1.5", ("holds", "defaults to 1.5")),
+        ("Claim", "text", '"x"', ("fails", "defaults to ''")),
+        ("Claim", "size", "False", ("fails", "defaults to 0")),  # equal, not the same type
+        ("Claim", "value", '""', ("fails", "defaults to None")),
+        ("Claim", "tags", "[]", ("fails", "no literal default")),
+        ("Claim", "needed", '""', ("fails", "no literal default")),
+        ("Claim", "topic", '""', ("fails", "no literal default")),
+        ("Claim", "shout", "False", ("fails", "no literal default")),
+        ("Claim", "nope", '""', ("fails", "no parameter or field")),
+        ("build", "a", "None", ("fails", "no literal default")),
+        ("Missing", "a", "None", ("fails", "no function or class")),
+        ("Missing.render", "a", "None", ("fails", "no class Missing")),
+        ("Claim", "text", "str()", ("fails", "not a Python literal")),
+    ],
+)
+def test_default_is(
+    tmp_path: Path, callable_: str, parameter: str, value: str, expected: tuple[str, str]
+) -> None:
+    verdict, detail = expected
+    premise = {
+        "kind": "default_is",
+        "file": "src/code.py",
+        "callable": callable_,
+        "parameter": parameter,
+        "value": value,
+    }
+    assert validate_premise(premise) is None
+    fields = {k: v for k, v in premise.items() if k != "kind"}
+    found = check(Premise("default_is", fields), project(tmp_path, DEFAULTS_PY))
+    assert (found.verdict, detail in found.detail) == (verdict, True), found.detail

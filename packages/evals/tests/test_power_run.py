@@ -243,7 +243,11 @@ def test_bad_configuration_is_one_line_exit_2(tmp_path: Path, pyproject: str, pr
 @pytest.mark.parametrize(
     ("args", "problem"),
     [
-        ([], "one of the arguments --sample --all is required"),
+        ([], "one of the arguments --sample --all --replay is required"),
+        (["--sample", "3", "--replay", "1"], "not allowed with argument"),
+        (["--replay", "1", "--purpose", "holdout"], "its figure is a tuning one"),
+        (["--replay", "1", "--seed", "2"], "names the sample by its seed"),
+        (["--replay", "7"], "no sample of"),
         (["--sample", "0"], "must be at least 1"),
         (["--all", "--purpose", "holdout"], "--all is a purpose of its own"),
         (["--sample", "1", "--purpose", "final"], "invalid choice"),

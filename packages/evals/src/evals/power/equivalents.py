@@ -60,6 +60,12 @@ KINDS: dict[str, _Fields] = {
         "ignore": (list, False),
     },
     "source_has": {"file": (str, True), "pattern": (str, True)},
+    "default_is": {
+        "file": (str, True),
+        "callable": (str, True),
+        "parameter": (str, True),
+        "value": (str, True),
+    },
     "gated_cases": {
         "field": (str, True),
         "never_matches": (str, False),

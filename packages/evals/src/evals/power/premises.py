@@ -31,6 +31,12 @@ nothing checks, counted as such in the report.
   (folders) limits the handlers counted to the code that can name the class (say why in
   the entry: a package that never imports it sees the exception only as an exception).
 - ``source_has`` (``file``, ``pattern``): the regular expression matches the file's text.
+- ``default_is`` (``file``, ``callable``, ``parameter``, ``value``): in ``file``, the
+  parameter of ``callable`` (a function, ``Class.method``, or a class's field: pydantic or
+  dataclass, ``name: T = v`` or ``Field(v)`` / ``Field(default=v)``) has the default
+  ``value``, a Python literal written as source (``'""'``, ``"None"``, ``"0"``): a call
+  that passes exactly that literal for it passes what leaving it out passes. A default
+  made by a factory or an expression is never taken for a literal.
 - ``gated_cases`` (``field``, dotted, and one of ``never_matches``, a regular expression
   on the value's JSON, ``max_items`` or ``max_length`` of a string): every gated case
   satisfies it (a case without the field does).
@@ -503,6 +509,94 @@ def _source_has(f: Mapping[str, Any], project: Project) -> Checked:
     return Checked("holds", f"{f['file']} matches {f['pattern']!r}")
 
 
+_NO_DEFAULT = object()
+_NO_PARAMETER = object()
+
+
+def _default_is(f: Mapping[str, Any], project: Project) -> Checked:
+    try:
+        wanted = ast.literal_eval(f["value"])
+    except (ValueError, SyntaxError):
+        return Checked("fails", f"value {f['value']!r} is not a Python literal")
+    tree = project.tree(project.root / f["file"])
+    if tree is None:
+        return Checked("fails", f"{f['file']}: cannot be read as Python")
+    owner, _, name = f["callable"].rpartition(".")
+    scope: Sequence[ast.stmt] = tree.body
+    if owner:
+        owners = [n for n in scope if isinstance(n, ast.ClassDef) and n.name == owner]
+        if not owners:
+            return Checked("fails", f"{f['file']}: no class {owner}")
+        scope = owners[0].body
+    found = [
+        n
+        for n in scope
+        if isinstance(n, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+    ]
+    if not found:
+        return Checked("fails", f"{f['file']}: no function or class {f['callable']}")
+    node = found[0]
+    default = (
+        _field_default(node, f["parameter"])
+        if isinstance(node, ast.ClassDef)
+        else _parameter_default(node, f["parameter"])
+    )
+    if default is _NO_PARAMETER:
+        return Checked("fails", f"{f['callable']} has no parameter or field {f['parameter']!r}")
+    if default is _NO_DEFAULT:
+        return Checked("fails", f"{f['callable']}.{f['parameter']} has no literal default")
+    if type(default) is not type(wanted) or default != wanted:
+        return Checked("fails", f"{f['callable']}.{f['parameter']} defaults to {default!r}")
+    return Checked("holds", f"{f['callable']}.{f['parameter']} defaults to {default!r}")
+
+
+def _literal_default(node: ast.expr | None) -> object:
+    if node is None:
+        return _NO_DEFAULT
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _NO_DEFAULT
+
+
+def _field_default(cls: ast.ClassDef, name: str) -> object:
+    """The literal default of a class-body field ``name`` (``_NO_DEFAULT``: required or
+    not a literal; ``_NO_PARAMETER``: no such field)."""
+    for stmt in cls.body:
+        if not (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and stmt.target.id == name
+        ):
+            continue
+        value = stmt.value
+        if isinstance(value, ast.Call) and _last_name(value.func) == "Field":
+            given = [k.value for k in value.keywords if k.arg == "default"]
+            if given:
+                return _literal_default(given[0])
+            if value.args and not (
+                isinstance(value.args[0], ast.Constant) and value.args[0].value is Ellipsis
+            ):
+                return _literal_default(value.args[0])
+            return _NO_DEFAULT
+        return _literal_default(value)
+    return _NO_PARAMETER
+
+
+def _parameter_default(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> object:
+    """The literal default of parameter ``name`` (``_NO_DEFAULT``: none or not a literal;
+    ``_NO_PARAMETER``: no such parameter)."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    pairs = list(zip(positional, [*defaults, *args.defaults], strict=True))
+    pairs += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    for arg, default in pairs:
+        if arg.arg == name:
+            return _literal_default(default)
+    return _NO_PARAMETER
+
+
 def _dig(case: Mapping[str, Any], dotted: str) -> tuple[bool, Any]:
     value: Any = case
     for part in dotted.split("."):
@@ -557,6 +651,7 @@ _CHECKS: dict[str, Callable[[Mapping[str, Any], Project], Checked]] = {
     "key_never_read": _key_never_read,
     "error_attribute_never_read": _error_attribute_never_read,
     "source_has": _source_has,
+    "default_is": _default_is,
     "gated_cases": _gated_cases,
     "probe": _probe,
     "claim": _claim,
