@@ -226,10 +226,14 @@ def power(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def reliability(session: nox.Session) -> None:
-    """Concurrent run+gate pairs, stop-and-resume, damaged baselines (`-- concurrent`…)."""
-    sync(session, "agent")
+    """Concurrent run+gate pairs, stop-and-resume, damaged baselines, attacks (`-- hostile`…)."""
+    # SupportPilot's SUT for the first three; the judge and Ray for the attacks on
+    # `evals judge` and `--executor ray`.
+    sync(session, "agent-evals", "evals", "judge", extras=("ray",))
     commands = (
-        [session.posargs] if session.posargs else [["corrupt"], ["interrupt"], ["concurrent"]]
+        [session.posargs]
+        if session.posargs
+        else [["corrupt"], ["hostile"], ["interrupt"], ["concurrent"]]
     )
     for command in commands:
         session.run("python", "scripts/reliability.py", *command)

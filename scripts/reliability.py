@@ -746,9 +746,10 @@ def special(kind: str, where: str) -> Prepare:
 
 
 def special_in_place(kind: str, relative: str, *argv: str) -> Prepare:
-    """A file the CLI finds by itself (a suite, the gate config, the baseline, a trace's
-    meta or runs) replaced by a FIFO or a link to ``/dev/zero``; ``{cut}`` in ``relative``
-    and ``argv`` is the interrupted evaluation's run id."""
+    """A file the CLI finds by itself (the project's pyproject.toml, a suite, the gate
+    config, the baseline, a trace's meta or runs) replaced by a FIFO or a link to
+    ``/dev/zero``; ``{cut}`` in ``relative`` and ``argv`` is the interrupted evaluation's
+    run id."""
 
     def prepare(project: Path) -> Sequence[str]:
         cut = the_cut(project).name
@@ -796,10 +797,15 @@ TWICE = (
 """A gate config holding ``hard`` twice: which one counts would be a silent choice."""
 
 
+def isolated(flags: Sequence[str]) -> str:
+    """What the flags add to a scenario's name."""
+    return f", {' '.join(flags)}" if flags else ""
+
+
 def attacks() -> list[Attack]:
     """Every single-command attack (the concurrent resumes and Ray are apart)."""
     rigs = [
-        Attack(f"SUT {how}, failing", given("gate", *flags), 1, "Gate: FAIL",
+        Attack(f"SUT {how}, failing{isolated(flags)}", given("gate", *flags), 1, "Gate: FAIL",
                where="verdict", env={"HOSTILE_HOW": how}, may=GATE_WRITES)
         for how, flags in [
             ("rig_verdict", ()),
@@ -810,7 +816,7 @@ def attacks() -> list[Attack]:
         ]
     ]  # fmt: skip
     tampers = [
-        Attack(f"SUT {how}", given("gate", *flags), 2,
+        Attack(f"SUT {how}{isolated(flags)}", given("gate", *flags), 2,
                f"{target}: changed during the run; put back",
                env={"HOSTILE_HOW": how}, may=GATE_WRITES)
         for how, target, flags in [
@@ -866,6 +872,7 @@ def attacks() -> list[Attack]:
         Attack(f"{kind} as {relative.replace('{cut}', CUT)} ({argv[0]})",
                special_in_place(kind, relative, *argv), 2, "not")
         for relative, argv in [
+            ("pyproject.toml", ("run",)),
             ("cases/alpha.jsonl", ("run", "--suite", "alpha")),
             ("cases/gate.json", ("gate",)),
             ("reports/baseline.json", ("gate",)),
@@ -971,6 +978,50 @@ def concurrent_resumes(template: Path, scratch: Path) -> Row:
     )
 
 
+LIBRARY_GATE = """
+import sys
+import evals
+report = evals.evaluate(["cases/alpha.jsonl"], "hostile_sut:HostileSUT")
+verdict = evals.gate(report, "reports/baseline.json", "cases/gate.json")
+print(verdict.render().splitlines()[0], "success", report.metrics.success_rate)
+sys.exit(verdict.exit_code)
+"""
+"""The library's evaluate and gate in one process: where the SUT is built in the process
+that judges it."""
+
+
+def positive_control(template: Path, scratch: Path) -> Row:
+    """The rigging SUT judged in the process that built it (the library path): it does
+    rig the verdict (PASS and exit 0 at 0% success), so the attacks above are real and
+    `evals gate` stands against them."""
+    root = scratch / "copy"
+    shutil.copytree(template, root, symlinks=True)
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", LIBRARY_GATE],
+            cwd=project_of(root),
+            env={**os.environ, "PYTHONPATH": str(project_of(root)), "HOSTILE_HOW": "rig_all"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        done = wait(process, HOSTILE_TIMEOUT_S)
+    finally:
+        shutil.rmtree(root)
+    rigged = done.code == 0 and "Gate: PASS" in done.out and "success 0.0" in done.out
+    return Row(
+        "control: SUT rig_all judged where built",
+        "python -c 'evals.evaluate(…); evals.gate(…)'",
+        "0",
+        "hung" if done.code is None else str(done.code),
+        rigged,
+        "Traceback" not in done.err,
+        True,
+        "the attack is real: PASS at 0% success" if rigged else "the attack did not rig it",
+    )
+
+
 RAY = ("run", "--executor", "ray", "--ray-address", "127.0.0.1:1")
 
 
@@ -1024,6 +1075,8 @@ def hostile(args: argparse.Namespace) -> int:
         template = scratch / "template"
         make_project(template)
         rows = [mount(a, template, scratch) for a in attacks() if args.only in a.name]
+        if args.only in "control: SUT rig_all judged where built":
+            rows.insert(0, positive_control(template, scratch))
         if args.only in "two --resume of one run at once":
             rows.append(concurrent_resumes(template, scratch))
         if args.only in "unreachable Ray address":
