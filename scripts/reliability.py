@@ -1,6 +1,7 @@
-"""Hostile-use measurements of the CLI (issue 13's acceptance), each in real processes.
+"""Hostile-use measurements of the CLI (issues 13 and 24's acceptance), each in real
+processes.
 
-Three measurements, each printing a table and exiting 1 when anything went wrong:
+Four measurements, each printing a table and exiting 1 when anything went wrong:
 
 - ``concurrent``: N pairs of ``evals run`` and ``evals gate`` started together, writing
   reports under the same label into the same folder. Fine when every process exits as
@@ -14,10 +15,27 @@ Three measurements, each printing a table and exiting 1 when anything went wrong
 - ``corrupt``: the committed baseline and gate config, each damaged one way (a NaN
   rate, a typo'd key, a verdict that does not parse …), given to ``evals gate``. Fine
   when every one exits 2 with one line on stderr and no verdict.
+- ``hostile``: each attack of issue 24 mounted as an attacker would, through the real
+  ``evals`` command in a fresh copy of a throwaway project (never this repository's
+  reports, cases or traces): a SUT module that, when built, patches the verdict, forces
+  exit status 0 or prints a PASS of its own while failing every case; one that rewrites
+  the baseline, the gate config or the suite while it runs; one reporting NaN, infinite
+  or negative numbers; crafted trace folders (a label ``baseline``, ``../cases/gate``,
+  ``../../x``, a run id that is not the folder's name) and ``--resume ""``; two
+  ``--resume`` of one interrupted run at once; a FIFO and ``/dev/zero`` as every input
+  file, named or found; ``--executor ray`` at an address nothing answers at; a gate
+  config holding ``hard`` twice, ``--out cases --label gate``, ``evals judge --json`` a
+  folder. Fine when each ends with its documented exit code, its last stderr line alone
+  names the problem (for a gate, stdout's verdict is FAIL and no PASS is printed; for a
+  run, one failure line per run names the field), no traceback, and nothing lost: every
+  file but what the command may write is byte-identical afterwards, every (case, trial)
+  pair traced once. A positive control judges the rigging SUT in the process that built
+  it (the library), where it does rig the verdict.
 
     uv run python scripts/reliability.py concurrent --pairs 100
     uv run python scripts/reliability.py interrupt --trials 9 --seed 1
     uv run python scripts/reliability.py corrupt
+    uv run python scripts/reliability.py hostile [--only WORDS]
 """
 
 from __future__ import annotations
