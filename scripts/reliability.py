@@ -978,10 +978,9 @@ def concurrent_resumes(template: Path, scratch: Path) -> Row:
     finally:
         shutil.rmtree(root)
     refused = [d for d in done if d.code == 2]
-    said = len(refused) == 1 and (
-        one_line(refused[0].err, "another evaluation is resuming that run now")
-        or one_line(refused[0].err, "that evaluation is complete")  # it came after the end
-    )
+    during = len(refused) == 1 and one_line(refused[0].err, "another evaluation is resuming")
+    after_end = len(refused) == 1 and one_line(refused[0].err, "that evaluation is complete")
+    said = during or after_end
     planned = len(HOSTILE_CASES) * CUT_TRIALS
     whole = len(after) == len(set(after)) == planned and set(before) <= set(after)
     return Row(
@@ -992,7 +991,8 @@ def concurrent_resumes(template: Path, scratch: Path) -> Row:
         said,
         all("Traceback" not in d.err for d in done),
         whole,
-        "" if whole else f"{len(after)} runs traced, {len(set(after))} distinct of {planned}",
+        f"{len(after)} runs traced, {len(set(after))} distinct of {planned}; the second "
+        + ("refused while the first ran" if during else "came after the end" if after_end else "?"),
     )
 
 
