@@ -198,7 +198,7 @@ def bad_pr(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 345 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 347 ways, one copy each: the tests must fail every time."""
     # The Ray executor's and evals power's mutants are killed by their tests, which need
     # the extras.
     sync(
@@ -226,10 +226,14 @@ def power(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def reliability(session: nox.Session) -> None:
-    """Concurrent run+gate pairs, stop-and-resume, damaged baselines (`-- concurrent`…)."""
-    sync(session, "agent")
+    """Concurrent run+gate pairs, stop-and-resume, damaged baselines, attacks (`-- hostile`…)."""
+    # SupportPilot's SUT for the first three; the judge and Ray for the attacks on
+    # `evals judge` and `--executor ray`.
+    sync(session, "agent-evals", "evals", "judge", extras=("ray",))
     commands = (
-        [session.posargs] if session.posargs else [["corrupt"], ["interrupt"], ["concurrent"]]
+        [session.posargs]
+        if session.posargs
+        else [["corrupt"], ["hostile"], ["interrupt"], ["concurrent"]]
     )
     for command in commands:
         session.run("python", "scripts/reliability.py", *command)

@@ -546,9 +546,27 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "ray_address_not_probed",
         f"{EVALS}/execution/ray_executor.py",
-        "            unreachable = _unreachable(address)\n",
-        "            unreachable = None\n",
+        "        unreachable = _unreachable(address)\n",
+        "        unreachable = None\n",
         "`--ray-address` naming a closed port hangs the evaluation in ray.init (no Ctrl-C)",
+    ),
+    M(
+        "ray_address_probed_after_reports",
+        f"{EVALS}/cli/plan.py",
+        "    ray.refuse_unreachable()  # before any report is written",
+        "    # before any report is written",
+        "an unreachable Ray address is found only when the runs start: the exit 2 has"
+        " already replaced the last report under the label by an empty one",
+        tests=("packages/evals/tests/test_ray_unreachable.py",),
+    ),
+    M(
+        "special_pyproject_skipped",
+        f"{EVALS}/config.py",
+        "        _refuse_special(candidate)\n",
+        "",
+        "a pyproject.toml that is a FIFO or /dev/zero is passed over in silence, and the"
+        " configuration of a folder above is read instead",
+        tests=("packages/evals/tests/test_config.py",),
     ),
     M(
         "below_limit_rounded_to_it",

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -44,6 +46,31 @@ def test_wrong_type_in_tool_evals_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.evals]\ncases_dir = 3\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="cases_dir"):
         load_config(tmp_path)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and /dev/zero")
+@pytest.mark.parametrize(
+    ("special", "words"), [("fifo", "is a FIFO (named pipe)"), ("device", "is a device")]
+)
+def test_a_special_pyproject_is_refused_never_skipped_for_another(
+    tmp_path: Path, special: str, words: str
+) -> None:
+    # Bug found (issue 24, `reliability.py hostile`): a pyproject.toml that was a FIFO or a
+    # link to /dev/zero was passed over in silence, and the search went on upward: the
+    # configuration of a folder above (or none) was read instead, with no word about it.
+    (tmp_path / "pyproject.toml").write_text('[tool.evals]\nsut = "up:SUT"\n', encoding="utf-8")
+    member = tmp_path / "member"
+    member.mkdir()
+    path = member / "pyproject.toml"
+    if special == "fifo":
+        os.mkfifo(path)  # nobody writes to it: reading it would block for ever
+    else:
+        path.symlink_to("/dev/zero")
+    with pytest.raises(ConfigError) as info:
+        load_config(member)
+    assert str(info.value) == f"{path}: [tool.evals]: {words}, not a TOML file; not read"
+    with pytest.raises(ConfigError, match="not a TOML file"):
+        load_config(file=path)
 
 
 def test_git_revision_is_unknown_outside_git(tmp_path: Path) -> None:

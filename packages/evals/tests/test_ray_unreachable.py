@@ -59,3 +59,25 @@ def test_an_address_something_listens_on_is_reachable() -> None:
         assert _unreachable(f"ray://127.0.0.1:{port}") is None
     assert _unreachable("auto") is None  # no port: Ray looks for the cluster itself
     assert _unreachable("127.0.0.1:http") == "'http' is not a port number"
+
+
+def test_an_unreachable_address_leaves_the_last_report_under_its_label(tmp_path: Path) -> None:
+    # Bug found (issue 24, `reliability.py hostile`): the address was probed only when the
+    # runs began, after the report under the label had been replaced by an empty one, so
+    # a refused command (exit 2) lost the last good report.
+    project = make_project(tmp_path / "proj")
+    env = {**os.environ, "PYTHONPATH": subprocess_pythonpath()}
+    argv = [sys.executable, "-m", "evals", "run", "--suite", "alpha"]
+
+    def run(*extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*argv, *extra], cwd=project, env=env, capture_output=True, text=True,
+            timeout=120, check=False,
+        )  # fmt: skip
+
+    assert run().returncode == 0
+    reports = {p.name: p.read_bytes() for p in (project / "reports").iterdir()}
+    done = run("--executor", "ray", "--ray-address", f"127.0.0.1:{_closed_port()}")
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach Ray at" in done.stderr and done.stderr.count("\n") == 1
+    assert {p.name: p.read_bytes() for p in (project / "reports").iterdir()} == reports

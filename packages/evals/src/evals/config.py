@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from evals.errors import ConfigError, UsageError
+from evals.io.files import not_regular
 
 GATE_CONFIG_NAME = "gate.json"
 BASELINE_NAME = "baseline.json"
@@ -114,12 +115,26 @@ class EvalsConfig(BaseModel):
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.evals]``."""
+    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.evals]``; one
+    that is not a regular file (a FIFO, a device) is refused, never skipped for another."""
     for folder in [start, *start.parents]:
         candidate = folder / "pyproject.toml"
+        _refuse_special(candidate)
         if candidate.is_file() and _tool_evals(candidate) is not None:
             return candidate
     return None
+
+
+def _refuse_special(path: Path) -> None:
+    """:class:`ConfigError` when ``path`` exists and is not a regular file: a FIFO would
+    block the read for ever, a device never end it, and skipping it would read another."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # not there (or unreachable): the search goes on
+    problem = not_regular(mode, "a TOML file")
+    if problem is not None:
+        raise ConfigError(path, problem)
 
 
 def load_config(start: Path | None = None, *, file: Path | None = None) -> EvalsConfig:
@@ -129,6 +144,7 @@ def load_config(start: Path | None = None, *, file: Path | None = None) -> Evals
     start = (start or Path.cwd()).resolve()
     if file is not None:
         file = file.resolve()
+        _refuse_special(file)
         if not file.is_file():
             raise ConfigError(file, "no such file")
         if _tool_evals(file) is None:

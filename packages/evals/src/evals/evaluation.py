@@ -199,7 +199,9 @@ def _workers(
                 " without isolation or memory_limit_mb"
             )
         require_ray()
-        return RayExecutor(sut, dict(sut_options or {}), ray_address)
+        ray = RayExecutor(sut, dict(sut_options or {}), ray_address)
+        ray.refuse_unreachable()
+        return ray
     if ray_address is not None:
         raise ValueError("ray_address names a Ray cluster: it needs executor='ray'")
     if isolation == "process":

@@ -154,7 +154,7 @@ def executor_of(
     else ``[tool.evals] executor``) and the isolation: the executor's name, the
     isolation's, and where the SUT runs. Ray actors are processes already:
     ``--isolation process`` and ``--memory-limit`` are refused with ``--executor ray``, as
-    is a missing Ray (exit 2, before any run)."""
+    are a missing Ray and a cluster address nothing answers at (exit 2, before any run)."""
     executor: str = args.executor or (recorded.executor if recorded else config.executor)
     if executor != "ray":
         if args.ray_address is not None:
@@ -166,13 +166,11 @@ def executor_of(
             " --isolation process and --memory-limit do not apply"
         )
     require_ray()
-    return (
-        executor,
-        "none",
-        RayExecutor(
-            _sut_spec(args, config), sut_options(args, config, suites or []), args.ray_address
-        ),
+    ray = RayExecutor(
+        _sut_spec(args, config), sut_options(args, config, suites or []), args.ray_address
     )
+    ray.refuse_unreachable()  # before any report is written: the last one under the label stays
+    return executor, "none", ray
 
 
 def isolation_of(

@@ -120,6 +120,24 @@ class RayExecutor:
         """A pool of ``size`` actors running ``cases``."""
         return RayPool(self, cases, size)
 
+    def cluster(self) -> str | None:
+        """The cluster's address: :attr:`address`, else ``RAY_ADDRESS``; ``None``: a
+        local Ray."""
+        return self.address or os.environ.get("RAY_ADDRESS") or None
+
+    def refuse_unreachable(self) -> None:
+        """:class:`RayUnavailableError` (one line) when nothing answers at the cluster's
+        address. Asked when the evaluation is planned, before any report is written (a
+        refusal must not replace the last report under its label), and again before
+        ``ray.init``, which would retry for minutes, deaf to Ctrl-C. A Ray this process
+        has initialised already is used as it is, unasked."""
+        address = self.cluster()
+        if not address or require_ray().is_initialized():
+            return
+        unreachable = _unreachable(address)
+        if unreachable is not None:
+            raise RayUnavailableError(f"cannot reach Ray at {address!r}: {unreachable}")
+
 
 # ---------------------------------------------------------------------------- actor side
 
@@ -216,12 +234,9 @@ class RayPool:
         self._ray = ray
         if ray.is_initialized():  # the caller's Ray: used as it is, left running
             return
-        address = self.executor.address or os.environ.get("RAY_ADDRESS") or None
+        address = self.executor.cluster()
         settings: dict[str, Any] = {"log_to_driver": False, "logging_level": "ERROR"}
-        if address:
-            unreachable = _unreachable(address)
-            if unreachable is not None:  # ray.init would retry for minutes, deaf to Ctrl-C
-                raise RayUnavailableError(f"cannot reach Ray at {address!r}: {unreachable}")
+        self.executor.refuse_unreachable()  # ray.init would retry for minutes, deaf to Ctrl-C
         try:
             if address:
                 ray.init(address=address, **settings)
