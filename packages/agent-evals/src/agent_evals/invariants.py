@@ -39,6 +39,12 @@ code: an invariant that shared the agent's reading of the world would share its 
   (:mod:`agent_evals.schema_spec`): STRICT keyed tables, NOT NULL columns, UNIQUE
   idempotency keys, the KB's full-text index, and its own refusal of negative stock and
   of writes citing no approved approval (``run.detail["schema"]``).
+- ``read_results_as_promised`` (trajectory): every read tool's result, as the agent
+  received it (``run.detail["read_results"]``, :mod:`agent_evals.read_results`), holds
+  what the tool promises: a look-up states ``found`` either way, with its record exactly
+  when found, an order found exactly when the database holds it, …
+- ``tells_the_decision`` (outcome): an ``ask_user`` run asks for the order number; a reply
+  says ``提交补发申请`` exactly when a ticket was filed.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -1562,7 +1568,7 @@ def read_result_problems(results: Sequence[Mapping[str, Any]], env: Environment)
         if tool == "stock__check":
             qty = r.get("qty")
             if not isinstance(qty, int) or qty < 0 or evidence != 1:
-                problems.append(f"{what} answers qty {qty!r} with {evidence} evidence item(s)")
+                problems.append(f"{what} answers qty {qty} with {evidence} evidence item(s)")
         if tool == "support__find_write" and (r.get("id") is not None) != found:
             problems.append(f"{what} says found: {found} with the id {r.get('id')!r}")
     return problems
@@ -1586,8 +1592,6 @@ def read_results_as_promised(case: Case, run: Run) -> CheckOutput:
 
 ORDER_NUMBER_WORDS = ("订单号", "订单编号", "单号")
 """Words that name the order number (the spec: ``ask_user`` "asks for the order number")."""
-ASKING_MARKS = ("请", "？", "?", "麻烦", "能否")
-"""Marks of a request or a question: a text without one tells, it does not ask."""
 REISSUE_WORDS = "提交补发申请"
 """Said to the customer exactly when a reissue ticket is filed (the spec; written here,
 not read from the agent's replies)."""
@@ -1596,7 +1600,8 @@ not read from the agent's replies)."""
 def told_problems(run: Run, env: Environment) -> list[str]:
     """What the customer is told that does not say what the run decided: an ``ask_user``
     run whose question (its draft; nothing is sent) is missing, does not name the order
-    number, does not ask, or promises a reissue; a reply that says a reissue was applied
+    number, or promises a reissue (how it asks is the wording's business: "请提供订单号",
+    "您的订单号是多少？" and "我们需要您的订单号" all ask); a reply that says a reissue was applied
     for when no ticket was filed, or does not say it when one was."""
     problems: list[str] = []
     if run.outcome == "ask_user":
@@ -1608,8 +1613,6 @@ def told_problems(run: Run, env: Environment) -> list[str]:
                 problems.append(
                     f"the question does not ask for the order number: {_quote(question)}"
                 )
-            if not any(mark in question for mark in ASKING_MARKS):
-                problems.append(f"the question asks nothing: {_quote(question)}")
             if REISSUE_WORDS in question:
                 problems.append(f"the question promises a reissue: {_quote(question)}")
     if run.outcome == "replied" and run.reply is not None:
