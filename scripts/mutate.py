@@ -1494,7 +1494,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "env_secrets_not_looked_for",
         f"{AGENT_EVALS}/secrets_shown.py",
-        "            if is_secret(name) and env.get(name, \"\").strip()",
+        '            if is_secret(name) and env.get(name, "").strip()',
         "            if False",
         "the SUT adapter looks for the API key only, not an exported secret variable",
         tests=SECRET_TESTS,
@@ -1502,8 +1502,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "settings_key_not_looked_for",
         f"{AGENT_EVALS}/secrets_shown.py",
-        "        if api_key:\n            values[\"api_key\"] = api_key",
-        "        if api_key is None:\n            values[\"api_key\"] = \"\"",
+        '        if api_key:\n            values["api_key"] = api_key',
+        '        if api_key is None:\n            values["api_key"] = ""',
         "the SUT adapter does not look for the API key the run's settings hold",
         tests=SECRET_TESTS,
     ),

@@ -94,9 +94,8 @@ def test_secrets_are_found_anywhere_in_a_record_and_never_quoted() -> None:
 
 
 def test_a_record_without_the_account_is_not_judged() -> None:
-    from evals.model.run import Run
-
     from agent_evals.checks import no_secret_recorded
+    from evals.model.run import Run
 
     run = Run(case_id="x", trial=0, outcome="replied")
     assert no_secret_recorded(_case("A1001"), run) is None

@@ -37,9 +37,7 @@ class Secrets:
         """Name -> value; a value shorter than ``MIN_SECRET_CHARS`` would be found by chance."""
 
     @classmethod
-    def of(
-        cls, api_key: str | None, env: Mapping[str, str], declared: Iterable[str]
-    ) -> Secrets:
+    def of(cls, api_key: str | None, env: Mapping[str, str], declared: Iterable[str]) -> Secrets:
         """The settings' ``api_key`` and every declared secret variable set in ``env``."""
         values = {
             name: env[name].strip()
