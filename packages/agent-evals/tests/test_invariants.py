@@ -64,6 +64,8 @@ INVARIANTS = (
     "outcome_agrees_with_store",
     "claims_cited",
     "schema_as_specified",
+    "read_results_as_promised",
+    "tells_the_decision",
 )
 ALL_CASES = [
     case
@@ -1408,6 +1410,156 @@ POSITIVE_CONTROLS += [
         _case(),
         {},
         "orchestrator's stock__check answered without evidence",
+    ),
+]
+
+
+# --- read_results_as_promised: every read tool answers as it promises ---------------------
+
+
+def _data_edited(name: str, edit: Callable[[dict[str, Any]], dict[str, Any]]) -> Breakage:
+    """A breakage: read tool ``name`` answers ``edit(data)`` instead of its data."""
+
+    def breaks(monkeypatch: pytest.MonkeyPatch) -> None:
+        _tool_edited(monkeypatch, name, lambda r: r.model_copy(update={"data": edit(dict(r.data))}))
+
+    breaks.__name__ = f"{name}_{edit.__name__}"
+    return breaks
+
+
+def not_found_unstated(data: dict[str, Any]) -> dict[str, Any]:
+    """A not-found answer that no longer says found: false (data={})."""
+    return {} if data.get("found") is False else data
+
+
+def every_order_missing(data: dict[str, Any]) -> dict[str, Any]:
+    """Every order look-up says found: false, the order left in."""
+    return {**data, "found": False}
+
+
+def documents_cut(data: dict[str, Any]) -> dict[str, Any]:
+    """The search lists no documents beside its evidence."""
+    return {**data, "documents": []}
+
+
+def qty_as_text(data: dict[str, Any]) -> dict[str, Any]:
+    """The stock count as text."""
+    return {**data, "qty": str(data["qty"])}
+
+
+def written_id_dropped(data: dict[str, Any]) -> dict[str, Any]:
+    """The outbox's look-up says found without the row's id."""
+    return {**data, "id": None}
+
+
+REPLY_ACK_LOST = {"outbox": "lost_ack:support__send_reply:2"}
+"""Both acknowledgements of the reply lost: the orchestrator looks the write up (found)."""
+
+POSITIVE_CONTROLS += [
+    (
+        "read_results_as_promised",
+        _data_edited("logistics__track", not_found_unstated),
+        _case("Z9999", customer="李先生"),
+        {},
+        "logistics_agent's logistics__track of 'Z9999' does not state found: true or false",
+    ),
+    (
+        "read_results_as_promised",
+        _data_edited("orders__get_order", not_found_unstated),
+        _case("Z9999"),
+        {},
+        "order_agent's orders__get_order of 'Z9999' does not state found: true or false",
+    ),
+    (
+        "read_results_as_promised",
+        _data_edited("orders__get_order", every_order_missing),
+        _case(),
+        {},
+        "says found: False, the database holds that order",
+    ),
+    (
+        "read_results_as_promised",
+        _data_edited("kb__search", documents_cut),
+        _case(),
+        {},
+        "kb__search of None lists 0 document(s) with 1 evidence item(s)",
+    ),
+    (
+        "read_results_as_promised",
+        _data_edited("stock__check", qty_as_text),
+        _case(),
+        {},
+        "stock__check of 'SKU-TEE-01' answers qty '20'",
+    ),
+    (
+        "read_results_as_promised",
+        _data_edited("support__find_write", written_id_dropped),
+        _case(faults=REPLY_ACK_LOST),
+        {},
+        "support__find_write of 'inv-0:reply' says found: True with the id None",
+    ),
+]
+
+
+# --- tells_the_decision: what the customer is told says what was decided -------------------
+
+
+def asks_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask_user run without its question (the draft left out)."""
+    monkeypatch.setattr(agent.orchestrator, "ASK_ORDER_ID", None)
+
+
+def asks_for_patience(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask_user run whose question asks for something else than the order number."""
+    monkeypatch.setattr(agent.orchestrator, "ASK_ORDER_ID", "您好，请耐心等待，我们正在处理。")
+
+
+def reissue_reply_says_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reissued parcel's reply that says it is not yet due (no word of the ticket)."""
+    monkeypatch.setattr(RULE_BRAINS, "reissue_reply", RULE_BRAINS.wait_reply)
+
+
+def wait_reply_promises_reissue(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wait reply that says a reissue was applied for, the draft guard gone."""
+    monkeypatch.setattr(RULE_BRAINS, "wait_reply", RULE_BRAINS.reissue_reply)
+    monkeypatch.setattr(agent.orchestrator, "draft_problems", lambda draft, plan: [])
+
+
+POSITIVE_CONTROLS += [
+    (
+        "tells_the_decision",
+        asks_nothing,
+        _case(None),
+        {},
+        "asked the user nothing: the ask_user run has no question (draft)",
+    ),
+    (
+        "tells_the_decision",
+        asks_nothing,
+        _case(" \u3000"),
+        {},
+        "asked the user nothing",
+    ),
+    (
+        "tells_the_decision",
+        asks_for_patience,
+        _case(None),
+        {},
+        "the question does not ask for the order number",
+    ),
+    (
+        "tells_the_decision",
+        reissue_reply_says_wait,
+        _case(),
+        {},
+        "a ticket was filed but the reply does not say 提交补发申请",
+    ),
+    (
+        "tells_the_decision",
+        wait_reply_promises_reissue,
+        _case("A2001", world=WAIT_WORLD),
+        {},
+        "the reply says 提交补发申请 but no ticket was filed",
     ),
 ]
 

@@ -39,6 +39,12 @@ code: an invariant that shared the agent's reading of the world would share its 
   (:mod:`agent_evals.schema_spec`): STRICT keyed tables, NOT NULL columns, UNIQUE
   idempotency keys, the KB's full-text index, and its own refusal of negative stock and
   of writes citing no approved approval (``run.detail["schema"]``).
+- ``read_results_as_promised`` (trajectory): every read tool's result, as the agent
+  received it (``run.detail["read_results"]``, :mod:`agent_evals.read_results`), holds
+  what the tool promises: a look-up states ``found`` either way, with its record exactly
+  when found, an order found exactly when the database holds it, …
+- ``tells_the_decision`` (outcome): an ``ask_user`` run asks for the order number; a reply
+  says ``提交补发申请`` exactly when a ticket was filed.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -1500,3 +1506,131 @@ def schema_as_specified(case: Case, run: Run) -> CheckOutput:
     if environment_of(run) is None or not isinstance(described, dict):
         return None
     return _verdict(schema_problems(described))
+
+
+# --- 15. every read tool answers as it promises -----------------------------------------
+
+LOOKUPS: dict[str, str] = {"orders__get_order": "order", "logistics__track": "shipment"}
+"""Look-up tool -> the ``data`` key holding what it found. A look-up states ``found``
+(a bool) whether it found anything or not: ``found: true`` with the record and its
+evidence, ``found: false`` with neither (docs/models.md: an empty evidence list alone does
+not say the order does not exist)."""
+READ_RESULT_RULES: dict[str, str] = {
+    "orders__get_order": "found: a bool; found with the order and one evidence item, not"
+    " found with neither; found exactly when the database holds the order asked about",
+    "logistics__track": "found: a bool; found with the shipment and one evidence item, not"
+    " found with neither",
+    "kb__search": "documents: a list, one evidence item per document",
+    "stock__check": "qty: a whole number of units, never below 0, with one evidence item",
+    "support__find_write": "found: a bool; the written row's id exactly when found",
+}
+"""Every read tool -> what its result promises (docs/invariants.md); a read tool not
+listed fails the invariant, so a new one is added here on purpose."""
+
+
+def read_result_problems(results: Sequence[Mapping[str, Any]], env: Environment) -> list[str]:
+    """Read results (``detail.read_results``, :mod:`agent_evals.read_results`) that do not
+    hold what :data:`READ_RESULT_RULES` promises."""
+    problems: list[str] = []
+    for r in results:
+        tool, role, about = str(r.get("tool")), r.get("role"), r.get("about")
+        keys, found, evidence = set(r.get("keys") or []), r.get("found"), r.get("evidence")
+        what = f"{role}'s {tool} of {about!r}"
+        if tool not in READ_RESULT_RULES:
+            problems.append(f"{what}: a read tool no rule covers (READ_RESULT_RULES)")
+            continue
+        states = "found" in keys and isinstance(found, bool)
+        if (tool in LOOKUPS or tool == "support__find_write") and not states:
+            problems.append(f"{what} does not state found: true or false (keys {sorted(keys)})")
+            continue
+        if tool in LOOKUPS:
+            held = LOOKUPS[tool] in keys
+            if found and (not held or evidence != 1):
+                problems.append(
+                    f"{what} says found with {evidence} evidence item(s), record {held}"
+                )
+            if not found and (held or evidence != 0):
+                problems.append(
+                    f"{what} says not found yet hands over {evidence} evidence item(s),"
+                    f" record {held}"
+                )
+        if (
+            tool == "orders__get_order"
+            and isinstance(about, str)
+            and found != (about in env.orders)
+        ):
+            held_by = "holds" if about in env.orders else "does not hold"
+            problems.append(f"{what} says found: {found}, the database {held_by} that order")
+        if tool == "kb__search" and (r.get("documents") is None or r.get("documents") != evidence):
+            problems.append(
+                f"{what} lists {r.get('documents')} document(s) with {evidence} evidence item(s)"
+            )
+        if tool == "stock__check":
+            qty = r.get("qty")
+            if not isinstance(qty, int) or qty < 0 or evidence != 1:
+                problems.append(f"{what} answers qty {qty} with {evidence} evidence item(s)")
+        if tool == "support__find_write" and (r.get("id") is not None) != found:
+            problems.append(f"{what} says found: {found} with the id {r.get('id')!r}")
+    return problems
+
+
+@check(kind="trajectory", name="read_results_as_promised")
+def read_results_as_promised(case: Case, run: Run) -> CheckOutput:
+    """Every read tool's result, as the agent received it, holds what the tool promises
+    (:data:`READ_RESULT_RULES`): a look-up states ``found`` either way, with the record
+    and its evidence exactly when found, an order found exactly when the database holds
+    it; a search lists one evidence item per document; a stock check a count. Read from
+    ``detail.read_results`` (the SUT adapter's recorder); not judged without it."""
+    env = environment_of(run)
+    results = run.detail.get("read_results")
+    if env is None or not isinstance(results, list):
+        return None
+    return _verdict(read_result_problems(results, env))
+
+
+# --- 16. what the customer is told says what was decided --------------------------------
+
+ORDER_NUMBER_WORDS = ("订单号", "订单编号", "单号")
+"""Words that name the order number (the spec: ``ask_user`` "asks for the order number")."""
+REISSUE_WORDS = "提交补发申请"
+"""Said to the customer exactly when a reissue ticket is filed (the spec; written here,
+not read from the agent's replies)."""
+
+
+def told_problems(run: Run, env: Environment) -> list[str]:
+    """What the customer is told that does not say what the run decided: an ``ask_user``
+    run whose question (its draft; nothing is sent) is missing, does not name the order
+    number, or promises a reissue (how it asks is the wording's business: "请提供订单号",
+    "您的订单号是多少？" and "我们需要您的订单号" all ask); a reply that says a reissue was applied
+    for when no ticket was filed, or does not say it when one was."""
+    problems: list[str] = []
+    if run.outcome == "ask_user":
+        question = (run.draft or "").strip()
+        if not question:
+            problems.append("asked the user nothing: the ask_user run has no question (draft)")
+        else:
+            if not any(word in question for word in ORDER_NUMBER_WORDS):
+                problems.append(
+                    f"the question does not ask for the order number: {_quote(question)}"
+                )
+            if REISSUE_WORDS in question:
+                problems.append(f"the question promises a reissue: {_quote(question)}")
+    if run.outcome == "replied" and run.reply is not None:
+        filed = any(run.trace_id in (None, t.trace_id) for t in env.tickets)
+        says = REISSUE_WORDS in run.reply
+        if says and not filed:
+            problems.append(f"the reply says {REISSUE_WORDS} but no ticket was filed")
+        if filed and not says:
+            problems.append(f"a ticket was filed but the reply does not say {REISSUE_WORDS}")
+    return problems
+
+
+@check(kind="outcome", name="tells_the_decision")
+def tells_the_decision(case: Case, run: Run) -> CheckOutput:
+    """What the customer is told says what the run decided: an ``ask_user`` run asks for
+    the order number (a question naming it; docs/decision-table.md row 1), a reply says
+    ``提交补发申请`` exactly when a ticket was filed (:func:`told_problems`)."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    return _verdict(told_problems(run, env))

@@ -75,6 +75,7 @@ from agent_evals.case_rules import (
     support_input,
 )
 from agent_evals.oracle import LOST_CALLS
+from agent_evals.read_results import READ_RESULTS, ReadRecorder
 from agent_evals.record import (
     FAULTED,
     Observed,
@@ -92,6 +93,7 @@ from agent_evals.scripted_model import (
     ScriptedServer,
     parse_model_fault,
 )
+from agent_evals.secrets_shown import SECRETS_SHOWN, Secrets
 
 DB_DIR_ENV = "SUPPORTPILOT_DB_DIR"
 """Environment variable naming a directory for world database files (default: memory)."""
@@ -214,6 +216,8 @@ class SupportPilotSUT:
         """The settings and where each came from."""
         self.settings: BrainSettings = self.resolved.settings
         """The brain configuration every run uses."""
+        self.secrets: Secrets = Secrets.of(self.settings.api_key, os.environ, self.config_env)
+        """The API key and every secret variable set: no run record may show them."""
         self.screen: bool = parse_screen(screen)
         """Whether the instruction screen is on. ``screen=off`` is the deliberately
         vulnerable setting (the injection suites' positive control): claims carrying
@@ -330,7 +334,7 @@ class SupportPilotSUT:
         side of the account (``detail.model_server``).
         """
         if self.model_server != SCRIPTED:
-            return await self._arun(case, trial, self.settings)
+            return self._secrets_shown(await self._arun(case, trial, self.settings))
         fault_text = case.faults.get(MODEL_TARGET)
         fault: ModelFault | None = None if fault_text is None else parse_model_fault(fault_text)
         server = ScriptedServer(fault).start()
@@ -340,7 +344,14 @@ class SupportPilotSUT:
         finally:
             # Stopping waits for the serving thread: never on the event loop.
             await asyncio.to_thread(server.stop)
-        return run.model_copy(update={"detail": {**run.detail, "model_server": server.ledger()}})
+        ledger = {"model_server": server.ledger()}
+        return self._secrets_shown(run.model_copy(update={"detail": {**run.detail, **ledger}}))
+
+    def _secrets_shown(self, run: Run) -> Run:
+        """``run`` with where its record shows a secret of this SUT's written down
+        (``detail.secrets_shown``, the places only), for the ``no_secret_recorded`` check."""
+        shown = self.secrets.shown_in(run.model_dump(mode="json"))
+        return run.model_copy(update={"detail": {**run.detail, SECRETS_SHOWN: shown}})
 
     async def _arun(self, case: Case, trial: int, settings: BrainSettings) -> Run:
         started = time.perf_counter()
@@ -371,8 +382,13 @@ class SupportPilotSUT:
             )
             # A layer in front of the store taken away: the store's own refusals must hold.
             bypass = case.faults.get(BYPASS)
+            outbox = gateway
             if bypass == STOCK:
                 gateway = StaleStockGateway(gateway)
+            # What every read answered, as the agent gets it (read_results_as_promised).
+            recorder = ReadRecorder(gateway)
+            detail[READ_RESULTS] = recorder.results
+            gateway = recorder
             brains = self.brains(client, meter)
             contracts = default_contracts(timeout_s=settings.attempt_timeout_s)
             if MODEL_TARGET in case.faults and self.model_server != SCRIPTED:
@@ -422,12 +438,12 @@ class SupportPilotSUT:
             )
             calls = {"model_calls": meter.calls}  # completions the brains received
             truth = dict(run.ground_truth)
-            if isinstance(gateway, StaleLookupGateway):
+            if isinstance(outbox, StaleLookupGateway):
                 # The fault's own account: a stale lookup that hid nothing tested nothing.
-                truth[HIDDEN_WRITES] = str(len(gateway.hidden))
-            if isinstance(gateway, LostAckGateway):
+                truth[HIDDEN_WRITES] = str(len(outbox.hidden))
+            if isinstance(outbox, LostAckGateway):
                 # Likewise the calls it lost (stale_lookup loses acknowledgements too).
-                truth[LOST_CALLS] = str(len(gateway.lost))
+                truth[LOST_CALLS] = str(len(outbox.lost))
             return run.model_copy(
                 update={
                     "usage": _usage(meter),
