@@ -30,6 +30,7 @@ import agent
 import agent.faults as faults_module
 import agent.outbox_faults
 import agent.settings as settings_module
+import agent_evals.sut as sut_module
 import domain
 import pluggy
 import pytest
@@ -890,8 +891,10 @@ def spent_stale_stores() -> list[str]:
     """Premise of the ``self.context = real`` removed entry: on every gated case with a
     ``stale_lookup`` fault, each :class:`StaleStore` a call makes has made its one stale
     lookup by the time the call returns (nothing refuses a named write before the
-    idempotency lookup). A spent stale store reads the database as the real store does,
-    so leaving one in the gateway's context after the call changes no later call."""
+    idempotency lookup; the calls of the ``gateway_as_specified`` twin, refused earlier
+    on purpose, each go through a gateway of their own, so they are not counted). A
+    spent stale store reads the database as the real store does, so leaving one in the
+    gateway's context after the call changes no later call."""
     cases = [
         case
         for case in load_cases(default_suites())
@@ -903,13 +906,28 @@ def spent_stale_stores() -> list[str]:
         return ["no gated case has a stale_lookup fault"]
     made: list[StaleStore] = []
     original = StaleStore.__init__
+    probing: list[bool] = []
+    probe_gateway = sut_module.probe_gateway
 
     def recording(self: StaleStore, store: Store, hidden: list[str]) -> None:
         original(self, store, hidden)
-        made.append(self)
+        if not probing:
+            made.append(self)
+
+    def flagged(*args: Any, **kwargs: Any) -> dict[str, str]:
+        # The gateway_as_specified twin: each of its calls has a gateway of its own, so
+        # a store left in one's context reaches no other call.
+        probing.append(True)
+        try:
+            return probe_gateway(*args, **kwargs)
+        finally:
+            probing.pop()
 
     problems: list[str] = []
-    with mock.patch.object(StaleStore, "__init__", recording):
+    with (
+        mock.patch.object(StaleStore, "__init__", recording),
+        mock.patch.object(sut_module, "probe_gateway", flagged),
+    ):
         for case in cases:
             made.clear()
             run = SupportPilotSUT().run(case, 0)
