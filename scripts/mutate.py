@@ -56,6 +56,8 @@ INVARIANT_TESTS = ("packages/agent-evals/tests/test_invariants.py",)
 """What runs against every mutant of the invariants."""
 SECRET_TESTS = ("packages/agent-evals/tests/test_secrets_recorded.py",)
 """What runs against every mutant of the secret search of run records and its check."""
+GATEWAY_TESTS = ("packages/agent-evals/tests/test_gateway_spec.py",)
+"""What runs against every mutant of gateway_as_specified (its controls and edges)."""
 ORACLE_TESTS = (
     "packages/agent-evals/tests/test_oracle.py",
     "packages/agent-evals/tests/test_generated_suites.py",
@@ -1548,6 +1550,46 @@ MUTANTS: tuple[Mutant, ...] = (
         "_accepts(conn, STOCK, [1])",
         "schema_as_specified probes stock with a positive level (it never sees a refusal)",
         tests=INVARIANT_TESTS,
+    ),
+    M(
+        "gateway_invalid_takes_a_failure",
+        f"{AGENT_EVALS}/gateway_spec.py",
+        '    "invalid": frozenset({"invalid_arguments"}),',
+        '    "invalid": frozenset({"invalid_arguments", "error"}),',
+        "gateway_as_specified takes a call its schema should refuse when the tool then fails",
+        tests=GATEWAY_TESTS,
+    ),
+    M(
+        "gateway_accepted_takes_a_refusal",
+        f"{AGENT_EVALS}/gateway_spec.py",
+        '    "accepted": frozenset({"ok", "error"}),',
+        '    "accepted": frozenset({"ok", "error", "invalid_arguments"}),',
+        "gateway_as_specified lets a gateway refuse the call just inside a constraint",
+        tests=GATEWAY_TESTS,
+    ),
+    M(
+        "gateway_other_order_never_refused",
+        f"{AGENT_EVALS}/gateway_spec.py",
+        '        theirs: Expect = "refused" if customer is not None else "accepted"',
+        '        theirs: Expect = "accepted"',
+        "gateway_as_specified never expects another customer's order to be refused",
+        tests=GATEWAY_TESTS,
+    ),
+    M(
+        "gateway_key_drift_exempts_every_tool",
+        f"{AGENT_EVALS}/gateway_spec.py",
+        "    return frozenset({tool}) if tool else frozenset(WRITE_TOOLS)",
+        "    return frozenset(WRITE_TOOLS)",
+        "gateway_as_specified skips both write tools' keys under key_drift:<tool>",
+        tests=GATEWAY_TESTS,
+    ),
+    M(
+        "gateway_probe_cache_ignores_customer",
+        "packages/agent-evals/src/agent_evals/sut.py",
+        "        key = (case.faults.get(OUTBOX), case.faults.get(BYPASS), customer)",
+        "        key = (case.faults.get(OUTBOX), case.faults.get(BYPASS))",
+        "the SUT reuses a twin gateway's statuses across customers of one fault",
+        tests=GATEWAY_TESTS,
     ),
     M(
         "audit_escapes_pass",

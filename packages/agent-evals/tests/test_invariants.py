@@ -48,6 +48,7 @@ from tools.registry import ToolContext
 
 from .conftest import MODEL_PATH, default_suites, load_cases, openai_sut, scripted_sut
 from .fake_model import CALL_USAGE, competent, except_for
+from .test_gateway_spec import stale_lookup_forgets_the_customer, ticket_key_without_pattern
 
 INVARIANTS = (
     "conservation",
@@ -66,6 +67,7 @@ INVARIANTS = (
     "schema_as_specified",
     "read_results_as_promised",
     "tells_the_decision",
+    "gateway_as_specified",
 )
 ALL_CASES = [
     case
@@ -1167,6 +1169,20 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "policies_fts: searches title, body, not title, body, keywords",
+    ),
+    (
+        "gateway_as_specified",
+        ticket_key_without_pattern,
+        _case(),
+        {},
+        "support__create_ticket.idempotency_key/other_suffix: error, expected invalid",
+    ),
+    (
+        "gateway_as_specified",
+        stale_lookup_forgets_the_customer,
+        _case(faults={"outbox": "stale_lookup"}, customer="李先生"),
+        {},
+        "orders__get_order/other_order: ok, expected refused",
     ),
 ]
 

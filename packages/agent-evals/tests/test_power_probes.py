@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import dataclasses
 import importlib
+import inspect
 import json
 import pkgutil
 import random
+import sys
+import textwrap
 import time
 import types
 import typing
@@ -26,6 +30,8 @@ import agent
 import agent.faults as faults_module
 import agent.outbox_faults
 import agent.settings as settings_module
+import agent_evals.sut as sut_module
+import domain
 import pluggy
 import pytest
 import sqlite_utils.hookspecs
@@ -49,7 +55,7 @@ from agent.outbox_faults import (
 from agent.settings import BrainConfigError, BrainSettings
 from agent.worker import Worker, WorkerResult
 from agent_evals.sut import SupportPilotSUT
-from domain import Store, build_world
+from domain import DomainError, Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.model.case import Case
 from evals.power.premises import load_gated_cases
@@ -58,6 +64,7 @@ from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
 from tools.allowlist import is_allowed
 from tools.gateway import TOOLS
+from tools.registry import ToolContext
 from typing_extensions import TypedDict
 
 from .conftest import default_suites, load_cases
@@ -884,8 +891,10 @@ def spent_stale_stores() -> list[str]:
     """Premise of the ``self.context = real`` removed entry: on every gated case with a
     ``stale_lookup`` fault, each :class:`StaleStore` a call makes has made its one stale
     lookup by the time the call returns (nothing refuses a named write before the
-    idempotency lookup). A spent stale store reads the database as the real store does,
-    so leaving one in the gateway's context after the call changes no later call."""
+    idempotency lookup; the calls of the ``gateway_as_specified`` twin, refused earlier
+    on purpose, each go through a gateway of their own, so they are not counted). A
+    spent stale store reads the database as the real store does, so leaving one in the
+    gateway's context after the call changes no later call."""
     cases = [
         case
         for case in load_cases(default_suites())
@@ -897,13 +906,28 @@ def spent_stale_stores() -> list[str]:
         return ["no gated case has a stale_lookup fault"]
     made: list[StaleStore] = []
     original = StaleStore.__init__
+    probing: list[bool] = []
+    probe_gateway = sut_module.probe_gateway
 
     def recording(self: StaleStore, store: Store, hidden: list[str]) -> None:
         original(self, store, hidden)
-        made.append(self)
+        if not probing:
+            made.append(self)
+
+    def flagged(*args: Any, **kwargs: Any) -> dict[str, str]:
+        # The gateway_as_specified twin: each of its calls has a gateway of its own, so
+        # a store left in one's context reaches no other call.
+        probing.append(True)
+        try:
+            return probe_gateway(*args, **kwargs)
+        finally:
+            probing.pop()
 
     problems: list[str] = []
-    with mock.patch.object(StaleStore, "__init__", recording):
+    with (
+        mock.patch.object(StaleStore, "__init__", recording),
+        mock.patch.object(sut_module, "probe_gateway", flagged),
+    ):
         for case in cases:
             made.clear()
             run = SupportPilotSUT().run(case, 0)
@@ -1124,6 +1148,172 @@ def empty_fts_phrase_matches_nothing() -> list[str]:
     return phrase_problems('""')
 
 
+def _domain_errors() -> dict[str, type[DomainError]]:
+    """Name -> every DomainError class the domain package exports."""
+    return {
+        name: value
+        for name, value in vars(domain).items()
+        if isinstance(value, type) and issubclass(value, DomainError)
+    }
+
+
+def _raised_names(node: ast.AST) -> set[str]:
+    """The names of the exceptions ``raise X(...)`` / ``raise X`` statements in ``node``
+    raise (anything raised some other way, e.g. ``raise err``, as ``?``)."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Raise) and sub.exc is not None:
+            exc = sub.exc.func if isinstance(sub.exc, ast.Call) else sub.exc
+            found.add(exc.id if isinstance(exc, ast.Name) else "?")
+    return found
+
+
+def _self_calls(node: ast.AST) -> set[str]:
+    """The methods ``node`` calls on ``self`` or ``super()``."""
+    return {
+        sub.func.attr
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and (
+            (isinstance(sub.func.value, ast.Name) and sub.func.value.id == "self")
+            or (
+                isinstance(sub.func.value, ast.Call)
+                and getattr(sub.func.value.func, "id", "") == "super"
+            )
+        )
+    }
+
+
+def store_raises(classes: Iterable[type]) -> dict[str, set[str]]:
+    """Store method -> the names of every DomainError it can raise, itself or through
+    the methods it calls on itself (the methods of every class in ``classes`` pooled: a
+    subclass's override counts for every caller), read from the source. An exception
+    raised otherwise than by its class name counts as every DomainError (``?``)."""
+    errors = _domain_errors()
+    direct: dict[str, set[str]] = {}
+    calls: dict[str, set[str]] = {}
+    for cls in classes:
+        tree = ast.parse(inspect.getsource(cls))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef):
+                raised = _raised_names(node)
+                if "?" in raised:
+                    raised = (raised - {"?"}) | set(errors)
+                direct.setdefault(node.name, set()).update(r for r in raised if r in errors)
+                calls.setdefault(node.name, set()).update(_self_calls(node))
+    closed = {name: set(raised) for name, raised in direct.items()}
+    changed = True
+    while changed:
+        changed = False
+        for name, called in calls.items():
+            for other in called:
+                extra = closed.get(other, set()) - closed[name]
+                if extra:
+                    closed[name] |= extra
+                    changed = True
+    return closed
+
+
+def _store_calls(function: Callable[..., Any], seen: set[str] | None = None) -> set[str]:
+    """The Store methods ``function`` calls as ``ctx.store.<method>``, itself or through
+    the functions of its module it calls by name."""
+    seen = set() if seen is None else seen
+    if function.__name__ in seen:
+        return set()
+    seen.add(function.__name__)
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    found: set[str] = set()
+    module = sys.modules[function.__module__]
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Attribute)
+            and func.value.attr == "store"
+        ):
+            found.add(func.attr)
+        elif isinstance(func, ast.Name) and callable(getattr(module, func.id, None)):
+            helper = getattr(module, func.id)
+            if inspect.isfunction(helper) and helper.__module__ == function.__module__:
+                found |= _store_calls(helper, seen)
+    return found
+
+
+PROBE_CUSTOMERS = (None, "李先生")
+"""The asker each handler is called for: none, and A1001's owner (the track tool looks
+the order up first only for an authenticated customer)."""
+
+
+def escaping_domain_errors(
+    registry: Mapping[str, Any], args: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """Every (tool, store method, DomainError) where the tool's handler lets the error
+    out when that store method raises it: each method a handler calls (read from its
+    source) is made to raise each DomainError the store's source says it can raise, and
+    the handler is called (as the plain gateway would, on the default world, without and
+    with an authenticated customer). A method a handler calls that no call reached, or a
+    tool with no arguments in ``args``, is a problem too."""
+    raises = store_raises([Store, *Store.__subclasses__()])
+    problems: list[str] = []
+    for name, tool in sorted(registry.items()):
+        if name not in args:
+            problems.append(f"{name}: a tool the probe has no arguments for")
+            continue
+        for method in sorted(_store_calls(tool.handler)):
+            for error_name in sorted(raises.get(method, set())):
+                error = _domain_errors()[error_name]
+                reached = False
+                for customer in PROBE_CUSTOMERS:
+                    store = build_world()
+                    original = getattr(store, method)
+
+                    def raising(*a: Any, _e: type = error, **k: Any) -> Any:
+                        nonlocal reached
+                        reached = True
+                        raised = _e.__new__(_e)
+                        Exception.__init__(raised, "probe")
+                        raise raised
+
+                    setattr(store, method, raising)
+                    context = ToolContext(store=store, trace_id="p", customer=customer)
+                    try:
+                        tool.handler(context, dict(args[name]))
+                    except DomainError as e:
+                        problems.append(
+                            f"{name}: {type(e).__name__} from store.{method} leaves the handler"
+                        )
+                        break
+                    except Exception:  # a refusal of the tool layer: the handler caught it
+                        pass
+                    finally:
+                        setattr(store, method, original)
+                        store.close()
+                if not reached:
+                    problems.append(f"{name}: store.{method} ({error_name}) never reached")
+    return problems
+
+
+def handlers_let_no_domain_error_out() -> list[str]:
+    """Premise of the gateway's ``except DomainError`` entry: every tool handler of the
+    registry turns every DomainError the store methods it calls can raise into a
+    result (``found: false``) or a tool error itself, so none ever reaches the gateway's
+    own ``except DomainError`` (which only stands behind the handlers)."""
+    problems = escaping_domain_errors(TOOLS, {**READ_ARGS, **WRITE_ARGS})
+    # Outside the store the domain raises only world-building refusals, before any tool
+    # runs (parse_world, build_world); anything else could reach a handler unseen.
+    errors = _domain_errors()
+    for path in sorted(Path(domain.__file__).parent.glob("*.py")):
+        if path.name == "store.py":
+            continue
+        raised = _raised_names(ast.parse(path.read_text(encoding="utf-8"))) & set(errors)
+        allowed = {"InvalidWorldError"} if path.name == "world.py" else set()
+        problems += [f"domain/{path.name} raises {name}" for name in sorted(raised - allowed)]
+    return problems
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -1155,6 +1345,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "agent_dumps_are_json_native": agent_dumps_are_json_native,
     "flaky_kind_is_never_read": flaky_kind_is_never_read,
     "empty_fts_phrase_matches_nothing": empty_fts_phrase_matches_nothing,
+    "handlers_let_no_domain_error_out": handlers_let_no_domain_error_out,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1602,3 +1793,48 @@ def test_the_flaky_kind_probe_tells_a_brain_that_reads_its_kind() -> None:
     found = flaky_kind_is_never_read(ReadsKind)
     assert found
     assert "with kind flaky" in found[0]
+
+
+def _leaky_reply(ctx: ToolContext, args: dict[str, Any]) -> tools.ToolResult:
+    """send_reply without its ``except ApprovalRequiredError``."""
+    _reply, created = ctx.store.send_reply(
+        trace_id=ctx.trace_id,
+        order_id=args["order_id"],
+        text=args["text"],
+        approval_id=args["approval_id"],
+        idempotency_key=args["idempotency_key"],
+    )
+    return tools.ToolResult(tool="support__send_reply", data={"created": created})
+
+
+def _shipment_of(ctx: ToolContext, order_id: str) -> object:
+    return ctx.store.get_shipment(order_id)
+
+
+def _leaky_track(ctx: ToolContext, args: dict[str, Any]) -> tools.ToolResult:
+    """A track that looks the shipment up through a helper and catches nothing."""
+    return tools.ToolResult(tool="logistics__track", data={"s": str(_shipment_of(ctx, "A1001"))})
+
+
+def test_the_domain_error_probe_catches_a_handler_that_lets_one_out() -> None:
+    """The positive control of ``handlers_let_no_domain_error_out``: a reply handler
+    without its ``except``, a track handler reaching the store through a helper; the
+    registry's own handlers pass, and the store's raise map holds its refusals."""
+    leaky = {
+        "support__send_reply": dataclasses.replace(
+            TOOLS["support__send_reply"], handler=_leaky_reply
+        ),
+        "logistics__track": dataclasses.replace(TOOLS["logistics__track"], handler=_leaky_track),
+        "orders__get_order": TOOLS["orders__get_order"],
+    }
+    found = escaping_domain_errors(leaky, {**READ_ARGS, **WRITE_ARGS})
+    assert found == [
+        "logistics__track: ShipmentNotFoundError from store.get_shipment leaves the handler",
+        "support__send_reply: ApprovalRequiredError from store.send_reply leaves the handler",
+    ]
+    assert escaping_domain_errors({"kb__search": TOOLS["kb__search"]}, {}) == [
+        "kb__search: a tool the probe has no arguments for"
+    ]
+    raises = store_raises([Store])
+    assert raises["create_ticket"] == {"ApprovalRequiredError", "OutOfStockError"}
+    assert raises["get_order"] == {"OrderNotFoundError"}

@@ -8,7 +8,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ from domain import (
 )
 from evals.model.case import Case
 from evals.model.run import Run, Usage
-from tools import READ_TOOLS
+from tools import READ_TOOLS, ToolError, ToolGateway
 
 # Imported for what they register: SupportPilot's own checks and the invariants.
 import agent_evals.checks
@@ -74,6 +74,7 @@ from agent_evals.case_rules import (
     authenticated_customer,
     support_input,
 )
+from agent_evals.gateway_spec import GATEWAY, gateway_probes, scratch_world
 from agent_evals.oracle import LOST_CALLS
 from agent_evals.read_results import READ_RESULTS, ReadRecorder
 from agent_evals.record import (
@@ -204,6 +205,9 @@ class SupportPilotSUT:
         stopped when the run ends) and the model brains talk to it; ``None``: none."""
         env: dict[str, str] = dict(os.environ)
         self._world_problems: dict[str, tuple[str, ...]] = {}
+        self._gateway_statuses: dict[tuple[str | None, ...], dict[str, str]] = {}
+        """What the twin gateway of each (outbox fault, bypass fault, customer) answered:
+        nothing else of a case goes into the gateway the run is given."""
         """check_case's answers for the worlds seen, by their canonical JSON."""
         self.unread: list[str] = []
         """Shared variables set in the environment but not read (the scripted server
@@ -307,6 +311,20 @@ class SupportPilotSUT:
                 problems.append(f"faults.{role}: {e}")
         return problems
 
+    def _probed(self, case: Case, trace_id: str, customer: str | None) -> dict[str, str]:
+        """The statuses :func:`probe_gateway` records for a twin of ``case``'s gateway,
+        remembered per gateway configuration (the probes take milliseconds; a suite has
+        a few dozen configurations and hundreds of runs)."""
+        key = (case.faults.get(OUTBOX), case.faults.get(BYPASS), customer)
+        statuses = self._gateway_statuses.get(key)
+        if statuses is None:
+            if len(self._gateway_statuses) >= _WORLDS_REMEMBERED:
+                self._gateway_statuses.clear()
+            statuses = self._gateway_statuses[key] = probe_gateway(
+                lambda scratch: run_gateway(scratch, trace_id, case), customer
+            )
+        return dict(statuses)
+
     def _model_fault_problems(self, fault: str) -> list[str]:
         """Why ``faults.model`` cannot apply: an unknown kind, or no scripted model to
         misbehave (a fault that is not applied would let the case pass for nothing)."""
@@ -377,14 +395,14 @@ class SupportPilotSUT:
             detail["db_path"] = str(store.path) if store.path else None
             trace_id = f"{case.id}-{trial}"
             approver = _approver(world)
-            gateway = outbox_gateway(
-                store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
-            )
-            # A layer in front of the store taken away: the store's own refusals must hold.
+            customer = authenticated_customer(case)
+            # What a twin of the run's gateway enforces, on a scratch world, for the
+            # gateway_as_specified invariant.
+            detail[GATEWAY] = self._probed(case, trace_id, customer)
+            gateway = run_gateway(store, trace_id, case)
             bypass = case.faults.get(BYPASS)
-            outbox = gateway
-            if bypass == STOCK:
-                gateway = StaleStockGateway(gateway)
+            # The outbox fault's own gateway, under the bypass layer when there is one.
+            outbox = gateway.inner if isinstance(gateway, StaleStockGateway) else gateway
             # What every read answered, as the agent gets it (read_results_as_promised).
             recorder = ReadRecorder(gateway)
             detail[READ_RESULTS] = recorder.results
@@ -604,6 +622,42 @@ def _tool_error_problems(world: object) -> list[str]:
         for name in named
         if name not in {tool.name for tool in READ_TOOLS}
     ]
+
+
+def run_gateway(store: Store, trace_id: str, case: Case) -> ToolGateway:
+    """The gateway a run of ``case`` is given over ``store``: plain or losing calls as
+    its outbox fault says, checked against its authenticated customer, and reading stale
+    stock under ``bypass: stock`` (a layer in front of the store taken away: the store's
+    own refusals must hold)."""
+    gateway = outbox_gateway(
+        store, trace_id, case.faults.get(OUTBOX), customer=authenticated_customer(case)
+    )
+    if case.faults.get(BYPASS) == STOCK:
+        gateway = StaleStockGateway(gateway)
+    return gateway
+
+
+def probe_gateway(build: Callable[[Store], ToolGateway], customer: str | None) -> dict[str, str]:
+    """Probe id -> the status each call of :func:`agent_evals.gateway_spec.gateway_probes`
+    got from a gateway ``build`` makes over a scratch world (a fresh one per call, so no
+    fault's count is spent by another probe): the audited status of a refused call, ``ok``
+    for an answer, ``crash: <exception>`` for anything else. The run's world is never
+    touched."""
+    scratch = build_world(scratch_world(customer))
+    statuses: dict[str, str] = {}
+    try:
+        for probe in gateway_probes(customer):
+            try:
+                build(scratch).call(probe.role, probe.tool, dict(probe.args))
+            except ToolError as e:
+                statuses[probe.id] = e.status
+            except Exception as e:  # the gateway's own crash is a finding, not the harness's
+                statuses[probe.id] = f"crash: {type(e).__name__}"
+            else:
+                statuses[probe.id] = "ok"
+    finally:
+        scratch.close()
+    return statuses
 
 
 def _one_line(text: str) -> str:
