@@ -2761,8 +2761,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "no_model_server_account",
         f"{PLUGIN}/sut.py",
-        'return run.model_copy(update={"detail": {**run.detail, "model_server": server.ledger()}})',
-        "return run",
+        '        ledger = {"model_server": server.ledger()}',
+        "        ledger = {}",
         "the run record keeps no model server's account: the checks reading it judge nothing",
         tests=MODEL_TESTS,
     ),
