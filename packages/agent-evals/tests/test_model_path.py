@@ -288,6 +288,23 @@ def _no_retries(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "make_client", "max_retries=settings.max_retries", "max_retries=0")
 
 
+def _claim_text_required(m: pytest.MonkeyPatch) -> None:
+    # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
+    from agent import contracts
+    from pydantic import Field, create_model
+
+    strict_claim = create_model(
+        "Claim", __base__=contracts.Claim, text=(str, Field(max_length=4000))
+    )
+    strict_output = create_model(
+        "WorkerOutput",
+        __base__=contracts.WorkerOutput,
+        claims=(list[strict_claim], Field(max_length=50)),  # type: ignore[valid-type]
+    )
+    for module in (worker, openai_brain):
+        m.setattr(module, "WorkerOutput", strict_output)
+
+
 def _half_second_attempts(m: pytest.MonkeyPatch) -> None:
     m.setattr(settings, "OPENAI_CONTRACT_TIMEOUT_S", 0.5)
 
@@ -551,6 +568,7 @@ CONTROLS: list[Control] = [
         _draft_from_a_claim_sorting_before,
         "m49",
     ),
+    _c("a claim's text required (the claim schema's optional field)", _claim_text_required, "m59"),
     _c("one readable number of hours enough to decide", _one_readable_number_enough, "m50", "m51"),
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
     _c("no repair round", _no_repair_round, "m08"),
