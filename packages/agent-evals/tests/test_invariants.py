@@ -1869,3 +1869,52 @@ def test_a_faults_attempt_is_judged_by_its_fault_text(
         assert found == []
     else:
         assert any(problem in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("fault", "brain", "expected"),
+    [
+        ("timeout", {"brain": "rule", "contract_timeout_s": None}, 0.05),
+        ("timeout", {"brain": "openai", "contract_timeout_s": 30.0}, 0.05),  # the fault's own
+        ("", {"brain": "rule", "contract_timeout_s": None}, 0.5),
+        ("", {"brain": "openai", "contract_timeout_s": None}, 120.0),
+        ("crash", {"brain": "rule", "contract_timeout_s": 45.0}, 45.0),
+    ],
+)
+def test_the_limit_a_timeout_names_comes_from_the_spec(
+    fault: str, brain: dict[str, Any], expected: float
+) -> None:
+    """``failures_explained``'s limit: 0.05 s under the ``timeout`` fault, else the run's
+    ``contract_timeout_s``, else the spec's default for the brain (docs/models.md)."""
+    run = Run(case_id="c", trial=0, outcome="replied", detail={"brain": brain})
+    assert invariants.contract_timeout(run, "logistics_agent", fault) == expected
+
+
+def test_a_timeout_under_another_contract_timeout_still_names_the_faults_limit() -> None:
+    case = _case(faults={"logistics_agent": "timeout"})
+    run = SupportPilotSUT(contract_timeout_s=0.3).run(case, 0)
+    assert _failed(case, run) == {}
+
+
+@pytest.mark.parametrize(
+    ("recipient", "payload", "reason", "problem"),
+    [
+        ("nobody", {}, "unknown recipient 'nobody'", None),
+        ("nobody", {}, "payload too large", "missing unknown recipient"),
+        ("policy_agent", {"x": "a" * 10}, "payload of 18 characters exceeds 64000", "fits"),
+    ],
+)
+def test_a_rejected_message_gives_the_reason_the_spec_derives(
+    recipient: str, payload: dict[str, Any], reason: str, problem: str | None
+) -> None:
+    message = invariants.BusMessage(
+        seq=1,
+        kind="task",
+        sender="orchestrator",
+        recipient=recipient,
+        status="rejected",
+        payload=payload,
+        reason=reason,
+    )
+    found = invariants._rejection_problems(message)
+    assert found == [] if problem is None else any(problem in p for p in found), found
