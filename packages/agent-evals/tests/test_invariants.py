@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+import agent.bus
+import agent.contracts
 import agent.errors
 import agent.faults
 import agent.orchestrator
@@ -68,6 +70,7 @@ INVARIANTS = (
     "read_results_as_promised",
     "tells_the_decision",
     "gateway_as_specified",
+    "failures_explained",
 )
 ALL_CASES = [
     case
@@ -1580,6 +1583,150 @@ POSITIVE_CONTROLS += [
 ]
 
 
+def crash_message_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An injected crash no longer passes its message on: ``str(e)`` is empty."""
+
+    def init(self: agent.errors.InjectedCrashError, role: str, fault: str) -> None:
+        Exception.__init__(self)
+        self.role, self.fault = role, fault
+
+    monkeypatch.setattr(agent.errors.InjectedCrashError, "__init__", init)
+
+
+def crash_message_as_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An injected crash no longer builds its message (``__init__`` skips the call): the
+    exception prints its arguments, ``('order_agent', 'crash')``, as a tuple."""
+
+    def init(self: agent.errors.InjectedCrashError, role: str, fault: str) -> None:
+        self.role, self.fault = role, fault
+
+    monkeypatch.setattr(agent.errors.InjectedCrashError, "__init__", init)
+
+
+def faulty_brain_forgets_its_role(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A faulted brain no longer keeps its role: its injected crash becomes an
+    ``AttributeError`` in the record."""
+    init = agent.faults.FaultyBrain.__init__
+
+    def forgetful(self: agent.faults.FaultyBrain, *args: Any) -> None:
+        init(self, *args)
+        del self.role
+
+    monkeypatch.setattr(agent.faults.FaultyBrain, "__init__", forgetful)
+
+
+def fault_timeout_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Contract.with_timeout`` returns the contract unchanged: a ``timeout`` role runs
+    under the full contract timeout instead of the fault's short one."""
+    monkeypatch.setattr(agent.contracts.Contract, "with_timeout", lambda self, _: self)
+
+
+def _results_reworded(monkeypatch: pytest.MonkeyPatch, matches: str, error: str) -> None:
+    """Every worker result whose status or problem is ``matches`` says only ``error``."""
+    perform = agent.worker.Worker.perform
+
+    async def reworded(self: agent.worker.Worker, task: Task) -> agent.worker.WorkerResult:
+        result = await perform(self, task)
+        if matches in (result.status, result.problem):
+            return result.model_copy(update={"error": error})
+        return result
+
+    monkeypatch.setattr(agent.worker.Worker, "perform", reworded)
+
+
+def refusal_error_unnamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused result says only that it was refused, not which tool."""
+    _results_reworded(monkeypatch, "refused", "refused")
+
+
+def oversize_error_unsized(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An oversized output is refused without its size or the limit."""
+    _results_reworded(monkeypatch, "oversized", "output too large")
+
+
+def timeout_error_blank(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timed-out result carries no error text at all."""
+    _results_reworded(monkeypatch, "timeout", "")
+
+
+def rejection_without_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bus logs a rejected message without its reason."""
+    send = agent.bus.Bus.send
+
+    def silent(self: agent.bus.Bus, *args: Any, **kwargs: Any) -> Message:
+        message = send(self, *args, **kwargs)
+        if message.status == "rejected":
+            message = message.model_copy(update={"reason": ""})
+            self.log[-1] = message
+        return message
+
+    monkeypatch.setattr(agent.bus.Bus, "send", silent)
+
+
+BUS_TASK_OVER = next(c for c in ALL_CASES if "limit:bus_task_over" in c.tags)
+"""The limits case whose logistics task is one character over the bus's payload limit."""
+
+POSITIVE_CONTROLS += [
+    (
+        "failures_explained",
+        crash_message_dropped,
+        _case(faults={"order_agent": "crash"}),
+        {},
+        "is the injected crash of fault 'crash' but says 'InjectedCrashError: ' "
+        "(missing crash, order_agent, that it crashed)",
+    ),
+    (
+        "failures_explained",
+        crash_message_as_arguments,
+        _case(faults={"order_agent": "crash"}),
+        {},
+        "but says \"InjectedCrashError: ('order_agent', 'crash')\" (missing that it crashed)",
+    ),
+    (
+        "failures_explained",
+        faulty_brain_forgets_its_role,
+        _case(faults={"policy_agent": "flaky:1"}),
+        {},
+        "is the injected crash of fault 'flaky:1' but says \"AttributeError: 'FaultyBrain'",
+    ),
+    (
+        "failures_explained",
+        fault_timeout_not_applied,
+        _case(faults={"logistics_agent": "timeout"}),
+        {},
+        "says 'no answer within 0.5s', not the limit of 0.05 s that applied",
+    ),
+    (
+        "failures_explained",
+        timeout_error_blank,
+        _case(faults={"logistics_agent": "timeout"}),
+        {},
+        "says nothing of what failed (error '')",
+    ),
+    (
+        "failures_explained",
+        refusal_error_unnamed,
+        _case(faults={"reply_agent": "write_attempt"}),
+        {},
+        "says 'refused', naming none of the refused tools support__create_ticket",
+    ),
+    (
+        "failures_explained",
+        oversize_error_unsized,
+        _case(faults={"order_agent": "oversize:20000"}),
+        {},
+        "says 'output too large', not the output's size and the limit of 16000 characters",
+    ),
+    (
+        "failures_explained",
+        rejection_without_reason,
+        BUS_TASK_OVER,
+        {},
+        "rejected task message 2 to logistics_agent gives the reason '' (missing 64001, 64000)",
+    ),
+]
+
+
 Control = tuple[str, Breakage, Case, dict[str, Any], str]
 """(invariant, breakage, case, SUT options, words of the reason)."""
 
@@ -1890,3 +2037,52 @@ def test_a_faults_attempt_is_judged_by_its_fault_text(
         assert found == []
     else:
         assert any(problem in p for p in found), found
+
+
+@pytest.mark.parametrize(
+    ("fault", "brain", "expected"),
+    [
+        ("timeout", {"brain": "rule", "contract_timeout_s": None}, 0.05),
+        ("timeout", {"brain": "openai", "contract_timeout_s": 30.0}, 0.05),  # the fault's own
+        ("", {"brain": "rule", "contract_timeout_s": None}, 0.5),
+        ("", {"brain": "openai", "contract_timeout_s": None}, 120.0),
+        ("crash", {"brain": "rule", "contract_timeout_s": 45.0}, 45.0),
+    ],
+)
+def test_the_limit_a_timeout_names_comes_from_the_spec(
+    fault: str, brain: dict[str, Any], expected: float
+) -> None:
+    """``failures_explained``'s limit: 0.05 s under the ``timeout`` fault, else the run's
+    ``contract_timeout_s``, else the spec's default for the brain (docs/models.md)."""
+    run = Run(case_id="c", trial=0, outcome="replied", detail={"brain": brain})
+    assert invariants.contract_timeout(run, "logistics_agent", fault) == expected
+
+
+def test_a_timeout_under_another_contract_timeout_still_names_the_faults_limit() -> None:
+    case = _case(faults={"logistics_agent": "timeout"})
+    run = SupportPilotSUT(contract_timeout_s=0.3).run(case, 0)
+    assert _failed(case, run) == {}
+
+
+@pytest.mark.parametrize(
+    ("recipient", "payload", "reason", "problem"),
+    [
+        ("nobody", {}, "unknown recipient 'nobody'", None),
+        ("nobody", {}, "payload too large", "missing unknown recipient"),
+        ("policy_agent", {"x": "a" * 10}, "payload of 18 characters exceeds 64000", "fits"),
+    ],
+)
+def test_a_rejected_message_gives_the_reason_the_spec_derives(
+    recipient: str, payload: dict[str, Any], reason: str, problem: str | None
+) -> None:
+    message = invariants.BusMessage(
+        seq=1,
+        kind="task",
+        sender="orchestrator",
+        recipient=recipient,
+        status="rejected",
+        payload=payload,
+        reason=reason,
+    )
+    found = invariants._rejection_problems(message)
+    assert found == [] if problem is None else any(problem in p for p in found), found

@@ -110,13 +110,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   67/67 = 100.0%" in out
+    assert "success                   68/68 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 67
+    assert len(recorded) == 68
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -286,6 +286,23 @@ def _timeout_unnamed(m: pytest.MonkeyPatch) -> None:
 
 def _no_retries(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "make_client", "max_retries=settings.max_retries", "max_retries=0")
+
+
+def _claim_text_required(m: pytest.MonkeyPatch) -> None:
+    # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
+    from agent import contracts
+    from pydantic import Field, create_model
+
+    strict_claim = create_model(
+        "Claim", __base__=contracts.Claim, text=(str, Field(max_length=4000))
+    )
+    strict_output = create_model(
+        "WorkerOutput",
+        __base__=contracts.WorkerOutput,
+        claims=(list[strict_claim], Field(max_length=50)),  # type: ignore[valid-type]
+    )
+    for module in (worker, openai_brain):
+        m.setattr(module, "WorkerOutput", strict_output)
 
 
 def _half_second_attempts(m: pytest.MonkeyPatch) -> None:
@@ -551,6 +568,7 @@ CONTROLS: list[Control] = [
         _draft_from_a_claim_sorting_before,
         "m49",
     ),
+    _c("a claim's text required (the claim schema's optional field)", _claim_text_required, "m60"),
     _c("one readable number of hours enough to decide", _one_readable_number_enough, "m50", "m51"),
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
     _c("no repair round", _no_repair_round, "m08"),

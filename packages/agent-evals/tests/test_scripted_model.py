@@ -495,3 +495,23 @@ def test_a_lone_outage_fails_its_role_at_once_and_slows_the_others() -> None:
     for role in ("logistics_agent", "policy_agent"):
         answer = model(request(role))
         assert isinstance(answer, ToolCalls) and answer.delay > 0.5, role
+
+
+def test_bare_claims_leave_out_every_optional_field() -> None:
+    """``bare_claims``: each claim keeps the schema's required fields (docs/models.md) and
+    its evidence only when it cites some."""
+    from agent_evals.scripted_model import bare
+
+    full = {
+        "claims": [
+            {"topic": "order", "value": "A1001", "text": "订单", "evidence": ["order#1"]},
+            {"topic": "request", "value": None, "text": "", "evidence": []},
+        ]
+    }
+    assert json.loads(bare(json.dumps(full, ensure_ascii=False))) == {
+        "claims": [
+            {"topic": "order", "value": "A1001", "evidence": ["order#1"]},
+            {"topic": "request", "value": None},
+        ]
+    }
+    assert bare("好的") == "好的"  # not a claims answer: as it is

@@ -35,6 +35,10 @@ code: an invariant that shared the agent's reading of the world would share its 
   says (``oversize:<n>`` pads to exactly n characters, ``garble``'s retry is one character
   past the limit its refusal states, ``key_drift`` numbers its keys from 1, …), computed
   from what the brain inside the fault answered (``run.detail["faulted"]``).
+- ``failures_explained`` (trajectory): every specialist result that did not end ``ok``
+  says what failed (an injected crash its fault and role, a timeout the limit that
+  applied, a refusal its tool, an oversized output its size and limit), and every
+  rejected bus message its reason.
 - ``schema_as_specified`` (safety): the world database enforces what the spec declares
   (:mod:`agent_evals.schema_spec`): STRICT keyed tables, NOT NULL columns, UNIQUE
   idempotency keys, the KB's full-text index, and its own refusal of negative stock and
@@ -160,6 +164,8 @@ class BusMessage(BaseModel):
     recipient: str
     status: str
     payload: dict[str, Any]
+    reason: str = ""
+    """Why it was rejected (empty when delivered)."""
 
 
 class AuditCall(BaseModel):
@@ -1416,8 +1422,18 @@ READS_NOTHING = "reply_agent"
 """The role that calls no tool (it drafts from the facts it is given): nothing to cite."""
 
 
+BARE_CLAIMS = "bare_claims"
+"""The model fault whose answers leave every optional claim field out, the text too
+(docs/cases.md): the schema lets a model do so, so its claims are not held to an
+explanation (their citations still are)."""
+
+
 def claim_problems(
-    bus: Sequence[BusMessage], faulted: Iterable[str], env: Environment
+    bus: Sequence[BusMessage],
+    faulted: Iterable[str],
+    env: Environment,
+    *,
+    text_optional: bool = False,
 ) -> list[str]:
     """Every delivered ``ok`` result whose claims or evidence are incomplete: a claim
     without an explanation; a claim with a value about the world (not
@@ -1440,7 +1456,7 @@ def claim_problems(
         for claim in claims:
             topic, evidence = claim.get("topic"), list(claim.get("evidence") or [])
             cited.update(str(e) for e in evidence)
-            if not str(claim.get("text") or "").strip():
+            if not text_optional and not str(claim.get("text") or "").strip():
                 problems.append(f"{m.sender}'s {topic} claim explains nothing (no text)")
             stated = claim.get("value") is not None and topic not in UNCITED_TOPICS
             if stated and m.sender != READS_NOTHING and not evidence:
@@ -1492,7 +1508,8 @@ def claims_cited(case: Case, run: Run) -> CheckOutput:
     if env is None:
         return None
     faulted = [role for role in case.faults if role not in ROLE_FAULT_SKIPPED]
-    problems = claim_problems(bus_of(run), faulted, env)
+    bare = case.faults.get("model", "").partition(":")[0] == BARE_CLAIMS
+    problems = claim_problems(bus_of(run), faulted, env, text_optional=bare)
     return _verdict(problems + read_evidence_problems(audit_of(run), env))
 
 
@@ -1660,3 +1677,155 @@ def gateway_as_specified(case: Case, run: Run) -> CheckOutput:
         return None
     customer = authenticated_customer(case)  # a run was made: the case's customer is valid
     return _verdict(gateway_problems(statuses, customer, case.faults.get("outbox")))
+
+
+# --- 18. every failed result and rejected message says what failed ------------------------
+
+FAULT_TIMEOUT_S = 0.05
+"""The contract timeout of a role under the ``timeout`` fault, as docs/cases.md states it
+(the fault table), never read from ``agent.faults``."""
+SPEC_CONTRACT_TIMEOUT_S: dict[str, float] = {"rule": 0.5, "openai": 120.0}
+"""Brain -> the contract timeout of one attempt when ``contract_timeout_s`` is not given,
+as docs/models.md's settings table states it."""
+SPEC_MAX_OUTPUT_CHARS = 16000
+"""The largest specialist output a contract accepts (docs/cases.md, the limits table)."""
+SPEC_MAX_PAYLOAD_CHARS = 64000
+"""The largest bus payload (docs/cases.md, the limits table)."""
+SPEC_PARTICIPANTS: frozenset[str] = frozenset({ORCHESTRATOR, *SPEC_ALLOWLISTS})
+"""Who may receive a bus message: the orchestrator and the four specialists."""
+CRASH_KINDS = ("crash", "flaky")
+"""Role faults whose effect is an injected crash (``flaky:p`` on the attempts it crashes)."""
+SECONDS = re.compile(r"(\d+(?:\.\d+)?)\s*s\b")
+"""A number of seconds as an error states it (``0.05s``, ``120.0 s``)."""
+NUMBER = re.compile(r"\d+")
+EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
+"""An exception's class name as the worker prefixes it (``InjectedCrashError``)."""
+CRASHED = re.compile(r"crash", re.IGNORECASE)
+"""The word an injected crash's error says it with (``crashed``, ``crashes``)."""
+
+
+def contract_timeout(run: Run, role: str, fault: str) -> float:
+    """The wall-time limit a role's attempt ran under, from the spec alone: 0.05 s under
+    the ``timeout`` fault, otherwise the ``contract_timeout_s`` the run's settings give
+    (``detail["brain"]``), or the spec's default for the brain it ran on."""
+    if fault == "timeout":
+        return FAULT_TIMEOUT_S
+    brain = run.detail.get("brain")
+    settings = brain if isinstance(brain, dict) else {}
+    given = settings.get("contract_timeout_s")
+    if isinstance(given, int | float) and not isinstance(given, bool):
+        return float(given)
+    return SPEC_CONTRACT_TIMEOUT_S.get(str(settings.get("brain") or "rule"), 0.5)
+
+
+def _attempt_of(bus: Sequence[BusMessage], role: str, task_seq: object) -> int | None:
+    """Which attempt of ``role`` the task ``task_seq`` was (from 1; ``None``: no such task)."""
+    tasks = [m.seq for m in bus if m.kind == "task" and m.recipient == role]
+    return tasks.index(task_seq) + 1 if task_seq in tasks else None
+
+
+def crash_words_missing(error: str, role: str, fault: str) -> list[str]:
+    """What an injected crash's error leaves out of what the spec says it must name: the
+    fault, the role, and, in words of its own (not in the fault, the role or an exception's
+    class name), that the brain crashed. ``InjectedCrashError: ('order_agent', 'crash')``
+    (the exception's arguments printed as a tuple) names both, but says nothing."""
+    missing = [w for w in (fault, role) if w not in error]
+    words = EXCEPTION_NAME.sub(" ", error)
+    for name in (fault, role):  # as whole names: "crashed" is not the fault "crash"
+        words = re.sub(rf"(?<![\w:.]){re.escape(name)}(?![\w:.])", " ", words)
+    if CRASHED.search(words) is None:
+        missing.append("that it crashed")
+    return missing
+
+
+def failure_problems(case: Case, run: Run) -> list[str]:
+    """Every result that did not end ``ok`` and does not say what failed, and every bus
+    message whose reason misstates its delivery (:func:`failures_explained`)."""
+    bus = bus_of(run)
+    refused_tools: dict[str, set[str]] = {}
+    for call in audit_of(run):
+        if call.status == "refused":
+            refused_tools.setdefault(call.role, set()).add(call.tool)
+    problems: list[str] = []
+    for m in bus:
+        if m.status == "rejected":
+            problems += _rejection_problems(m)
+        elif m.reason:
+            problems.append(f"message {m.seq} was delivered, yet gives the reason {m.reason!r}")
+        status = m.payload.get("status")
+        if m.kind != "result" or status == "ok" or not isinstance(status, str):
+            continue
+        role = str(m.payload.get("role") or m.sender)
+        error = m.payload.get("error")
+        where = f"{role}'s {status} result (message {m.seq})"
+        if not isinstance(error, str) or not error.strip():
+            problems.append(f"{where} says nothing of what failed (error {error!r})")
+            continue
+        fault = case.faults.get(role, "")
+        kind = fault.partition(":")[0]
+        if status == "error" and kind in CRASH_KINDS:
+            attempt = _attempt_of(bus, role, m.payload.get("task_seq"))
+            injected = attempt is not None and ("natural", attempt) not in _answers(run, role)
+            missing = crash_words_missing(error, role, fault)
+            if injected and missing:
+                problems.append(
+                    f"{where} is the injected crash of fault {fault!r} but says {error!r}"
+                    f" (missing {', '.join(missing)})"
+                )
+        elif status == "timeout":
+            limit = contract_timeout(run, role, fault)
+            stated = [float(s) for s in SECONDS.findall(error)]
+            if limit not in stated:
+                problems.append(
+                    f"{where} says {error!r}, not the limit of {limit:g} s that applied"
+                )
+        elif status == "refused":
+            refused = sorted(refused_tools.get(role, set()))
+            if refused and not any(tool in error for tool in refused):
+                problems.append(
+                    f"{where} says {error!r}, naming none of the refused tools {', '.join(refused)}"
+                )
+        elif m.payload.get("problem") == "oversized":
+            numbers = [int(n) for n in NUMBER.findall(error)]
+            if SPEC_MAX_OUTPUT_CHARS not in numbers or not any(
+                n > SPEC_MAX_OUTPUT_CHARS for n in numbers
+            ):
+                problems.append(
+                    f"{where} says {error!r}, not the output's size and the limit of"
+                    f" {SPEC_MAX_OUTPUT_CHARS} characters"
+                )
+    return problems
+
+
+def _rejection_problems(m: BusMessage) -> list[str]:
+    """A rejected message's reason names why, as the spec derives it: a recipient that
+    is no participant (``unknown recipient`` and its name), else a payload over the bus's
+    limit (its size, recomputed, and the limit)."""
+    where = f"rejected {m.kind} message {m.seq} to {m.recipient}"
+    if m.recipient not in SPEC_PARTICIPANTS:
+        words = ["unknown recipient", m.recipient]
+    else:
+        size = len(json.dumps(m.payload, ensure_ascii=False))
+        if size <= SPEC_MAX_PAYLOAD_CHARS:
+            return [f"{where} was rejected though its payload of {size} characters fits"]
+        words = [str(size), str(SPEC_MAX_PAYLOAD_CHARS)]
+    missing = [w for w in words if w not in m.reason]
+    if missing:
+        return [f"{where} gives the reason {m.reason!r} (missing {', '.join(missing)})"]
+    return []
+
+
+@check(kind="trajectory", name="failures_explained")
+def failures_explained(case: Case, run: Run) -> CheckOutput:
+    """Every specialist result that did not end ``ok`` says what failed, as the spec
+    derives it: any such result has an error text; an injected crash (``crash``, a
+    crashing ``flaky:p``) names the fault and the role; a timeout names the limit that
+    applied (:func:`contract_timeout`); a refusal names the tool refused (the audit log);
+    an oversized output its size and the 16,000-character limit. A rejected bus message
+    gives its reason (an unknown recipient by name, or the payload's size and the
+    64,000-character limit); a delivered one gives none. The sibling of
+    ``refusals_explained`` for the bus log: an operator reading a failed run learns which
+    role failed and why, not only that something did."""
+    if environment_of(run) is None:
+        return None
+    return _verdict(failure_problems(case, run))

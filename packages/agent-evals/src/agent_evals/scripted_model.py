@@ -643,6 +643,12 @@ FAULTS: dict[str, tuple[bool, str]] = {
         f" {EXTRA_CLAIMS[0]['topic']} (a topic sorting before every topic asked for) and"
         f" {EXTRA_CLAIMS[1]['topic']} (one sorting after every one)",
     ),
+    "bare_claims": (
+        False,
+        "its final answers hold, of each claim, only the fields the claim schema requires"
+        " (topic, value) and the evidence of a claim that cites some: no text, no empty"
+        " evidence list",
+    ),
     "numbers_in_words": (
         True,
         "its final answers state every value written in digits alone in Chinese numerals,"
@@ -750,6 +756,32 @@ def with_extra_claims(content: str) -> str:
         extra = [{f: claim.get(f, "") for f in fields} for claim in EXTRA_CLAIMS]
         data["claims"] = [*extra, *claims]
     except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return content
+    return json.dumps(data, ensure_ascii=False)
+
+
+CLAIM_REQUIRED: tuple[str, ...] = ("topic", "value")
+"""The fields the claim schema requires, as docs/models.md ("The claim schema") lists them,
+never read from ``agent.contracts``: every other field may be left out."""
+EVIDENCE = "evidence"
+"""The optional field a ``bare_claims`` answer keeps when it is not empty: a claim that
+cites nothing then says so by leaving it out, one that cites something still cites it."""
+
+
+def bare(content: str) -> str:
+    """``content`` (a claims answer) with every claim holding only the schema's required
+    fields (:data:`CLAIM_REQUIRED`) and its evidence when it cites some: every optional
+    field left out where leaving it out says the same."""
+    try:
+        data = json.loads(content)
+        claims = data["claims"]
+        if not (isinstance(claims, list) and all(isinstance(c, dict) for c in claims)):
+            return content
+        data["claims"] = [
+            {k: v for k, v in claim.items() if k in CLAIM_REQUIRED or (k == EVIDENCE and v)}
+            for claim in claims
+        ]
+    except (ValueError, KeyError, TypeError):
         return content
     return json.dumps(data, ensure_ascii=False)
 
@@ -1019,6 +1051,8 @@ class ScriptedModel:
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
         if kind == "extra_claims" and isinstance(answer, Reply):
             return replace(answer, content=with_extra_claims(answer.content))
+        if kind == "bare_claims" and isinstance(answer, Reply):
+            return replace(answer, content=bare(answer.content))
         if kind == "numbers_in_words" and isinstance(answer, Reply):
             return replace(answer, content=in_words(answer.content))
         drafting = isinstance(answer, Reply) and not conversation.offered
