@@ -288,6 +288,35 @@ def _no_retries(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "make_client", "max_retries=settings.max_retries", "max_retries=0")
 
 
+PROVIDER_ERROR_MESSAGE = (
+    'super().__init__(f"provider failed for {role!r} ({kind}): {type(cause).__name__}: {cause}")'
+)
+
+
+def _outage_unexplained(m: pytest.MonkeyPatch) -> None:
+    """A provider failure whose error says nothing (the run still ends as its kind)."""
+    errors = importlib.import_module("agent.errors")
+    mutate(
+        m,
+        errors.ProviderError,
+        "__init__",
+        PROVIDER_ERROR_MESSAGE,
+        "Exception.__init__(self)",
+    )
+
+
+def _outage_without_cause(m: pytest.MonkeyPatch) -> None:
+    """The error names role and kind but not what the provider answered."""
+    errors = importlib.import_module("agent.errors")
+    mutate(
+        m,
+        errors.ProviderError,
+        "__init__",
+        PROVIDER_ERROR_MESSAGE,
+        'Exception.__init__(self, f"provider failed for {role!r} ({kind})")',
+    )
+
+
 def _claim_text_required(m: pytest.MonkeyPatch) -> None:
     # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
     from agent import contracts
@@ -541,6 +570,10 @@ CONTROLS: list[Control] = [
     _c("server errors from 502, not 500", _server_errors_from_502, "m16", "ms-501"),
     _c("499 counted as an outage", _last_4xx_is_an_outage, phrase="m17, m32, ms-499"),
     _c("a timeout not named a timeout", _timeout_unnamed, "m17"),
+    _c("an outage's error saying nothing", _outage_unexplained, "m13", "m15", "m16", "m17"),
+    _c(
+        "an outage's error naming no cause", _outage_without_cause, "m16", phrase="provider_failure"
+    ),
     # Caught before any request now: the client does not hold the settings (sut_error).
     _c("the client's retries not applied", _no_retries, "m01", "m14"),
     # Settings and the system that really runs.

@@ -135,18 +135,46 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     return (False, "; ".join(problems)) if problems else True
 
 
+CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Timeout)\b")
+"""The cause's class name, as docs/models.md prints it (``RateLimitError``)."""
+
+
+def outage_words_missing(run: Run) -> list[str]:
+    """What an errored run's ``error`` leaves out of what docs/models.md says it holds:
+    ``provider failed for 'logistics_agent' (rate_limit): RateLimitError: …`` names the
+    role whose call failed (the record's ``detail["role"]``), the kind, and the cause."""
+    error = run.error or ""
+    role = run.detail.get("role")
+    kind = run.detail.get(PROVIDER_FAILURE)
+    missing = []
+    if not isinstance(role, str) or not role or role not in error:
+        missing.append(f"the role ({role!r})")
+    if not isinstance(kind, str) or f"({kind})" not in error:
+        missing.append(f"the kind ({kind!r})")
+    if CAUSE.search(error) is None:
+        missing.append("the cause (its class)")
+    return missing
+
+
 @check(kind="outcome", name=PROVIDER_FAILURE, expect_keys=(PROVIDER_FAILURE,))
 def provider_failure(case: Case, run: Run) -> CheckOutput:
     """The run ended with the expected provider failure (``timeout``, ``rate_limit``,
     ``server_error``, ``auth`` …), or with none when the case says ``null``: an outage is
-    an errored run of its kind, the agent's own failure is no outage. Not applicable when
-    the case names none."""
+    an errored run of its kind, the agent's own failure is no outage. An expected outage's
+    ``error`` names the role, the kind and the cause (:func:`outage_words_missing`). Not
+    applicable when the case names none."""
     extra = case.expect.model_extra or {}
     if PROVIDER_FAILURE not in extra:
         return None
     wanted = extra[PROVIDER_FAILURE]
     got = run.detail.get(PROVIDER_FAILURE)
     if got == wanted:
+        missing = outage_words_missing(run) if wanted is not None else []
+        if missing:
+            return False, (
+                f"the run ended as the provider failure {got!r}, but its error {run.error!r}"
+                f" does not name {', '.join(missing)}"
+            )
         return True
     if wanted is None:
         return (
