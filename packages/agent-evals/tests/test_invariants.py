@@ -1471,6 +1471,33 @@ def written_id_dropped(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "id": None}
 
 
+def tool_errors_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store a run is given forgets the world's tool errors (as a fault's wrapper that
+    rebuilds the store without them would)."""
+    original = agent_evals.sut.build_world
+
+    def build(*args: Any, **kwargs: Any) -> Store:
+        store = original(*args, **kwargs)
+        store.tool_errors = {}
+        return store
+
+    monkeypatch.setattr(agent_evals.sut, "build_world", build)
+
+
+def tool_error_reworded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool the world makes fail fails, but with a text of the gateway's own."""
+    original = tools.gateway.ToolGateway.call
+
+    def call(self: tools.gateway.ToolGateway, role: str, name: str, args: dict[str, Any]) -> Any:
+        if name in self.store.tool_errors:
+            self.store.tool_errors = {**self.store.tool_errors, name: "unavailable"}
+        return original(self, role, name, args)
+
+    monkeypatch.setattr(tools.gateway.ToolGateway, "call", call)
+
+
+TRACK_FAILS = {"tool_errors": {"logistics__track": "系统繁忙，请稍后再试"}}
+
 REPLY_ACK_LOST = {"outbox": "lost_ack:support__send_reply:2"}
 """Both acknowledgements of the reply lost: the orchestrator looks the write up (found)."""
 
@@ -1517,7 +1544,56 @@ POSITIVE_CONTROLS += [
         {},
         "support__find_write of 'inv-0:reply' says found: True with the id None",
     ),
+    (
+        "read_results_as_promised",
+        tool_errors_lost,
+        _case(world=TRACK_FAILS),
+        {},
+        "logistics_agent's logistics__track of 'A1001' answered, although the world makes it fail",
+    ),
+    (
+        "read_results_as_promised",
+        tool_error_reworded,
+        _case(world=TRACK_FAILS),
+        {},
+        "logistics_agent's logistics__track call failed with",
+    ),
 ]
+
+
+def _audited(tool: str, status: str, reason: str = "") -> invariants.AuditCall:
+    return invariants.AuditCall(
+        role="logistics_agent", tool=tool, kind="read", allowed=True, status=status, reason=reason
+    )
+
+
+TRACK = "logistics__track"
+
+
+@pytest.mark.parametrize(
+    ("world", "results", "calls", "problems"),
+    [
+        # The world names the tool: every call fails with its text, none answers.
+        (TRACK_FAILS, [], [_audited(TRACK, "error", "logistics__track: 系统繁忙，请稍后再试")], 0),
+        (TRACK_FAILS, [{"tool": TRACK, "role": "logistics_agent"}], [_audited(TRACK, "ok")], 2),
+        (TRACK_FAILS, [], [_audited(TRACK, "error", "logistics__track: timeout")], 1),
+        # Refused or invalid calls never reach the injection: no finding.
+        (TRACK_FAILS, [], [_audited(TRACK, "refused", "unauthorized")], 0),
+        (TRACK_FAILS, [], [_audited(TRACK, "invalid_arguments", "order_id")], 0),
+        # Another tool, or no tool errors at all: nothing to judge.
+        (TRACK_FAILS, [{"tool": "orders__get_order"}], [_audited("orders__get_order", "ok")], 0),
+        ({}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        (None, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        ({"tool_errors": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+    ],
+)
+def test_a_tool_the_world_makes_fail_fails_every_call_with_its_text(
+    world: dict[str, Any] | None,
+    results: list[dict[str, Any]],
+    calls: list[invariants.AuditCall],
+    problems: int,
+) -> None:
+    assert len(invariants.injected_error_problems(world, results, calls)) == problems
 
 
 # --- tells_the_decision: what the customer is told says what was decided -------------------

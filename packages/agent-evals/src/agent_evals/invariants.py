@@ -1597,18 +1597,61 @@ def read_result_problems(results: Sequence[Mapping[str, Any]], env: Environment)
     return problems
 
 
+def injected_error_problems(
+    world: Mapping[str, Any] | None,
+    results: Sequence[Mapping[str, Any]],
+    calls: Sequence[AuditCall],
+) -> list[str]:
+    """Calls of a read tool the case's world makes fail (``world.tool_errors``) that did not
+    fail with the world's text: the spec says such a tool fails on every call (once the
+    gateway has let the call through), whichever gateway, fault or store the run was
+    given. A result recorded for it, an ``ok`` audit row, or an error that does not carry
+    the world's text is the world not as the case states it."""
+    errors = (world or {}).get("tool_errors")
+    if not isinstance(errors, Mapping) or not errors:
+        return []
+    problems: list[str] = []
+    for r in results:
+        tool = r.get("tool")
+        if tool in errors:
+            problems.append(
+                f"{r.get('role')}'s {tool} of {r.get('about')!r} answered, although the world"
+                f" makes it fail ({errors[tool]!r})"
+            )
+    for call in calls:
+        text = errors.get(call.tool)
+        if not isinstance(text, str):
+            continue
+        if call.status == "ok":
+            problems.append(
+                f"{call.role}'s {call.tool} call is audited ok, although the world makes it"
+                f" fail ({text!r})"
+            )
+        elif call.status == "error" and text not in call.reason:
+            problems.append(
+                f"{call.role}'s {call.tool} call failed with {call.reason!r}, not the world's"
+                f" error {text!r}"
+            )
+    return problems
+
+
 @check(kind="trajectory", name="read_results_as_promised")
 def read_results_as_promised(case: Case, run: Run) -> CheckOutput:
     """Every read tool's result, as the agent received it, holds what the tool promises
     (:data:`READ_RESULT_RULES`): a look-up states ``found`` either way, with the record
     and its evidence exactly when found, an order found exactly when the database holds
-    it; a search lists one evidence item per document; a stock check a count. Read from
-    ``detail.read_results`` (the SUT adapter's recorder); not judged without it."""
+    it; a search lists one evidence item per document; a stock check a count. A read tool
+    the world makes fail answers no call and fails each with the world's text
+    (:func:`injected_error_problems`). Read from ``detail.read_results`` (the SUT
+    adapter's recorder) and the audit log; not judged without them."""
     env = environment_of(run)
     results = run.detail.get("read_results")
     if env is None or not isinstance(results, list):
         return None
-    return _verdict(read_result_problems(results, env))
+    world = case.world if isinstance(case.world, Mapping) else None
+    problems = read_result_problems(results, env)
+    problems += injected_error_problems(world, results, audit_of(run))
+    return _verdict(problems)
 
 
 # --- 16. what the customer is told says what was decided --------------------------------
