@@ -746,6 +746,32 @@ def keys_from_zero(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agent.outbox_faults, "KeyDriftGateway", KeysFromZero)
 
 
+def _outcome_edited(edit: Callable[[Outcome], dict[str, Any]]) -> Breakage:
+    """A breakage: the orchestrator's outcome with ``edit(outcome)``'s fields replaced."""
+
+    def breaks(monkeypatch: pytest.MonkeyPatch) -> None:
+        original = Orchestrator._outcome
+
+        def outcome(self: Orchestrator, *args: Any, **kwargs: Any) -> Outcome:
+            made = original(self, *args, **kwargs)
+            return made.model_copy(update=edit(made))
+
+        monkeypatch.setattr(Orchestrator, "_outcome", outcome)
+
+    breaks.__name__ = edit.__name__
+    return breaks
+
+
+def statuses_dropped(outcome: Outcome) -> dict[str, Any]:
+    """The outcome states no status per specialist."""
+    return {"statuses": {}}
+
+
+def role_errors_renamed(outcome: Outcome) -> dict[str, Any]:
+    """Each role's error recorded under the words of the first one, not its own."""
+    return {"role_errors": {role: "failed" for role in outcome.role_errors}}
+
+
 POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
     (
         "evidence_ids",
@@ -932,6 +958,20 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "does not name SKU-TEE-01, the SKU to ship",
+    ),
+    (
+        "counts_match_logs",
+        _outcome_edited(statuses_dropped),
+        _case(),
+        {},
+        "the record's statuses {} are not the bus log's last ones {'order_agent': 'ok'",
+    ),
+    (
+        "counts_match_logs",
+        _outcome_edited(role_errors_renamed),
+        _case(faults={"logistics_agent": "crash"}),
+        {},
+        "the record's role errors {'logistics_agent': 'failed'} are not the first errors",
     ),
     (
         "counts_match_logs",

@@ -530,13 +530,49 @@ def result_payload_problems(bus: Sequence[BusMessage]) -> list[str]:
     return problems
 
 
+def status_record_problems(run: Run, bus: Sequence[BusMessage]) -> list[str]:
+    """Where the record's per-role statuses and errors are not the bus log's: a role's
+    status is that of its last task (``error`` when the task message was rejected;
+    otherwise its result's status, ``invalid_output`` when the result message was
+    rejected), for every role whose last task was answered; a role's error is the first
+    error any of its result messages carries."""
+    problems: list[str] = []
+    recorded = run.detail.get("statuses")
+    if isinstance(recorded, dict):
+        last: dict[str, str | None] = {}
+        for m in bus:
+            if m.kind == "task":
+                last[m.recipient] = "error" if m.status == "rejected" else None
+            elif m.kind == "result":
+                status = m.payload.get("status")
+                last[m.sender] = "invalid_output" if m.status == "rejected" else str(status)
+        derived = {role: status for role, status in last.items() if status is not None}
+        if recorded != derived:
+            problems.append(
+                f"the record's statuses {recorded} are not the bus log's last ones {derived}"
+            )
+    errors: dict[str, str] = {}
+    for m in bus:
+        error = m.payload.get("error") if m.kind == "result" else None
+        if error and m.sender not in errors:
+            errors[m.sender] = str(error)
+    if run.role_errors != errors:
+        problems.append(
+            f"the record's role errors {run.role_errors} are not the first errors of the bus"
+            f" log's results {errors}"
+        )
+    return problems
+
+
 @check(kind="cost", name="counts_match_logs")
 def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     """The record's counts, recomputed from the logs alone: tasks and steps = task
     messages on the bus; characters read = what the audit log says the specialists'
     read calls returned; characters returned = the JSON of the delivered result
     messages; the outbox call counts, blocked attempts and rejected messages = the
-    audit and bus logs. The logs themselves must be sound: the bus log numbered in order,
+    audit and bus logs; the statuses and errors per role = the bus log's
+    (:func:`status_record_problems`). The logs themselves must be sound: the bus log
+    numbered in order,
     each result message carrying only what it reports (:func:`result_payload_problems`),
     the audit log keeping the calls' text as given (:func:`audit_text_problems`)."""
     if environment_of(run) is None:
@@ -583,6 +619,7 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
         problems.append(
             f"the record counts {run.rejected_messages} rejected message(s); the bus log {rejected}"
         )
+    problems += status_record_problems(run, bus)
     problems += audit_text_problems(audit)
     return _verdict(problems)
 
