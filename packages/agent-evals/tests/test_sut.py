@@ -167,3 +167,35 @@ def test_out_of_stock_escalates_without_writing() -> None:
     assert run.writes == []
     assert run.detail["handover"]["reason"] == "out_of_stock"
     assert run.approver_approved is None
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["in_memory", "db_dir"])
+@pytest.mark.parametrize("close_kept", [True, False], ids=["closed", "close_dropped"])
+def test_a_run_that_leaves_its_world_database_open_fails_resources_released(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, on_disk: bool, close_kept: bool
+) -> None:
+    """Positive control of resources_released: Store.close doing nothing leaves every
+    run's connection open, which the record names (and the adapter then closes)."""
+    from agent_evals.checks import resources_released
+    from domain import Store
+
+    if not close_kept:
+        monkeypatch.setattr(Store, "close", lambda self: None)
+    sut = SupportPilotSUT(db_dir=tmp_path if on_disk else None)
+    run = sut.run(_case(), 0)
+    left = run.detail["unreleased"]
+    verdict = resources_released(_case(), run)
+    if close_kept:
+        assert (left, verdict) == ([], True)
+        return
+    [where] = left
+    assert where == (run.detail["db_path"] if on_disk else ":memory:")
+    assert verdict == (False, f"the run left 1 world database(s) open: {where}")
+
+
+def test_resources_released_is_not_judged_without_the_adapters_account() -> None:
+    from agent_evals.checks import resources_released
+    from evals.model.run import Run
+
+    run = Run(case_id="x1", trial=0, outcome="replied")
+    assert resources_released(_case(), run) is None

@@ -53,6 +53,20 @@ def no_dispatch_when_asking(case: Case, run: Run) -> CheckOutput:
     return False, f"asked the user yet dispatched {len(run.steps)} task(s) to {run.dispatched}"
 
 
+@check(kind="cost", name="resources_released")
+def resources_released(case: Case, run: Run) -> CheckOutput:
+    """Once a run is over, the world database it opened is closed (``Store.close``): a
+    service that leaks a connection per conversation runs out of file handles. Read from
+    ``detail.unreleased`` (the SUT adapter tries each store's connection after the run);
+    not judged without it."""
+    left = run.detail.get("unreleased")
+    if not isinstance(left, list):
+        return None
+    if not left:
+        return True
+    return False, f"the run left {len(left)} world database(s) open: {', '.join(map(str, left))}"
+
+
 # -- the model path: read from the model server's side, never from the agent's ---------
 
 MODEL_SERVER = "model_server"

@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -351,14 +352,16 @@ class SupportPilotSUT:
         scripted model, the run has its own server, and its record holds the server's
         side of the account (``detail.model_server``).
         """
+        opened: list[Store] = []
         if self.model_server != SCRIPTED:
-            return self._secrets_shown(await self._arun(case, trial, self.settings))
+            run = await self._arun(case, trial, self.settings, opened)
+            return self._secrets_shown(_released(run, opened))
         fault_text = case.faults.get(MODEL_TARGET)
         fault: ModelFault | None = None if fault_text is None else parse_model_fault(fault_text)
         server = ScriptedServer(fault).start()
         try:
             settings = self.settings.model_copy(update={"base_url": server.base_url})
-            run = await self._arun(case, trial, settings)
+            run = _released(await self._arun(case, trial, settings, opened), opened)
         finally:
             # Stopping waits for the serving thread: never on the event loop.
             await asyncio.to_thread(server.stop)
@@ -371,7 +374,9 @@ class SupportPilotSUT:
         shown = self.secrets.shown_in(run.model_dump(mode="json"))
         return run.model_copy(update={"detail": {**run.detail, SECRETS_SHOWN: shown}})
 
-    async def _arun(self, case: Case, trial: int, settings: BrainSettings) -> Run:
+    async def _arun(
+        self, case: Case, trial: int, settings: BrainSettings, opened: list[Store]
+    ) -> Run:
         started = time.perf_counter()
         store: Store | None = None
         bus: Bus | None = None
@@ -389,6 +394,7 @@ class SupportPilotSUT:
                     raise ClientSettingsError("; ".join(mismatch))
             world = parse_world(case.world)
             store = build_world(world, self.db_dir)
+            opened.append(store)  # released once the run is over (resources_released)
             stock_before = stock_levels(store)
             # The integrity the database enforces, for the schema_as_specified invariant.
             detail[SCHEMA] = describe_database(store.db.conn)
@@ -506,6 +512,30 @@ class SupportPilotSUT:
                 store.close()
             if client is not None:
                 await client.close()
+
+
+UNRELEASED = "unreleased"
+"""The run record's ``detail`` key of the world databases the run left open."""
+
+
+def _still_open(store: Store) -> bool:
+    """Whether the store's connection still answers (a closed one raises)."""
+    try:
+        store.db.conn.execute("SELECT 1")
+    except sqlite3.ProgrammingError:
+        return False
+    return True
+
+
+def _released(run: Run, opened: list[Store]) -> Run:
+    """``run`` with the world databases of the run still open once it is over written
+    down (``detail.unreleased``: each one's file, or ``:memory:``), for the
+    ``resources_released`` check; each is closed here so nothing leaks past the record."""
+    left = [store for store in opened if _still_open(store)]
+    for store in left:
+        store.db.conn.close()
+    where = [str(store.path) if store.path else ":memory:" for store in left]
+    return run.model_copy(update={"detail": {**run.detail, UNRELEASED: where}})
 
 
 class ClientSettingsError(Exception):
