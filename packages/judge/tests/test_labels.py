@@ -1,4 +1,5 @@
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -112,8 +113,20 @@ def test_bad_lines_name_file_line_and_field(
         load_labels(path)
     error = caught.value
     assert (error.path, error.line, error.field) == (str(path), 3, field)
-    assert str(error).startswith(f"{path}:3: field {field!r}: ")
+    named = "" if field == "-" else f"field {field!r}: "
+    assert str(error).startswith(f"{path}:3: {named}")
     assert problem in str(error)
+
+
+def test_a_file_that_is_no_regular_file_is_refused_without_a_field(tmp_path: Path) -> None:
+    """Bug: a FIFO given as --labels was refused as "field '-': not a regular file"."""
+    fifo = tmp_path / "labels.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(LabelFileError) as caught:
+        load_labels(fifo)
+    assert (
+        str(caught.value) == f"{fifo}: not a regular file (a FIFO, a device or a folder): not read"
+    )
 
 
 def test_a_missing_file_is_a_label_file_error(tmp_path: Path) -> None:

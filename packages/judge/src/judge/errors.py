@@ -12,7 +12,9 @@ class LabelFileError(JudgeError):
 
     def __init__(self, path: str, line: int, field: str, problem: str) -> None:
         where = f"{path}:{line}" if line else path
-        super().__init__(f"{where}: field {field!r}: {problem}")
+        # "-": the problem is the file's or the line's as a whole, not one field's.
+        about = "" if field == "-" else f"field {field!r}: "
+        super().__init__(f"{where}: {about}{problem}")
         self.path = path
         self.line = line
         self.field = field
