@@ -155,3 +155,31 @@ def test_parts_that_fail_half_way_leave_the_old_file_and_no_temporary_one(
         write_atomic(target, parts())
     assert target.read_text(encoding="utf-8") == "old page"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["page.html"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("text", ["one piece", ["many ", "parts"]], ids=["text", "parts"])
+def test_a_disk_full_write_names_the_file_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str | list[str]
+) -> None:
+    """Bug: out of space, "evals: error: No space left on device" named no file. The
+    temporary file's descriptor is /dev/full's here: every write fails with ENOSPC."""
+    import errno
+    import os
+    import tempfile
+
+    real_mkstemp = tempfile.mkstemp
+
+    def full_mkstemp(**kwargs: object) -> tuple[int, str]:
+        fd, name = real_mkstemp(**kwargs)  # type: ignore[call-overload]
+        os.close(fd)
+        return os.open("/dev/full", os.O_WRONLY), name
+
+    monkeypatch.setattr(tempfile, "mkstemp", full_mkstemp)
+    target = tmp_path / "report.md"
+    target.write_text("the old report", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        write_atomic(target, text)
+    assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(target))
+    assert target.read_text(encoding="utf-8") == "the old report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]

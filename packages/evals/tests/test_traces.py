@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 import pytest
@@ -76,4 +77,18 @@ def test_a_resumed_trace_counts_on_from_its_earlier_runs(tmp_path: Path) -> None
     writer.write(_run("d01"), CHECKS, True)
     assert writer.finished_runs == 6
     assert read_meta(tmp_path / "r").finished_runs == 6
+    writer.close()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_disk_full_trace_write_names_the_file(tmp_path: Path) -> None:
+    """Bug: out of space, the error said "No space left on device" and no file."""
+    writer = TraceWriter(tmp_path, RunMeta(run_id="abc", planned_runs=1))
+    assert writer._file is not None
+    writer._file.close()
+    writer._file = Path("/dev/full").open("ab", buffering=0)  # noqa: SIM115 (closed below)
+    with pytest.raises(OSError) as caught:
+        writer.write(_run("d01"), CHECKS, True)
+    assert caught.value.errno == errno.ENOSPC
+    assert caught.value.filename == str(tmp_path / "abc" / "runs.jsonl")
     writer.close()

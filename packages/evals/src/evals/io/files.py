@@ -26,8 +26,8 @@ def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Replace ``path`` with ``text`` (UTF-8; a string, or parts written one by one) in
     one step; see the module docstring.
 
-    An ``OSError`` (no space, a folder in the way …) is raised as it is, leaving no
-    temporary file behind."""
+    An ``OSError`` (no space, a folder in the way …) is raised naming ``path`` (see
+    :func:`naming`), leaving no temporary file behind."""
     _replace(path, [text] if isinstance(text, str) else text, binary=False)
 
 
@@ -49,10 +49,23 @@ def _replace(path: Path, chunks: Iterable[str] | Iterable[bytes], *, binary: boo
         ) as f:
             f.writelines(chunks)  # type: ignore[arg-type]
         os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise naming(e, path) from e
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def naming(error: OSError, path: Path) -> OSError:
+    """``error`` with ``path`` as its file when it names none: a write that runs out of
+    space (``ENOSPC``) or quota names no file, and "No space left on device" alone does
+    not say which report, trace or baseline was lost."""
+    if error.filename is not None:
+        return error
+    return OSError(error.errno, error.strerror or str(error) or type(error).__name__, str(path))
 
 
 def not_regular(mode: int, what: str) -> str | None:

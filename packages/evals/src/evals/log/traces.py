@@ -25,7 +25,7 @@ from typing import IO, Self
 from pydantic import BaseModel, Field, TypeAdapter, field_validator
 
 from evals.errors import TraceError
-from evals.io.files import write_atomic
+from evals.io.files import naming, write_atomic
 from evals.io.json_files import read_json_text
 from evals.model.result import CheckResult
 from evals.model.run import Run
@@ -229,8 +229,11 @@ class TraceWriter:
             )
         )
         view = memoryview(line)
-        while view:  # a raw write may take less than all of it
-            view = view[self._file.write(view) or 0 :]
+        try:
+            while view:  # a raw write may take less than all of it
+                view = view[self._file.write(view) or 0 :]
+        except OSError as e:  # out of space: say which file lost the run
+            raise naming(e, self.folder / RUNS_FILE) from e
         self.finished_runs += 1
         now = time.monotonic()
         if now - self._meta_written >= self.meta_interval_s:
