@@ -2880,8 +2880,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "provider_failure_unchecked",
         f"{PLUGIN}/checks.py",
-        "    if got == wanted:\n        return True\n    if wanted is None:",
-        "    if True:\n        return True\n    if wanted is None:",
+        "    if got == wanted:\n        missing = outage_words_missing(run)",
+        "    if True:\n        missing = outage_words_missing(run)",
         "an outage of the wrong kind (a timeout read as a dropped connection) passes",
         tests=MODEL_TESTS,
     ),
