@@ -358,9 +358,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hook_failure_blames_the_case",
         f"{EVALS}/cases/validation.py",
-        'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
-        "found.found.setdefault(case.id, []).append("
-        'Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
+        'return [], _one_line(f"check_case raised {type(error).__name__}: {error}")',
+        'return [(SUT_FIELD, f"check_case raised {error}")], None',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
@@ -380,8 +379,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hung_hook_asked_again",
         f"{EVALS}/cases/validation.py",
-        "            hung_on = case.id\n",
-        "            hung_on = None\n",
+        "            self.hung_on = case.id\n",
+        "            self.hung_on = None\n",
         "after a check_case hook hangs, every later case waits out the deadline again",
     ),
     M(
