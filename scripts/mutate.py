@@ -755,7 +755,8 @@ MUTANTS: tuple[Mutant, ...] = (
         f"{EVALS}/io/files.py",
         "    if error.filename is not None:\n        return error",
         "    if True:\n        return error",
-        "out of space, a report, baseline or trace write says \"No space left on device\" and no file",
+        'out of space, a report, baseline or trace write says "No space left on device"'
+        " and no file",
     ),
     M(
         "trace_disk_full_unnamed",
