@@ -12,9 +12,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import gate_scenario
+from bench import gate_scenario, lint_scenario
 from bench.ray_scenario import report_lines, throughput_lines
 from bench.scenarios import (
+    LINT_RSS_GROWTH_MAX,
+    LINT_S_MAX,
     OFFLINE_MS_PER_RUN_MAX,
     OVERHEAD_MS_PER_SAMPLE_MAX,
     RSS_GROWTH_MAX,
@@ -117,6 +119,8 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "met": growth <= RSS_GROWTH_MAX,
             }
         )
+    if results.get("lint"):
+        found += lint_scenario.lint_targets(results["lint"], LINT_S_MAX, LINT_RSS_GROWTH_MAX)
     return found
 
 
@@ -212,6 +216,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         lines += throughput_lines(results["ray_throughput"])
     if results.get("gate"):
         lines += gate_scenario.report_lines(results["gate"])
+    if results.get("lint"):
+        lines += lint_scenario.report_lines(results["lint"])
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

@@ -25,6 +25,7 @@ from typing import Any
 from fake_openai import FakeOpenAI
 
 from bench.gate_scenario import GATE, run_gate
+from bench.lint_scenario import LINT, parse_sizes, run_lint, sizes_of
 from bench.measure import Sample, measure, spread
 from bench.ray_scenario import RAY, run_ray
 from bench.report import write_report
@@ -267,6 +268,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=RAY.trials,
         help=f"trials per case of the ray scenario (default {RAY.trials}: ~10,000 runs)",
     )
+    parser.add_argument(
+        "--lint-sizes",
+        type=parse_sizes,
+        default=LINT.sizes,
+        help="lines of the lint scenario's files, comma-separated"
+        f" (default {sizes_of(LINT.sizes)})",
+    )
     args = parser.parse_args(argv)
     results: dict[str, Any] = {
         "scenarios": [],
@@ -276,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ray": None,
         "ray_throughput": None,
         "gate": None,
+        "lint": None,
     }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
@@ -308,6 +317,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{GATE.name}: offline SupportPilot through evals gate, x{GATE.small_trials}"
                   f" and x{GATE.trials} trials", file=sys.stderr)  # fmt: skip
             results["gate"] = run_gate(GATE, work, evals_command(), child_env(), str(ROOT))
+        if not args.only or LINT.name in args.only:
+            lint = dataclasses.replace(LINT, sizes=args.lint_sizes)
+            print(f"{LINT.name}: evals lint --cases FILE of {sizes_of(lint.sizes)} lines",
+                  file=sys.stderr)  # fmt: skip
+            results["lint"] = run_lint(lint, work, evals_command(), child_env(), str(ROOT))
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {

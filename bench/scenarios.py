@@ -79,6 +79,10 @@ OFFLINE_MS_PER_RUN_MAX = 5.0
 """Offline SupportPilot, rule brains: milliseconds per run (median), below this."""
 RSS_GROWTH_MAX = 0.10
 """Peak RSS at ~10,000 runs within this share of the peak at ~1,000."""
+LINT_S_MAX = 60.0
+"""``evals lint`` of a 1,000,000-line case file: wall seconds, below this."""
+LINT_RSS_GROWTH_MAX = 0.50
+"""``evals lint``: peak RSS at 1,000,000 lines within this share of the peak at 10,000."""
 
 REPLY = "好的，已为您查询。"
 """What the fake model answers to every request."""

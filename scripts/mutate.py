@@ -358,9 +358,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hook_failure_blames_the_case",
         f"{EVALS}/cases/validation.py",
-        'found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")',
-        "found.found.setdefault(case.id, []).append("
-        'Problem(file, line, SUT_FIELD, f"check_case raised {error}"))',
+        'return [], _one_line(f"check_case raised {type(error).__name__}: {error}")',
+        'return [(SUT_FIELD, f"check_case raised {error}")], None',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
@@ -380,8 +379,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hung_hook_asked_again",
         f"{EVALS}/cases/validation.py",
-        "            hung_on = case.id\n",
-        "            hung_on = None\n",
+        "            self.hung_on = case.id\n",
+        "            self.hung_on = None\n",
         "after a check_case hook hangs, every later case waits out the deadline again",
     ),
     M(
@@ -422,8 +421,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lint_counts_files_as_cases",
         f"{EVALS}/cases/lint.py",
-        "LintReport(findings=found, cases=len(usable))",
-        "LintReport(findings=found, cases=len(paths))",
+        "LintReport(findings=found, cases=usable)",
+        "LintReport(findings=found, cases=len(files))",
         "`evals lint` says how many files it read, not how many cases",
     ),
     M(
@@ -686,16 +685,39 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lint_misses_leakage",
         f"{EVALS}/cases/lint.py",
-        "found += _leakage(items)",
+        "found += _leakage(same_task)",
         "found += []",
         "lint does not report leakage between splits",
     ),
     M(
         "lint_misses_duplicate_ids",
         f"{EVALS}/cases/lint.py",
-        "found += _duplicates(items)",
+        "found += _duplicates(same_id)",
         "found += []",
         "lint does not report duplicate ids",
+    ),
+    M(
+        "lint_holds_whole_file",
+        f"{EVALS}/cases/lint.py",
+        "            for entry in iter_records([path]):",
+        "            for entry in list(iter_records([path])):",
+        "lint reads every record of a file into memory before linting it (it no longer"
+        " streams: memory grows with the file)",
+    ),
+    M(
+        "lint_judges_roles_too_early",
+        f"{EVALS}/cases/lint.py",
+        "            elif entry.role not in self.roles:",
+        "            else:",
+        "a fault on a role that only a later case dispatches is reported as unknown",
+    ),
+    M(
+        "lint_asks_about_repeated_ids",
+        f"{EVALS}/cases/lint.py",
+        "said = item.id is not None and _digest(item.id) in ids",
+        "said = False",
+        "lint asks the SUT's check_case about a case repeating an earlier id (the loader never"
+        " screens it), so a duplicate gets sut_check findings",
     ),
     # --- baseline, report, runner ------------------------------------------------------
     M(
@@ -733,7 +755,8 @@ MUTANTS: tuple[Mutant, ...] = (
         f"{EVALS}/io/files.py",
         "    if error.filename is not None:\n        return error",
         "    if True:\n        return error",
-        "out of space, a report, baseline or trace write says \"No space left on device\" and no file",
+        'out of space, a report, baseline or trace write says "No space left on device"'
+        " and no file",
     ),
     M(
         "trace_disk_full_unnamed",
@@ -2929,7 +2952,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "configuration_case_leaks",
         f"{EVALS}/cases/lint.py",
-        '            "configuration": is_configuration(self.data),',
+        '            "configuration": self.configuration,',
         '            "configuration": False,',
         "lint calls a configuration case a leak of the run case with the same task",
         tests=("packages/evals/tests/test_lint.py",),

@@ -90,12 +90,14 @@ def id_problem(case_id: str) -> str | None:
         return "must not be empty"
     if len(case_id) > MAX_ID_LENGTH:
         return f"longer than {MAX_ID_LENGTH} characters ({len(case_id)})"
-    for position, char in enumerate(case_id, start=1):
-        if not char.isprintable() and char != " ":
-            name = unicodedata.name(char, "control character")
-            return (
-                f"holds {_escape_char(char)} ({name}) at position {position}; ids must be printable"
-            )
+    if not case_id.isprintable():  # the one character that fails, named (a space does not)
+        for position, char in enumerate(case_id, start=1):
+            if not char.isprintable() and char != " ":
+                name = unicodedata.name(char, "control character")
+                return (
+                    f"holds {_escape_char(char)} ({name}) at position {position};"
+                    " ids must be printable"
+                )
     if case_id != case_id.strip():
         return "has leading or trailing whitespace"
     if unicodedata.normalize("NFC", case_id) != case_id:
@@ -106,6 +108,8 @@ def id_problem(case_id: str) -> str | None:
 def id_key(case_id: str) -> str:
     """What ``case_id`` looks like to a person: ids with equal keys differ only by case,
     surrounding whitespace, zero-width characters, fullwidth forms or NFC/NFD."""
+    if case_id.isascii() and case_id.isprintable():
+        return case_id.lower().strip()  # what the steps below make of it, sooner
     folded = unicodedata.normalize("NFKC", case_id).casefold()
     visible = "".join(c for c in folded if unicodedata.category(c) not in ("Cf", "Cc"))
     return unicodedata.normalize("NFKC", visible).strip()

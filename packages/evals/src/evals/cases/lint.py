@@ -10,24 +10,40 @@ The rules about a project's vocabulary (which splits, outcomes and fault targets
 which tags the set must cover, anything else it checks) come from the ``case_rules`` its
 system under test declares (:mod:`evals.cases.vocabulary`); without them lint judges what the
 domain-neutral core requires.
+
+Lint streams: :func:`lint_files` reads a file a line at a time and lints each case as it
+is read (:func:`lint` takes the cases one by one too), holding no record and no file text.
+For the rules about the whole set it keeps, per case, only a hash of its id key
+(:func:`~evals._text.id_key`) and one of its task (input, world, faults …; see
+``_Item.content_key``), each with where the case is, in flat arrays (``_Seen``: about 60
+bytes a case for both), plus the split counts, the first ``min_split_size`` ids of each
+split, the required tags covered and the roles cases expect dispatched. A hash shared by
+two cases only says they may be twins: at the end, lint reads those cases again (the
+lines named, nothing else) and judges them exactly, as it would have judged the whole
+set in memory; a case that may repeat an earlier id is asked about by the SUT's
+``check_case`` only then, once lint knows (a repeated id is never screened). A fault on
+a role no case before it dispatched waits for the end too (a later case may dispatch
+it), in its place among the case's findings. Findings come in the order they always
+had: per kind, each in file and line order, the set-wide ones last.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from evals._text import id_key, id_problem, printable, quote
-from evals.cases.case_file import Record, read_records
+from evals.cases.case_file import Record, iter_records, parse_line, raw_lines
 from evals.cases.configuration import run_expectations
-from evals.cases.loader import check_located_records, unknown_expectations
-from evals.cases.validation import screen_cases
+from evals.cases.loader import unknown_expectations, validate_record
+from evals.cases.validation import SCREEN_BATCH, Screener
 from evals.cases.vocabulary import NO_RULES, CaseRules, rules_of
 from evals.checks.registry import registered_expect_keys
 from evals.errors import Problem
@@ -86,6 +102,10 @@ class Finding(BaseModel):
         return printable(f"{where}{who}: {self.rule}: {self.message}")
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
+"""``json.dumps(..., sort_keys=True, ensure_ascii=False)``, the encoder made once."""
+
+
 class _Item:
     """A case or raw record, seen through the fields lint reads."""
 
@@ -104,6 +124,7 @@ class _Item:
         self.tags: list[str] = (
             [t for t in tags if isinstance(t, str)] if isinstance(tags, list) else []
         )
+        self.configuration = is_configuration(data)
 
     def finding(self, rule: Rule, message: str) -> Finding:
         return Finding(rule=rule, case_id=self.id, message=message, file=self.file, line=self.line)
@@ -127,26 +148,31 @@ class _Item:
             "sut_env": self.data.get("sut_env") or {},
             # Asking whether the SUT accepts a task is not running it: a configuration
             # case never leaks into a run case (or back).
-            "configuration": is_configuration(self.data),
+            "configuration": self.configuration,
         }
-        return json.dumps(content, sort_keys=True, ensure_ascii=False)
+        return _CANONICAL.encode(content)
 
 
-def _items(cases: Iterable[Case | Record | Mapping[str, Any]]) -> list[_Item]:
-    items: list[_Item] = []
-    for case in cases:
-        if isinstance(case, Case):
-            items.append(_Item(case.model_dump(mode="json"), None, None))
-        elif isinstance(case, Record):
-            data = case.data if isinstance(case.data, Mapping) else {}
-            items.append(_Item(data, case.file, case.line))
-        else:
-            items.append(_Item(case, None, None))
-    return items
+def _item(case: Case | Record | Mapping[str, Any]) -> _Item:
+    if isinstance(case, Case):
+        return _Item(case.model_dump(mode="json"), None, None)
+    if isinstance(case, Record):
+        data = case.data if isinstance(case.data, Mapping) else {}
+        return _Item(data, case.file, case.line)
+    return _Item(case, None, None)
 
 
 def _named(value: object) -> bool:
     return isinstance(value, str) and bool(value)
+
+
+class _UnknownRole(NamedTuple):
+    """A fault on a role not known yet: a finding unless a later case dispatches it."""
+
+    role: Any
+    case_id: str | None
+    file: str | None
+    line: int | None
 
 
 def _per_case(
@@ -154,8 +180,8 @@ def _per_case(
     known_roles: set[str] | None,
     expect_keys: Collection[str],
     rules: CaseRules,
-) -> list[Finding]:
-    found: list[Finding] = []
+) -> list[Finding | _UnknownRole]:
+    found: list[Finding | _UnknownRole] = []
     raw_id = item.data.get("id")
     if not isinstance(raw_id, str):
         found.append(item.finding("bad_id", f"id must be a string, got {quote(raw_id)}"))
@@ -165,7 +191,7 @@ def _per_case(
     if not _named(split) or (rules.splits is not None and split not in rules.splits):
         found.append(item.finding("unknown_split", f"unknown split {quote(split)}"))
     outcome = item.expect.get("outcome")
-    configuration = is_configuration(item.data)
+    configuration = item.configuration
     if configuration:
         unchecked = run_expectations(item.data)
         if unchecked:
@@ -189,9 +215,8 @@ def _per_case(
     must_refuse = isinstance(refused, list) and bool(refused)
     for role, kind in item.faults.items():
         if known_roles is not None and role not in known_roles and not must_refuse:
-            known = ", ".join(sorted(known_roles))
-            message = f"fault on unknown role {quote(role)}; known: {known}"
-            found.append(item.finding("unknown_fault_role", message))
+            # Judged at the end, against every role known by then.
+            found.append(_UnknownRole(role, item.id, item.file, item.line))
         if not isinstance(kind, str) or not _FAULT_RE.match(kind):
             found.append(item.finding("unknown_fault_kind", f"unknown fault kind {quote(kind)}"))
     if not item.tags:
@@ -205,97 +230,286 @@ def _per_case(
     return found
 
 
-def _duplicates(items: list[_Item]) -> list[Finding]:
-    first: dict[str, _Item] = {}
-    looks: dict[str, _Item] = {}
+class _Shard:
+    """One part of a :class:`_Seen`: open addressing (linear probing) over flat arrays."""
+
+    __slots__ = ("handles", "hashes", "tags", "used")
+
+    def __init__(self, slots: int, tagged: bool) -> None:
+        self.hashes = array("I", bytes(4 * slots))
+        """32 bits of each hash (0: an empty slot)."""
+        self.handles = array("Q", bytes(8 * slots))
+        self.tags = array("I", bytes(4 * slots)) if tagged else None
+        self.used = 0
+
+
+_SHARDS = 64
+
+
+class _Seen:
+    """Which hashes were seen, each with the handle (where the case is) and, ``tagged``, a
+    tag of the first case it came with. 64 shards (by 6 bits of the hash), each open
+    addressing over flat arrays: 12 bytes a slot (16 tagged), at most two thirds full, so
+    a million cases cost some 25 MB (33 MB tagged), not the hundreds of megabytes a dict
+    of Python ints would, and a shard grows alone (nothing is ever held twice but one
+    shard). 38 bits of the hash tell keys apart: a hit only says "maybe the same", and the
+    cases are judged again, exactly, at the end."""
+
+    def __init__(self, *, tagged: bool = False) -> None:
+        self._shards = [_Shard(256, tagged) for _ in range(_SHARDS)]
+
+    def first(self, key: int, handle: int, tag: int = 0) -> tuple[int, int] | None:
+        """The handle and tag stored with ``key``'s hash, or ``None`` when it is new (they
+        are then ``handle`` and ``tag``)."""
+        shard = self._shards[(key >> 32) % _SHARDS]
+        hashed = (key & 0xFFFFFFFF) or 1
+        slot = _slot(shard.hashes, hashed)
+        if shard.hashes[slot]:
+            return shard.handles[slot], shard.tags[slot] if shard.tags is not None else 0
+        _put(shard, slot, hashed, handle, tag)
+        if 3 * shard.used > 2 * len(shard.hashes):
+            _grow(shard)
+        return None
+
+    def handle(self, key: int) -> int:
+        """The handle stored with ``key``'s hash (which must have been seen)."""
+        shard = self._shards[(key >> 32) % _SHARDS]
+        return shard.handles[_slot(shard.hashes, (key & 0xFFFFFFFF) or 1)]
+
+
+def _slot(hashes: array[int], hashed: int) -> int:
+    """Where ``hashed`` is, or the empty slot where it goes."""
+    mask = len(hashes) - 1
+    slot = hashed & mask
+    while (there := hashes[slot]) and there != hashed:
+        slot = (slot + 1) & mask
+    return slot
+
+
+def _put(shard: _Shard, slot: int, hashed: int, handle: int, tag: int) -> None:
+    shard.hashes[slot], shard.handles[slot] = hashed, handle
+    if shard.tags is not None:
+        shard.tags[slot] = tag
+    shard.used += 1
+
+
+def _grow(shard: _Shard) -> None:
+    """Twice the slots, every entry put again."""
+    hashes, handles, tags = shard.hashes, shard.handles, shard.tags
+    size = 2 * len(hashes)
+    shard.hashes, shard.handles = array("I", bytes(4 * size)), array("Q", bytes(8 * size))
+    shard.tags = array("I", bytes(4 * size)) if tags is not None else None
+    shard.used = 0
+    for slot, hashed in enumerate(hashes):
+        if hashed:
+            tag = tags[slot] if tags is not None else 0
+            _put(shard, _slot(shard.hashes, hashed), hashed, handles[slot], tag)
+
+
+class _Twin(NamedTuple):
+    """A case read again at the end because a hash says it may share its id key or its
+    task with another: what the set-wide rules read of it."""
+
+    id: str | None
+    file: str | None
+    line: int | None
+    split: str
+    """``str`` of its split, as leakage compares and names them."""
+    task: bytes
+    """A 256-bit digest of its content key."""
+
+
+def _twin(item: _Item) -> _Twin:
+    task = item.content_key().encode("utf-8", "surrogatepass")
+    digest = hashlib.blake2b(task, digest_size=32).digest()
+    return _Twin(item.id, item.file, item.line, str(item.data.get("split")), digest)
+
+
+def _finding(twin: _Twin, rule: Rule, message: str) -> Finding:
+    return Finding(rule=rule, case_id=twin.id, message=message, file=twin.file, line=twin.line)
+
+
+def _duplicates(twins: list[_Twin]) -> list[Finding]:
+    first: dict[str, _Twin] = {}
+    looks: dict[str, _Twin] = {}
     found: list[Finding] = []
-    for item in items:
-        if item.id is None:
+    for twin in twins:
+        if twin.id is None:
             continue
-        if item.id in first:
-            where = first[item.id]
+        if twin.id in first:
+            where = first[twin.id]
             place = f" at {where.file}:{where.line}" if where.file is not None else ""
-            message = f"id {quote(item.id)} already used{place}"
-            found.append(item.finding("duplicate_id", message))
+            message = f"id {quote(twin.id)} already used{place}"
+            found.append(_finding(twin, "duplicate_id", message))
             continue
-        first[item.id] = item
-        key = id_key(item.id)
+        first[twin.id] = twin
+        key = id_key(twin.id)
         if key in looks:
             other = looks[key]
             place = f" at {other.file}:{other.line}" if other.file is not None else ""
             message = (
-                f"id {quote(item.id)} looks like {quote(other.id)}{place} (they differ only "
+                f"id {quote(twin.id)} looks like {quote(other.id)}{place} (they differ only "
                 "by case, whitespace, zero-width characters, fullwidth forms or NFC/NFD)"
             )
-            found.append(item.finding("near_duplicate_id", message))
+            found.append(_finding(twin, "near_duplicate_id", message))
         else:
-            looks[key] = item
+            looks[key] = twin
     return found
 
 
-def _leakage(items: list[_Item]) -> list[Finding]:
-    groups: dict[str, list[_Item]] = defaultdict(list)
-    for item in items:
-        groups[item.content_key()].append(item)
+def _leakage(twins: list[_Twin]) -> list[Finding]:
+    groups: dict[bytes, list[_Twin]] = {}
+    for twin in twins:
+        groups.setdefault(twin.task, []).append(twin)
     found: list[Finding] = []
     for group in groups.values():
-        splits = {str(i.data.get("split")) for i in group}
+        splits = {t.split for t in group}
         if len(splits) < 2:
             continue
-        for item in group:
-            others = [f"{o.id} ({o.data.get('split')})" for o in group if o is not item]
+        for twin in group:
+            others = [f"{o.id} ({o.split})" for o in group if o is not twin]
             message = (
                 f"same input, world and faults as {', '.join(others)} in another split; "
                 "a case seen while tuning inflates the test score"
             )
-            found.append(item.finding("leakage", message))
+            found.append(_finding(twin, "leakage", message))
     return found
 
 
-def _set_rules(
-    items: list[_Item],
-    min_split_size: int,
-    required_tags: Sequence[str],
-    splits: Sequence[str] | None,
-) -> list[Finding]:
-    found: list[Finding] = []
-    named = [str(i.data.get("split")) for i in items if _named(i.data.get("split"))]
-    # The declared splits, each judged even when empty; else the splits the cases name.
-    judged = list(splits) if splits is not None else list(dict.fromkeys(named))
-    sizes = Counter(split for split in named if split in judged)
-    for split in judged:
-        if sizes[split] < min_split_size:
-            members = [i.id or "?" for i in items if i.data.get("split") == split]
-            listed = f" ({', '.join(members)})" if members else ""
-            message = (
-                f"split {split!r} has {sizes[split]} case(s){listed}; "
-                f"the minimum is {min_split_size}"
-            )
-            found.append(Finding(rule="small_split", message=message))
-    # Required tags are about what runs cover: configuration cases neither cover them
-    # nor need them, and a set of configuration cases alone is not judged by them.
-    runs = [i for i in items if not is_configuration(i.data)]
-    covered = {tag for i in runs for tag in i.tags}
-    for tag in required_tags if runs else ():
-        if tag not in covered:
-            message = f"no case covers required tag {tag!r}"
-            found.append(Finding(rule="missing_tag", message=message))
-    return found
+Fetch = Callable[[Sequence[int]], Iterable[tuple[int, _Item]]]
+"""Reads the cases of the handles given (in handle order) again: ``(handle, item)``."""
 
 
-def _fault_targets(
-    items: list[_Item], rules: CaseRules, known_roles: Iterable[str] | None
-) -> set[str] | None:
-    """What ``faults`` may name: the declared targets plus ``known_roles``; without a
-    declaration, the roles any case expects dispatched plus ``known_roles``."""
-    targets = set(known_roles or ())
-    if rules.fault_targets is not None:
-        return targets | set(rules.fault_targets)
-    for item in items:
-        dispatched = item.expect.get("dispatched")
-        if isinstance(dispatched, list):
-            targets.update(r for r in dispatched if isinstance(r, str))
-    return targets
+class _Linter:
+    """Lint a case set one case at a time: :meth:`add` each (its findings are kept, the
+    case is not), then :meth:`finish` (every finding, per case in order, then the
+    set-wide ones). See the module for what it keeps."""
+
+    def __init__(
+        self,
+        *,
+        min_split_size: int,
+        required_tags: Sequence[str] | None,
+        known_roles: Iterable[str] | None,
+        expect_keys: Collection[str] | None,
+        rules: CaseRules,
+    ) -> None:
+        self.rules = rules
+        self.min_split_size = min_split_size
+        self.keys = registered_expect_keys() if expect_keys is None else expect_keys
+        tags = rules.required_tags if required_tags is None else required_tags
+        self.required_tags = tuple(tags)
+        # What faults may name: the declared targets plus known_roles; without a
+        # declaration, the roles any case expects dispatched plus known_roles.
+        self.roles = set(known_roles or ()) | set(rules.fault_targets or ())
+        self.per_case: list[Finding | _UnknownRole] = []
+        self.ids = _Seen()
+        """id key hash -> the first case with it."""
+        self.twins: set[int] = set()
+        """Handles of the cases whose id key hash another case has."""
+        self.tasks = _Seen(tagged=True)
+        """Content key hash -> the first case with it, tagged with its split's code."""
+        self.same_task: dict[int, list[int]] = {}
+        """Content key hash -> the handles of the cases after the first with it."""
+        self.leaks: set[int] = set()
+        """Content key hashes seen in two splits."""
+        self.split_codes: dict[str, int] = {}
+        self.sizes: dict[str, int] = {}
+        """Named split -> its cases, in the order the splits first came."""
+        self.members: dict[str, list[str]] = {}
+        """A split -> its first cases' ids (all of them while it is too small)."""
+        self.runs = False
+        self.covered: set[str] = set()
+        """The required tags some case that runs has."""
+
+    def add(self, item: _Item, handle: int) -> bool:
+        """Lint one case; ``handle`` (increasing) finds it again. Whether an earlier case
+        may have its id (one has the hash of its id key)."""
+        if self.rules.fault_targets is None:
+            dispatched = item.expect.get("dispatched")
+            if isinstance(dispatched, list):
+                self.roles.update(r for r in dispatched if isinstance(r, str))
+        self.per_case += _per_case(item, self.roles, self.keys, self.rules)
+        split = item.data.get("split")
+        if isinstance(split, str):
+            if self.sizes.get(split, 0) < self.min_split_size:
+                self.members.setdefault(split, []).append(item.id or "?")
+            if split:
+                self.sizes[split] = self.sizes.get(split, 0) + 1
+        # Required tags are about what runs cover: configuration cases neither cover them
+        # nor need them, and a set of configuration cases alone is not judged by them.
+        if not item.configuration:
+            self.runs = True
+            self.covered.update(tag for tag in item.tags if tag in self.required_tags)
+        code = self.split_codes.setdefault(str(split), len(self.split_codes))
+        task = hash(item.content_key())
+        first = self.tasks.first(task, handle, code)
+        if first is not None:
+            self.same_task.setdefault(task, []).append(handle)
+            if first[1] != code:
+                self.leaks.add(task)
+        if item.id is None:
+            return False
+        twin = self.ids.first(hash(id_key(item.id)), handle)
+        if twin is None:
+            return False
+        self.twins.update((twin[0], handle))
+        return True
+
+    def finish(self, fetch: Fetch) -> list[Finding]:
+        """Every finding: per case in order, then duplicates, leakage, split sizes and
+        tags. ``fetch`` reads again the cases a hash says may be twins."""
+        known = ", ".join(sorted(self.roles))
+        found: list[Finding] = []
+        for entry in self.per_case:
+            if isinstance(entry, Finding):
+                found.append(entry)
+            elif entry.role not in self.roles:
+                message = f"fault on unknown role {quote(entry.role)}; known: {known}"
+                found.append(
+                    Finding(
+                        rule="unknown_fault_role",
+                        case_id=entry.case_id,
+                        message=message,
+                        file=entry.file,
+                        line=entry.line,
+                    )
+                )
+        leaking = {h for task in self.leaks for h in self.same_task[task]}
+        leaking |= {self.tasks.handle(task) for task in self.leaks}
+        same_id: list[_Twin] = []
+        same_task: list[_Twin] = []
+        for handle, item in fetch(sorted(self.twins | leaking)):
+            twin = _twin(item)
+            if handle in self.twins:
+                same_id.append(twin)
+            if handle in leaking:
+                same_task.append(twin)
+        found += _duplicates(same_id)
+        found += _leakage(same_task)
+        found += self._set_rules()
+        return found
+
+    def _set_rules(self) -> list[Finding]:
+        found: list[Finding] = []
+        splits, min_split_size = self.rules.splits, self.min_split_size
+        named = self.sizes
+        # The declared splits, each judged even when empty; else the splits the cases name.
+        judged = list(splits) if splits is not None else list(dict.fromkeys(named))
+        for split in judged:
+            size = self.sizes.get(split, 0)
+            if size < min_split_size:
+                members = self.members.get(split, [])
+                listed = f" ({', '.join(members)})" if members else ""
+                message = (
+                    f"split {split!r} has {size} case(s){listed}; the minimum is {min_split_size}"
+                )
+                found.append(Finding(rule="small_split", message=message))
+        for tag in self.required_tags if self.runs else ():
+            if tag not in self.covered:
+                message = f"no case covers required tag {tag!r}"
+                found.append(Finding(rule="missing_tag", message=message))
+        return found
 
 
 def lint(
@@ -315,17 +529,17 @@ def lint(
     ones (else the roles any case expects dispatched) plus ``known_roles``. ``expect``
     keys known are ``expect_keys``, by default those of the registered checks.
     """
-    items = _items(cases)
-    keys = registered_expect_keys() if expect_keys is None else expect_keys
-    roles = _fault_targets(items, rules, known_roles)
-    tags = rules.required_tags if required_tags is None else required_tags
-    found: list[Finding] = []
-    for item in items:
-        found += _per_case(item, roles, keys, rules)
-    found += _duplicates(items)
-    found += _leakage(items)
-    found += _set_rules(items, min_split_size, tags, rules.splits)
-    return found
+    held = cases if isinstance(cases, Sequence) else list(cases)
+    linter = _Linter(
+        min_split_size=min_split_size,
+        required_tags=required_tags,
+        known_roles=known_roles,
+        expect_keys=expect_keys,
+        rules=rules,
+    )
+    for number, case in enumerate(held):
+        linter.add(_item(case), number)
+    return linter.finish(lambda handles: ((h, _item(held[h])) for h in handles))
 
 
 def _named_by_a_rule(problem: Problem) -> bool:
@@ -338,8 +552,7 @@ def _named_by_a_rule(problem: Problem) -> bool:
     return field.startswith("faults.") and message.startswith("unknown fault kind")
 
 
-def _as_finding(rule: Rule, problem: Problem, ids: Mapping[tuple[str, int], Any]) -> Finding:
-    raw_id = ids.get((problem.file, problem.line))
+def _as_finding(rule: Rule, problem: Problem, raw_id: Any) -> Finding:
     return Finding(
         rule=rule,
         case_id=raw_id if isinstance(raw_id, str) else None,
@@ -378,6 +591,56 @@ def lint_paths(
     ).findings
 
 
+_LINE_BITS = 40
+"""A case's handle in :func:`lint_files`: its file's index, shifted by this, plus its line."""
+
+
+class _SutChecks:
+    """The ``sut_check`` findings, in case order: what the SUT's ``check_case`` says about
+    each valid run case whose id no earlier case has (the loader's rule: a repeated id
+    is not screened), asked a batch at a time. A case whose id key an earlier case may
+    share waits for the end, in its place, when lint knows whether its id repeats one."""
+
+    def __init__(self, sut: object) -> None:
+        self.screener = Screener(sut)
+        self.found: list[Finding | list[Finding]] = []
+        """Findings in case order; a list: the findings of a case waiting for the end."""
+        self.waiting: dict[int, list[Finding]] = {}
+        """Handle -> the findings of the case waiting there."""
+        self.batch: list[tuple[Case, Record, list[Finding] | None]] = []
+
+    def ask(self, case: Case, record: Record, into: list[Finding] | None = None) -> None:
+        """Ask about ``case`` (with the next batch); its findings go ``into`` a waiting
+        case's place, else after those of the cases asked before it."""
+        self.batch.append((case, record, into))
+        if len(self.batch) >= SCREEN_BATCH:
+            self.flush()
+
+    def wait(self, handle: int) -> None:
+        self.flush()  # the cases before it first: findings stay in case order
+        self.found.append(self.waiting.setdefault(handle, []))
+
+    def flush(self) -> None:
+        answers = self.screener.answer_all([case for case, _, _ in self.batch])
+        for (case, record, into), (problems, _) in zip(self.batch, answers, strict=True):
+            located = [Problem(record.file, record.line, f, m) for f, m in problems]
+            found = [
+                _as_finding("sut_check", p, case.id) for p in located if not _named_by_a_rule(p)
+            ]
+            if into is None:
+                self.found += found
+            else:
+                into.extend(found)
+        self.batch.clear()
+
+    def findings(self) -> list[Finding]:
+        self.flush()
+        every: list[Finding] = []
+        for entry in self.found:
+            every += entry if isinstance(entry, list) else [entry]
+        return every
+
+
 def lint_files(
     paths: Sequence[Path | str],
     *,
@@ -396,37 +659,105 @@ def lint_files(
     ``case_rules`` find in a valid case a ``sut_check`` finding (unless a rule names it):
     what ``evals run`` refuses, lint reports. The SUT's ``case_rules`` drive the
     vocabulary rules too.
+
+    The files are read a line at a time, and again at the end only for the lines of
+    cases a hash says may be twins (see the module).
     """
-    records, problems = read_records(paths)
-    found = [
-        Finding(rule="unreadable", message=f"{p.field}: {p.message}", file=p.file, line=p.line)
-        for p in problems
-    ]
-    for record in records:
-        if not isinstance(record.data, Mapping):
-            message = "not a JSON object (one case per line)"
-            found.append(
-                Finding(rule="unreadable", message=message, file=record.file, line=record.line)
-            )
-    usable = [r for r in records if isinstance(r.data, Mapping)]
-    located, problems = check_located_records(usable, rules_of(sut))
-    ids = {(r.file, r.line): r.data.get("id") for r in usable}
-    found += [_as_finding("invalid", p, ids) for p in problems if not _named_by_a_rule(p)]
-    if sut is not None:
-        sources = {case.id: (record.file, record.line) for case, record in located}
-        # What the SUT says about a configuration case is its refusal, no finding.
-        runs = [case for case, _ in located if not is_configuration(case)]
-        # The vocabulary was held against every record above.
-        screening = screen_cases(sut, runs, sources, vocabulary=False)
-        found += [
-            _as_finding("sut_check", p, ids) for p in screening.problems if not _named_by_a_rule(p)
-        ]
-    found += lint(
-        usable,
+    files = [paths] if isinstance(paths, str | Path) else list(paths)
+    rules = rules_of(sut)
+    linter = _Linter(
         min_split_size=min_split_size,
         required_tags=required_tags,
         known_roles=known_roles,
         expect_keys=expect_keys,
-        rules=rules_of(sut),
+        rules=rules,
     )
-    return LintReport(findings=found, cases=len(usable))
+    loader_keys = registered_expect_keys()
+    unreadable: list[Finding] = []
+    not_objects: list[Finding] = []
+    invalid: list[Finding] = []
+    checks = _SutChecks(sut) if sut is not None else None
+    usable = 0
+    try:
+        for index, path in enumerate(files):
+            for entry in iter_records([path]):
+                if isinstance(entry, Problem):
+                    message = f"{entry.field}: {entry.message}"
+                    unreadable.append(
+                        Finding(
+                            rule="unreadable", message=message, file=entry.file, line=entry.line
+                        )
+                    )
+                    continue
+                if not isinstance(entry.data, Mapping):
+                    message = "not a JSON object (one case per line)"
+                    not_objects.append(
+                        Finding(
+                            rule="unreadable", message=message, file=entry.file, line=entry.line
+                        )
+                    )
+                    continue
+                usable += 1
+                case, problems = validate_record(entry, loader_keys, rules)
+                raw_id = entry.data.get("id")
+                invalid += [
+                    _as_finding("invalid", p, raw_id) for p in problems if not _named_by_a_rule(p)
+                ]
+                handle = index << _LINE_BITS | entry.line
+                may_repeat = linter.add(_item(entry), handle)
+                # What the SUT says about a configuration case is its refusal, no finding.
+                if checks is None or case is None or is_configuration(case):
+                    continue
+                if may_repeat:
+                    checks.wait(handle)
+                else:
+                    checks.ask(case, entry)
+
+        def fetch(handles: Sequence[int]) -> Iterator[tuple[int, _Item]]:
+            ids: set[bytes] = set()  # digests of the ids read again so far
+            for handle, record in _read_again(files, handles):
+                item = _item(record)
+                said = item.id is not None and _digest(item.id) in ids
+                if checks is not None and handle in checks.waiting and not said:
+                    case, _ = validate_record(record, loader_keys, rules)
+                    # valid and a run case when first read (unless the file changed)
+                    if case is not None and not is_configuration(case):
+                        checks.ask(case, record, into=checks.waiting[handle])
+                if item.id is not None:
+                    ids.add(_digest(item.id))
+                yield handle, item
+
+        findings = linter.finish(fetch)
+        screened = checks.findings() if checks is not None else []
+    finally:
+        if checks is not None:
+            checks.screener.close()
+    found = [*unreadable, *not_objects, *invalid, *screened, *findings]
+    return LintReport(findings=found, cases=usable)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def _read_again(
+    files: Sequence[Path | str], handles: Sequence[int]
+) -> Iterator[tuple[int, Record]]:
+    """The records at ``handles`` (increasing), read again line by line: the lines named
+    are parsed, the others only counted. A line that no longer holds a JSON object (the
+    file changed meanwhile) is left out."""
+    wanted: dict[int, set[int]] = {}
+    for handle in handles:
+        wanted.setdefault(handle >> _LINE_BITS, set()).add(handle & ((1 << _LINE_BITS) - 1))
+    for index, lines in wanted.items():
+        name, last = str(files[index]), max(lines)
+        for entry in raw_lines(files[index]):
+            if isinstance(entry, Problem):
+                continue
+            number, chunk = entry
+            if number in lines:
+                record, _, _ = parse_line(name, number, chunk)
+                if record is not None and isinstance(record.data, Mapping):
+                    yield index << _LINE_BITS | number, record
+            if number >= last:
+                break

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -94,33 +95,122 @@ def ask(sut: CaseChecker, case: Case, deadline_s: float) -> tuple[str, object]:
         asker.close()
 
 
+@dataclass
+class _Batch:
+    """Cases handed to the hook's thread at once, and what it answered so far."""
+
+    cases: list[Case]
+    answers: list[tuple[str, object]] = field(default_factory=list)
+    done: threading.Event = field(default_factory=threading.Event)
+    current: tuple[int, float] = (0, 0.0)
+    """The call in progress: its case's index and when it started (``time.monotonic``)."""
+    abandoned: bool = False
+    """A call hung: the thread asks no more of this batch."""
+
+
 class _Asker:
-    """One daemon thread that answers ``check_case`` calls one after the other (a thread
-    per case costs more than most hooks), abandoned once a call outlasts its deadline."""
+    """One daemon thread that answers ``check_case`` calls a batch at a time (a thread per
+    case, or a hand-over per case, costs more than most hooks), abandoned once a call
+    outlasts its deadline."""
 
     def __init__(self, sut: CaseChecker) -> None:
-        self._cases: queue.SimpleQueue[Case | None] = queue.SimpleQueue()
-        self._answers: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
-        worker = threading.Thread(target=self._serve, args=(sut,), name="check_case", daemon=True)
+        self._batches: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
+        worker = threading.Thread(
+            target=self._serve, args=(self._batches, sut), name="check_case", daemon=True
+        )
         worker.start()
 
-    def _serve(self, sut: CaseChecker) -> None:
-        while (case := self._cases.get()) is not None:
-            try:
-                self._answers.put(("ok", sut.check_case(case)))
-            except BaseException as e:  # SystemExit too: the SUT's failure
-                self._answers.put(("raised", e))
+    @staticmethod
+    def _serve(batches: queue.SimpleQueue[_Batch | None], sut: CaseChecker) -> None:
+        while (batch := batches.get()) is not None:
+            for index, case in enumerate(batch.cases):
+                if batch.abandoned:
+                    break
+                batch.current = (index, time.monotonic())
+                try:
+                    batch.answers.append(("ok", sut.check_case(case)))
+                except BaseException as e:  # SystemExit too: the SUT's failure
+                    batch.answers.append(("raised", e))
+            batch.done.set()
 
     def ask(self, case: Case, deadline_s: float) -> tuple[str, object]:
-        self._cases.put(case)
-        try:
-            return self._answers.get(timeout=deadline_s)
-        except queue.Empty:
-            return ("hung", None)
+        return self.ask_all([case], deadline_s)[0]
+
+    def ask_all(self, cases: Sequence[Case], deadline_s: float) -> list[tuple[str, object]]:
+        """``("ok", answer)`` or ``("raised", exception)`` for each case in order, up to a
+        call that outlasts ``deadline_s``: ``("hung", None)`` for it, and none after it.
+        The caller waits for the whole batch, judging the call in progress by when it
+        started."""
+        batch = _Batch(list(cases))
+        batch.current = (0, time.monotonic())
+        self._batches.put(batch)
+        while True:
+            index, started = batch.current
+            if batch.done.wait(max(deadline_s - (time.monotonic() - started), 0.001)):
+                return batch.answers
+            running = batch.current == (index, started) and len(batch.answers) == index
+            if running and time.monotonic() - started >= deadline_s:
+                batch.abandoned = True
+                return [*batch.answers[:index], ("hung", None)]
 
     def close(self) -> None:
         """Let the thread end after the call it is in, if any."""
-        self._cases.put(None)
+        self._batches.put(None)
+
+
+SCREEN_BATCH = 256
+"""Cases handed to the hook's thread at once."""
+
+
+class Screener:
+    """Asks a SUT's ``check_case`` about cases, a batch at a time, with
+    :func:`screen_cases`'s rules: the hook's problems, or why it said nothing (it raised,
+    answered no list of strings, or hung: after a hang, no later case is asked). For
+    callers that never hold all the cases (``evals lint``); :meth:`close` it when done."""
+
+    def __init__(self, sut: object, deadline_s: float | None = None) -> None:
+        self.asker = _Asker(sut) if isinstance(sut, CaseChecker) else None
+        # read now, so that a test can shorten it
+        self.deadline_s = CHECK_CASE_DEADLINE_S if deadline_s is None else deadline_s
+        self.hung_on: str | None = None
+
+    def answer(self, case: Case) -> tuple[list[tuple[str, str]], str | None]:
+        """``(field, message)`` for every problem the hook finds in ``case``, and ``None``;
+        or no problem and how the hook failed on it (a SUT without the hook: neither)."""
+        return self.answer_all([case])[0]
+
+    def answer_all(self, cases: Sequence[Case]) -> list[tuple[list[tuple[str, str]], str | None]]:
+        """:meth:`answer` for each case, in order, the hook asked about them all at once."""
+        found: list[tuple[list[tuple[str, str]], str | None]] = []
+        todo = list(cases)
+        while todo:
+            if self.asker is None:
+                return [*found, *[([], None)] * len(todo)]
+            if self.hung_on is not None:
+                why = f"not asked: check_case hung on case {self.hung_on!r}"
+                return [*found, *[([], why)] * len(todo)]
+            answers = self.asker.ask_all(todo, self.deadline_s)
+            found += [self._judged(c, *a) for c, a in zip(todo, answers, strict=False)]
+            todo = todo[len(answers) :]
+        return found
+
+    def _judged(
+        self, case: Case, status: str, answer: object
+    ) -> tuple[list[tuple[str, str]], str | None]:
+        if status == "hung":
+            self.hung_on = case.id
+            return [], f"check_case did not answer within {self.deadline_s:g}s"
+        if status == "raised":
+            error = answer
+            return [], _one_line(f"check_case raised {type(error).__name__}: {error}")
+        if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
+            return [], _one_line(f"check_case returned {answer!r}; expected a list of strings")
+        return [_split(_one_line(text)) for text in answer], None
+
+    def close(self) -> None:
+        """Let the hook's thread end (after the call it is in, if any)."""
+        if self.asker is not None:
+            self.asker.close()
 
 
 def screen_cases(
@@ -145,19 +235,14 @@ def screen_cases(
     :mod:`evals.cases.vocabulary`): a split, outcome or input it does not know is a problem of
     the case, located the same way.
     """
-    if deadline_s is None:  # read now, so that a test can shorten it
-        deadline_s = CHECK_CASE_DEADLINE_S
     rules = rules_of(sut) if vocabulary else NO_RULES
     located = sources or {}
     found = Screening()
-    asker = _Asker(sut) if isinstance(sut, CaseChecker) else None
+    screener = Screener(sut, deadline_s)
     try:
-        _screen(
-            cases, located=located, rules=rules, deadline_s=deadline_s, asker=asker, found=found
-        )
+        _screen(cases, located=located, rules=rules, screener=screener, found=found)
     finally:
-        if asker is not None:
-            asker.close()
+        screener.close()
     return found
 
 
@@ -166,37 +251,21 @@ def _screen(
     *,
     located: Mapping[str, tuple[str, int]],
     rules: CaseRules,
-    deadline_s: float,
-    asker: _Asker | None,
+    screener: Screener,
     found: Screening,
 ) -> None:
-    hung_on: str | None = None
-    for case in cases:
-        file, line = located.get(case.id, (f"<case {case.id}>", 0))
-        if rules is not NO_RULES:
-            for where, message in rules.problems(case_data(case)):
+    listed = list(cases)
+    for start in range(0, len(listed), SCREEN_BATCH):
+        batch = listed[start : start + SCREEN_BATCH]
+        for case, (problems, crashed) in zip(batch, screener.answer_all(batch), strict=True):
+            file, line = located.get(case.id, (f"<case {case.id}>", 0))
+            if rules is not NO_RULES:
+                for where, message in rules.problems(case_data(case)):
+                    found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
+            if crashed is not None:
+                found.crashed[case.id] = crashed
+            for where, message in problems:
                 found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
-        if asker is None:
-            continue
-        if hung_on is not None:
-            found.crashed[case.id] = f"not asked: check_case hung on case {hung_on!r}"
-            continue
-        status, answer = asker.ask(case, deadline_s)
-        if status == "hung":
-            hung_on = case.id
-            found.crashed[case.id] = f"check_case did not answer within {deadline_s:g}s"
-            continue
-        if status == "raised":
-            error = answer
-            found.crashed[case.id] = _one_line(f"check_case raised {type(error).__name__}: {error}")
-            continue
-        if not isinstance(answer, list) or not all(isinstance(p, str) for p in answer):
-            message = f"check_case returned {answer!r}; expected a list of strings"
-            found.crashed[case.id] = _one_line(message)
-            continue
-        for text in answer:
-            where, message = _split(_one_line(text))
-            found.found.setdefault(case.id, []).append(Problem(file, line, where, message))
 
 
 def check_cases(

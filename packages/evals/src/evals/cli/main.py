@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from evals.cases.case_file import read_records
+from evals.cases.case_file import Record, iter_records
 from evals.cases.generate import (
     CaseGenerator,
     GenerationError,
@@ -202,9 +202,9 @@ def _lint_checker(
     by_case: dict[str, object] = {}
     for suite in apart:
         sut = _lint_sut(args, config, [suite])
-        records, _ = read_records([config.suite_path(suite)])
-        for record in records:
-            case_id = record.data.get("id") if isinstance(record.data, dict) else None
+        for record in iter_records([config.suite_path(suite)]):
+            data = record.data if isinstance(record, Record) else None
+            case_id = data.get("id") if isinstance(data, dict) else None
             if isinstance(case_id, str):
                 by_case[case_id] = sut
     return _SuiteCheckers(default, by_case)
