@@ -730,9 +730,24 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "junit_drops_failures",
         f"{EVALS}/report/junit.py",
-        "        elif not r.success:\n",
-        "        elif False:\n",
-        "JUnit XML reports failed runs as passed",
+        '    yield run, "passed"\n    for check in r.checks:\n',
+        '    yield run, "passed"\n    for check in ():\n',
+        "JUnit XML reports failed runs as passed (no failed check is a test case)",
+    ),
+    M(
+        "junit_only_success_kinds_fail",
+        f"{EVALS}/report/junit.py",
+        "        if check.passed and not check.grader_error:\n",
+        '        if (check.passed or check.kind not in ("outcome", "safety"))'
+        " and not check.grader_error:\n",
+        "JUnit XML fails only outcome and safety checks: a trajectory or cost regression is green",
+    ),
+    M(
+        "junit_gate_verdict_never_fails",
+        f"{EVALS}/report/junit.py",
+        "    if not verdict.passed:\n",
+        "    if False:\n",
+        "the JUnit test case of the gate's verdict passes when the gate says FAIL",
     ),
     M(
         "runner_completion_order",
@@ -862,6 +877,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "return self.dropped and self.p_value < alpha",
         "return self.p_value < alpha",
         "--fail-on-regression fails a significant improvement too",
+    ),
+    M(
+        "compare_ignores_hard_rules",
+        f"{EVALS}/report/compare.py",
+        "breaches=hard_breaches(a.metrics, b.metrics, rules, checks_worse),",
+        "breaches=[],",
+        'compare judges no hard rule of the gate: 0% -> 42.9% unauthorized "may be noise"',
+    ),
+    M(
+        "plugin_fails_on_success_only",
+        f"{EVALS}/pytest_plugin.py",
+        "kinds = self.config.stash[_FAIL_ON]",
+        "kinds = SUCCESS_KINDS",
+        "the pytest plugin fails a test for outcome and safety checks only: a trajectory"
+        " regression the gate blocks passes",
     ),
     M(
         "majority_tie_passes",

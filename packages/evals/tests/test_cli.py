@@ -48,7 +48,9 @@ def test_run_writes_reports_and_traces(project: Path, capsys: pytest.CaptureFixt
     assert data["runs"] == 9 and data["successes"] == 8
     assert data["meta"]["complete"] is True
     junit = ET.parse(project / "reports" / "alpha-beta.junit.xml").getroot()
-    assert junit.get("tests") == "9" and junit.get("failures") == "1"
+    failed = [c.get("name") for c in junit.iter("testcase") if c.find("failure") is not None]
+    assert failed == ["r04#0: outcome", "r04#0: tickets"]  # 9 runs, 2 failed checks
+    assert junit.get("tests") == "11" and junit.get("failures") == "2"
     assert (project / "reports" / "alpha-beta.md").is_file()
     (folder,) = _trace_folders(project)
     assert len(list(read_traces(folder))) == 9

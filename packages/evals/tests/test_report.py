@@ -135,13 +135,20 @@ def test_junit_counts_match_the_metrics(tmp_path: Path) -> None:
     cases = suite.findall("testcase")
     failed = [c for c in cases if c.find("failure") is not None]
     errored = [c for c in cases if c.find("error") is not None]
-    assert len(cases) == metrics.runs == int(suite.get("tests"))
-    assert len(failed) == len(metrics.failures) == int(suite.get("failures"))
+    # One test case per run, one more per failed (run, check), whatever its kind.
+    failed_checks = sum(len(r.failed_checks) for r in results if not r.errored)
+    assert failed_checks == 3
+    assert len(cases) == metrics.runs + failed_checks == int(suite.get("tests"))
+    assert len(failed) == failed_checks == int(suite.get("failures"))
     assert len(errored) == metrics.errors == int(suite.get("errors"))
     assert root.get("failures") == suite.get("failures")
-    assert [c.get("name") for c in failed] == ["d02#0", "d03#0"]
+    assert [c.get("name") for c in failed] == [
+        "d02#0: outcome",
+        "d03#0: no_write_without_approval",
+        "r01#0: dispatched",  # a success of the metrics, a failure of its trajectory
+    ]
     message = failed[1].find("failure").get("message")
-    assert "no_write_without_approval: no write without approval" in message
+    assert message == "no write without approval: ticket write is not approved"
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props["sut"] == "agent_evals.sut:SupportPilotSUT"
     assert props["git_revision"] == "0123456789ab"
@@ -257,7 +264,7 @@ def _junit_counts(text: str) -> tuple[ET.Element, list[ET.Element]]:
 
 def test_junit_of_an_incomplete_run_has_one_erroring_test_case() -> None:
     # Bug found by hand: the JUnit XML of an interrupted run looked green in CI.
-    results = [r for r in _results() if not r.errored and r.success]
+    results = [r for r in _results() if not r.errored and not r.failed_checks]
     metrics = compute(results)
     suite, cases = _junit_counts(render_junit(results, INCOMPLETE))
     errored = [c for c in cases if c.find("error") is not None]
@@ -376,7 +383,7 @@ def test_junit_is_well_formed_whatever_ids_and_replies_hold(text: str) -> None:
     xml.encode("utf-8")  # no lone surrogate left: the file can be written
     root = ET.fromstring(xml)
     names = [c.get("name") for c in root.iter("testcase")]
-    assert len(names) == 3
+    assert len(names) == 4  # three runs, and the failed run's outcome check
     assert all(name and name.isprintable() for name in names), names
 
 

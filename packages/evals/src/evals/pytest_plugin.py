@@ -13,6 +13,15 @@ import of the SUT's module), and fails with the failed checks' reasons. Case fil
 validated on collection, with the SUT's ``check_case`` hook: a problem is a collection
 error naming the file and line. Items are named ``<case id>#<trial>`` and carry the
 case's split and tags in ``user_properties`` (JUnit XML shows them).
+
+Which failed checks fail an item is the gate's choice by default: a check of a kind the
+gate treats as hard (the kinds ``hard.newly_failing_checks_max`` of the project's
+``gate.json`` lists; without one, outcome, safety and trajectory), so a trajectory
+regression the gate blocks is a failed test here too. ``--evals-fail-on`` (or the ini
+option ``evals_fail_on``) says otherwise: ``success`` (outcome and safety: a run's
+success), or check kinds separated by commas (``outcome``). A failed check of another
+kind does not fail the item; it is listed with the failure, or, on an item that passed,
+in its ``user_properties`` (``soft_failures``).
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -30,14 +39,22 @@ from evals.cases.validation import screen_cases
 from evals.cases.vocabulary import rules_of
 from evals.checks import grade
 from evals.config import load_config
-from evals.errors import CaseFileError
+from evals.errors import CaseFileError, FileError
+from evals.gating.rules import GateConfig, load_gate_config
 from evals.model.case import Case
-from evals.model.result import CheckResult, success
+from evals.model.result import SUCCESS_KINDS, CheckKind, CheckResult
 from evals.model.run import Run
 from evals.model.sut import AnySUT, AsyncSUT, load_sut
 
 _SUT = pytest.StashKey[AnySUT]()
 _CONFIGURATIONS = pytest.StashKey[Configurations]()
+_FAIL_ON = pytest.StashKey[tuple[CheckKind, ...]]()
+
+KINDS: tuple[CheckKind, ...] = get_args(CheckKind)
+FAIL_ON_GATE = "gate"
+"""``--evals-fail-on gate`` (the default): the check kinds the gate treats as hard."""
+FAIL_ON_SUCCESS = "success"
+"""``--evals-fail-on success``: outcome and safety, the kinds that decide a run's success."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -63,6 +80,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--evals-trials", type=int, default=1, metavar="N", help="trials per case (default 1)"
     )
+    fail_on = (
+        "which failed checks fail a test: 'gate' (the check kinds the gate treats as hard:"
+        " hard.newly_failing_checks_max of the project's gate.json, else outcome, safety and"
+        " trajectory), 'success' (outcome and safety only), or kinds separated by commas"
+        " (e.g. 'outcome')"
+    )
+    group.addoption(
+        "--evals-fail-on",
+        metavar="KINDS",
+        default=None,
+        help=f"{fail_on}; default: the ini option evals_fail_on, else 'gate'",
+    )
+    parser.addini("evals_fail_on", help=fail_on, default=FAIL_ON_GATE)
 
 
 def _sut_spec(config: pytest.Config) -> str | None:
@@ -88,9 +118,36 @@ def pytest_configure(config: pytest.Config) -> None:
         if not sep or not key:
             raise pytest.UsageError(f"--evals-sut-option {item!r}: expected KEY=VALUE")
         options[key] = value
+    config.stash[_FAIL_ON] = failing_kinds(
+        config.getoption("--evals-fail-on") or str(config.getini("evals_fail_on"))
+    )
     config.stash[_SUT] = load_sut(spec, options)
     # Configuration cases: their SUT built again with their options, never run.
     config.stash[_CONFIGURATIONS] = Configurations(config.stash[_SUT], SutRecipe(spec, options))
+
+
+def failing_kinds(value: str) -> tuple[CheckKind, ...]:
+    """The check kinds whose failure fails a test, from ``--evals-fail-on``: ``gate``
+    (the kinds hard in the project's gate config, or in the defaults when it has none),
+    ``success`` (outcome and safety), or kinds separated by commas."""
+    value = value.strip()
+    if value == FAIL_ON_GATE:
+        try:
+            path = load_config().gate_config_path
+            rules = load_gate_config(path) if path.exists() else GateConfig()
+        except FileError as e:  # a broken pyproject.toml or gate.json: one line
+            raise pytest.UsageError(f"--evals-fail-on gate: {e}") from None
+        return rules.hard.hard_kinds
+    if value == FAIL_ON_SUCCESS:
+        return tuple(k for k in KINDS if k in SUCCESS_KINDS)
+    named = [k.strip() for k in value.split(",")]
+    unknown = [k for k in named if k not in KINDS]
+    if unknown or not named:
+        raise pytest.UsageError(
+            f"--evals-fail-on {value!r}: expected {FAIL_ON_GATE!r}, {FAIL_ON_SUCCESS!r} or"
+            f" check kinds separated by commas ({', '.join(KINDS)})"
+        )
+    return tuple(k for k in KINDS if k in named)
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
@@ -132,11 +189,13 @@ class CaseFile(pytest.File):
 
 
 class CaseFailedError(Exception):
-    """A run that failed its outcome or safety checks."""
+    """A run that failed a check of a kind that fails the test (``--evals-fail-on``)."""
 
-    def __init__(self, failed: list[CheckResult]) -> None:
+    def __init__(self, failed: list[CheckResult], soft: list[CheckResult] | None = None) -> None:
         super().__init__("; ".join(f"{c.name}: {c.reason}" for c in failed))
         self.failed = failed
+        self.soft = soft or []
+        """The run's other failed checks: of kinds that do not fail the test."""
 
 
 class CaseItem(pytest.Item):
@@ -170,9 +229,15 @@ class CaseItem(pytest.Item):
         errors = [c for c in results if c.grader_error]
         if errors:
             raise RuntimeError("; ".join(f"grader error in {c.name}: {c.reason}" for c in errors))
-        if not success(results):
-            raise CaseFailedError(
-                [c for c in results if not c.passed and c.kind in ("outcome", "safety")]
+        kinds = self.config.stash[_FAIL_ON]
+        failed = [c for c in results if not c.passed]
+        hard = [c for c in failed if c.kind in kinds]
+        soft = [c for c in failed if c.kind not in kinds]
+        if hard:
+            raise CaseFailedError(hard, soft)
+        if soft:  # shown where --junitxml and report hooks look, without failing the test
+            self.user_properties.append(
+                ("soft_failures", "; ".join(f"{c.name} ({c.kind}): {c.reason}" for c in soft))
             )
 
     def repr_failure(
@@ -184,6 +249,9 @@ class CaseItem(pytest.Item):
         if isinstance(excinfo.value, CaseFailedError):
             lines = [f"case {self.case.id} trial {self.trial} failed:"]
             lines += [f"  {c.name} ({c.kind}): {c.reason}" for c in excinfo.value.failed]
+            if excinfo.value.soft:
+                lines.append("also failed (kinds that do not fail a test, see --evals-fail-on):")
+                lines += [f"  {c.name} ({c.kind}): {c.reason}" for c in excinfo.value.soft]
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 

@@ -486,7 +486,8 @@ def _compare(args: argparse.Namespace) -> int:
     config = load_config()
     a, b = load_side(args.a, config), load_side(args.b, config)
     refuse_unrelated(a, b)
-    comparison = compare(a, b)
+    rules = load_gate_config(args.gate_config) if args.gate_config else _gate_config(config)
+    comparison = compare(a, b, rules)
     text = render(comparison, args.alpha)
     if args.markdown is not None:
         write_atomic(args.markdown, text)

@@ -242,9 +242,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--fail-on-regression",
         action="store_true",
-        help="exit 1 when B is worse and the paired test says so at --alpha",
+        help="exit 1 when B breaches a hard rule of the gate that A did not, or is worse"
+        " and the paired test says so at --alpha",
     )
     p.add_argument("--markdown", type=Path, help="also write the comparison to this file")
+    p.add_argument(
+        "--gate-config",
+        type=Path,
+        help="the gate config whose hard rules B is held to (default: cases/gate.json, else"
+        " the defaults)",
+    )
     p = commands.add_parser(
         "generate",
         help="write a generated suite from its CaseGenerator, or check the committed one",

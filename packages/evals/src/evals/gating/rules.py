@@ -75,6 +75,14 @@ class HardRules(BaseModel):
     the case's runs now, while the case still passes, at most: the gate lost sight of
     something it used to see. A kind left out is soft."""
 
+    @property
+    def hard_kinds(self) -> tuple[CheckKind, ...]:
+        """The check kinds whose new failures are hard: those ``newly_failing_checks_max``
+        lists, in the order of :data:`~evals.model.result.CheckKind`. The pytest plugin
+        fails a test for a failed check of these kinds; ``evals compare`` judges their new
+        failures as the gate does."""
+        return tuple(k for k in get_args(CheckKind) if k in self.newly_failing_checks_max)
+
     @field_validator("newly_failing_checks_max", "no_longer_judged_checks_max", mode="before")
     @classmethod
     def _known_kinds(cls, value: object) -> object:

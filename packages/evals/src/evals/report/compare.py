@@ -8,6 +8,13 @@ changed case is as likely to go either way, so the count of worse cases is binom
 exact test when each case ran once; with k trials a case "changed" when its pass rate
 moved, and the same sign test runs over those cases.
 
+A breach of a hard rule of the gate is never called noise: when B breaches one that A
+did not (an unauthorized rate above ``hard.unauthorized_rate_max``, the success of the
+must-pass cases or of the regression split below its minimum, or (case, check) pairs of a
+hard kind that success does not decide, trajectory and, when listed, cost, newly failing
+beyond their allowance), the comparison says so, one line each, and B is worse whatever
+the paired test says. The paired test judges the rest: the cases whose success moved.
+
 Each side is a report JSON (``reports/<label>.json``) or a trace folder
 (``traces/<run id>``). A trace folder gives every run's checks, so check verdicts can be
 compared too; a report JSON gives per-case pass counts only (its trace folder, when
@@ -17,7 +24,7 @@ still on disk under the configured traces folder, is used instead).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
 from pathlib import Path
@@ -29,12 +36,16 @@ from evals.config import EvalsConfig
 from evals.errors import ReportError
 from evals.execution.resume import rebuild
 from evals.gating.baseline import CheckTally, check_tallies
+from evals.gating.rules import GateConfig
 from evals.log.traces import RunMeta
-from evals.metrics.summary import Metrics, compute
+from evals.metrics.summary import Group, Metrics, compute
+from evals.model.result import SUCCESS_KINDS, CheckKind
 from evals.report.files import load_report
 
 DEFAULT_ALPHA = 0.05
 """The significance level of ``--fail-on-regression`` unless told otherwise."""
+NAMED_AT_MOST = 12
+"""A breach names at most this many cases or checks, then says how many more."""
 
 
 def sign_test(worse: int, better: int) -> float:
@@ -83,6 +94,8 @@ class Flip:
     """(passed, judged) in A."""
     after: tuple[int, int]
     """(passed, judged) in B."""
+    kind: CheckKind | None = None
+    """The check's kind (``None`` for a case)."""
 
     def render(self) -> str:
         what = self.case if self.check is None else f"{self.case}: {self.check}"
@@ -120,6 +133,9 @@ class Comparison:
     """The sign test over the changed cases (McNemar's exact test with one trial)."""
     test: str
     """Which test that is, in words."""
+    breaches: list[str] = field(default_factory=list)
+    """The hard rules of the gate B breaches and A did not (or less), one line each:
+    never noise, whatever the paired test says."""
 
     @property
     def dropped(self) -> bool:
@@ -127,7 +143,10 @@ class Comparison:
         return len(self.worse) > len(self.better)
 
     def regression(self, alpha: float = DEFAULT_ALPHA) -> bool:
-        """B is worse and the paired test says it is not noise at level ``alpha``."""
+        """B breaches a hard rule of the gate, or B is worse and the paired test says it
+        is not noise at level ``alpha``."""
+        if self.breaches:
+            return True
         return self.dropped and self.p_value < alpha
 
 
@@ -139,8 +158,10 @@ def passes_of(m: Metrics) -> dict[str, tuple[int, int]]:
     return {case: (int(ok), 1) for case, ok in m.case_success.items()}
 
 
-def compare(a: Side, b: Side) -> Comparison:
-    """Pair the cases both sides ran and test the changes."""
+def compare(a: Side, b: Side, rules: GateConfig | None = None) -> Comparison:
+    """Pair the cases both sides ran and test the changes; judge the hard rules of the
+    gate ``rules`` (its defaults when ``None``) that B may breach where A did not."""
+    rules = GateConfig() if rules is None else rules
     pa, pb = passes_of(a.metrics), passes_of(b.metrics)
     shared = sorted(set(pa) & set(pb))
     worse, better = [], []
@@ -170,7 +191,74 @@ def compare(a: Side, b: Side) -> Comparison:
         checks_better=checks_better,
         p_value=sign_test(len(worse), len(better)),
         test=test,
+        breaches=hard_breaches(a.metrics, b.metrics, rules, checks_worse),
     )
+
+
+def hard_breaches(
+    a: Metrics, b: Metrics, rules: GateConfig, checks_worse: list[Flip] | None
+) -> list[str]:
+    """The hard rules of the gate that B breaches, each worse than in A, one line each:
+    the unauthorized rate (per run under either case verdict), the must-pass and
+    regression-split success (per run, so under ``"case_verdict": "all"`` only: the
+    gate counts cases by their majority otherwise), and the (case, check) pairs of each
+    hard kind that success does not decide (trajectory; cost when listed) that passed
+    every run in A and not in B, beyond the kind's allowance. Outcome and safety checks
+    decide success: their flips are the cases the paired test judges."""
+    hard = rules.hard
+    found: list[str] = []
+    limit = hard.unauthorized_rate_max
+    if b.graded_runs and b.unauthorized_rate > limit and b.unauthorized_rate > a.unauthorized_rate:
+        found.append(
+            f"unauthorized {_pct(a.unauthorized_rate)} -> {_pct(b.unauthorized_rate)}"
+            f" (at most {_pct(limit)} allowed; cases: {_names(b.unauthorized_cases)})"
+        )
+    if rules.case_verdict == "all":
+        tag, split = rules.must_pass_tag, rules.regression_split
+        failing = sorted({f.case for f in b.failures if tag in f.tags})
+        found += _group_breach(
+            f"{tag} success",
+            a.by_tag.get(tag),
+            b.by_tag.get(tag),
+            hard.must_pass_success_min,
+            f"; failing: {_names(failing)}",
+        )
+        found += _group_breach(
+            f"{split} split success",
+            a.by_split.get(split),
+            b.by_split.get(split),
+            hard.regression_split_success_min,
+        )
+    for kind in hard.hard_kinds:
+        if kind in SUCCESS_KINDS or checks_worse is None:
+            continue
+        pairs = [f"{f.case}: {f.check}" for f in checks_worse if f.kind == kind]
+        allowed = hard.newly_failing_checks_max[kind]
+        if len(pairs) > allowed:
+            noun = f"{kind} check" + ("" if len(pairs) == 1 else "s")
+            found.append(
+                f"{len(pairs)} {noun} newly failing: {_names(pairs)} (at most {allowed} allowed)"
+            )
+    return found
+
+
+def _group_breach(
+    what: str, a: Group | None, b: Group | None, minimum: float, behind: str = ""
+) -> list[str]:
+    """``what``, when B breaches it (its success below ``minimum``, and below A's)."""
+    if b is None or not b.n or b.success >= minimum:
+        return []
+    before = a.success if a is not None and a.n else None
+    if before is not None and b.success >= before:
+        return []
+    shown = "n/a" if before is None else _pct(before)
+    return [f"{what} {shown} -> {_pct(b.success)} (at least {_pct(minimum)} required{behind})"]
+
+
+def _names(names: Sequence[str]) -> str:
+    shown = ", ".join(printable(n) for n in names[:NAMED_AT_MOST])
+    more = len(names) - NAMED_AT_MOST
+    return shown + (f" … (+{more} more)" if more > 0 else "") if names else "(none)"
 
 
 def _check_flips(
@@ -181,7 +269,7 @@ def _check_flips(
         before, after = a.get(case, {}), b.get(case, {})
         for name in sorted(set(before) & set(after)):
             x, y = before[name], after[name]
-            flip = Flip(case, name, (x.passed, x.judged), (y.passed, y.judged))
+            flip = Flip(case, name, (x.passed, x.judged), (y.passed, y.judged), y.kind)
             if x.all_passed and not y.all_passed:
                 worse.append(flip)
             elif y.all_passed and not x.all_passed:
@@ -214,6 +302,29 @@ def _delta(before: float, after: float) -> str:
     return f"{change:+.1f}{pct}"
 
 
+RATES: Sequence[tuple[str, str, CheckKind]] = (
+    ("unauthorized rate", "unauthorized_rate", "safety"),
+    ("step accuracy", "step_accuracy", "trajectory"),
+)
+"""The rates beside success: (label, ``Metrics`` field, the kind of check it rests on)."""
+
+
+def _rate_rows(a: Metrics, b: Metrics) -> list[tuple[str, str, str, str]]:
+    """The rates of :data:`RATES`, with their change in points; ``n/a (no check)`` on a
+    side where no check of the kind judged a graded run."""
+    rows = []
+    for name, key, kind in RATES:
+        shown = [
+            _pct(getattr(m, key)) if m.graded_runs and m.checks_judged.get(kind) else None
+            for m in (a, b)
+        ]
+        change = ""
+        if None not in shown:
+            change = f"{(getattr(b, key) - getattr(a, key)) * 100:+.1f} points"
+        rows.append((name, shown[0] or "n/a (no check)", shown[1] or "n/a (no check)", change))
+    return rows
+
+
 def _delta_rows(a: Metrics, b: Metrics) -> list[tuple[str, str, str, str]]:
     rows = []
     for name, key in DELTAS:
@@ -232,7 +343,7 @@ def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
         f"B: {printable(c.b.meta.label)} (run {printable(c.b.meta.run_id)}, trials {b.trials})",
         "",
         tabulate(
-            [("success", _success(a), _success(b), ""), *_delta_rows(a, b)],
+            [("success", _success(a), _success(b), ""), *_rate_rows(a, b), *_delta_rows(a, b)],
             headers=["", "A", "B", "B - A"],
             tablefmt="github",
         ),
@@ -242,7 +353,14 @@ def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
         f" {len(c.worse)} worse, {len(c.better)} better",
         f"Paired test: {c.test}: p = {c.p_value:.4g}",
     ]
-    if c.regression(alpha):
+    lines += [f"- hard rule breached: {line}" for line in c.breaches]
+    if c.breaches:
+        rules = "a hard rule" if len(c.breaches) == 1 else f"{len(c.breaches)} hard rules"
+        lines.append(
+            f"Verdict: B is worse: it breaches {rules} of the gate (a breach is never noise,"
+            " whatever the paired test says)."
+        )
+    elif c.regression(alpha):
         lines.append(f"Verdict: B is worse, and not by chance (p < {alpha:g}).")
     elif c.dropped:
         lines.append(f"Verdict: B is worse, but the drop may be noise (p >= {alpha:g}).")
@@ -251,7 +369,11 @@ def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
     lines += _section("Pass -> fail", c.worse)
     lines += _section("Fail -> pass", c.better)
     if c.checks_worse is None or c.checks_better is None:
-        lines += ["", "Checks: not compared (a side is a report JSON without its traces)."]
+        lines += [
+            "",
+            "Checks: not compared (a side is a report JSON without its traces), nor the"
+            " gate's hard rules on trajectory and cost checks.",
+        ]
     else:
         lines += _section("Checks pass -> fail", c.checks_worse)
         lines += _section("Checks fail -> pass", c.checks_better)

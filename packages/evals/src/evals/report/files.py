@@ -47,9 +47,9 @@ def write_reports(
     verdict: Verdict | None = None,
 ) -> list[Path]:
     """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict),
-    ``<label>.junit.xml`` and ``<label>.html`` (each run's trace read from the trace
-    folder ``traces`` when given; the baseline diff of ``verdict`` when given) under
-    ``out_dir``.
+    ``<label>.junit.xml`` (with a ``gate verdict`` test case when ``verdict`` is given)
+    and ``<label>.html`` (each run's trace read from the trace folder ``traces`` when
+    given; the baseline diff of ``verdict`` when given) under ``out_dir``.
 
     Each file is replaced whole, in one step, through a temporary file of its own
     (:func:`evals.io.files.write_atomic`), so concurrent evaluations under one label never
@@ -69,7 +69,7 @@ def write_reports(
     texts = {
         json_path: metrics_json(metrics, meta),
         md_path: render_markdown(metrics, meta, not_gated=not_gated, sections=sections),
-        junit_path: render_junit(results, meta),
+        junit_path: render_junit(results, meta, verdict),
         html_path: html,
     }
     for path, text in texts.items():

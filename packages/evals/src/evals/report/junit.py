@@ -1,55 +1,67 @@
-"""The JUnit XML report, ``<label>.junit.xml``: one test case per case-trial, so CI
-systems show an evaluation's results natively.
+"""The JUnit XML report, ``<label>.junit.xml``, so CI systems show an evaluation's
+results natively, every failure where people look.
 
-A failed run is a ``<failure>`` listing its failed checks; a run the provider failed is
-an ``<error>``. An incomplete evaluation adds one more test case, ``evaluation
-incomplete``, in error, so CI shows it red. Test cases are serialised one at a time (a
-long evaluation never builds one element tree of every run), and every character XML 1.0
-forbids becomes an escape, whatever a case id or a reason holds.
+Each run is one test case, named ``<case id>#<trial>``, that stands for the run and the
+checks it passed. Each (run, check) that failed is a test case of its own, of every
+kind (outcome, safety, trajectory, cost): ``classname`` the case id, so a CI page groups
+a case's test cases; ``name`` ``<case id>#<trial>: <check>``; a ``<failure>`` whose
+``message`` is the check's reason and whose ``type`` is its kind. So a run whose outcome
+is right but whose trajectory, safety or cost check failed is red too. A check that
+raised (a grader error) is an ``<error>`` test case the same way, and a run the provider
+failed stays one ``<error>`` (docs/models.md: errors are not failures). Written by
+``evals gate``, the file holds one more test case, ``gate verdict``, failing with the
+HARD and SOFT findings when the gate says FAIL. An incomplete evaluation adds one test
+case, ``evaluation incomplete``, in error, so CI shows it red. Test cases are serialised
+one at a time (a long evaluation never builds one element tree of every run), and every
+character XML 1.0 forbids becomes an escape, whatever a case id or a reason holds.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from evals._text import printable, xml_chars
 from evals.log.traces import RunMeta
-from evals.model.result import RunResult
+from evals.model.result import CheckResult, RunResult
 from evals.report.summary import runs_finished, why_incomplete
+
+if TYPE_CHECKING:
+    from evals.gating.verdict import Verdict
 
 INCOMPLETE_TESTCASE = "evaluation incomplete"
 """The name of the JUnit test case that marks an interrupted evaluation."""
+GATE_TESTCASE = "gate verdict"
+"""The name of the JUnit test case holding the gate's verdict (``evals gate`` only)."""
 
 
-def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
-    """JUnit XML: one test case per case-trial; a failure lists the failed checks, a
-    provider error is an ``<error>``. An incomplete evaluation adds one test case,
-    ``evaluation incomplete``, with an ``<error>`` saying how many runs finished."""
+def check_testcase_name(result: RunResult, check: str) -> str:
+    """The name of the test case of one (run, check): ``<case id>#<trial>: <check>``."""
+    return printable(f"{result.label}: {check}")
+
+
+def render_junit(
+    results: Sequence[RunResult], meta: RunMeta, verdict: Verdict | None = None
+) -> str:
+    """JUnit XML: one test case per run (the run and its passed checks), one more per
+    failed check of the run (a ``<failure>`` with the check's reason) and per check that
+    raised (an ``<error>``); a run the provider failed is one ``<error>``. With
+    ``verdict`` (the gate's), one test case ``gate verdict``, failing when the gate
+    failed. An incomplete evaluation adds one test case, ``evaluation incomplete``, with
+    an ``<error>`` saying how many runs finished."""
     failures = errors = 0
     total_ms = 0.0
     cases: list[str] = []
     for r in results:
-        failures += not r.errored and not r.success
-        errors += r.errored
         total_ms += r.latency_ms
-        case = ET.Element(
-            "testcase",
-            {
-                "classname": f"evals.{r.split}",
-                "name": printable(r.label),  # one line, whatever the case id holds
-                "time": f"{r.latency_ms / 1000:.3f}",
-            },
-        )
-        if r.errored:
-            error = ET.SubElement(case, "error", {"message": r.error or "provider error"})
-            error.text = r.error or ""
-        elif not r.success:
-            failed = [f"{c.name}: {c.reason}" for c in r.failed_checks]
-            failure = ET.SubElement(
-                case, "failure", {"message": "; ".join(failed), "type": "checks"}
-            )
-            failure.text = "\n".join(failed)
+        for case, outcome in _run_testcases(r):
+            failures += outcome == "failure"
+            errors += outcome == "error"
+            cases.append(_testcase_xml(case))
+    if verdict is not None:
+        case = _gate_testcase(verdict)
+        failures += not verdict.passed
         cases.append(_testcase_xml(case))
     if not meta.complete:  # else CI shows an interrupted evaluation green
         errors += 1
@@ -89,6 +101,64 @@ def render_junit(results: Sequence[RunResult], meta: RunMeta) -> str:
     else:
         head = head.rstrip(" ").removesuffix("\n")
     return head + "".join(cases) + tail + "\n"
+
+
+def _run_testcases(r: RunResult) -> Iterator[tuple[ET.Element, str]]:
+    """The test cases of one run, each with what it is: ``passed``, ``failure`` or
+    ``error``. First the run itself (an ``<error>`` when the provider failed, and then
+    nothing else: an errored run was not graded), then one per failed or raising check."""
+    classname = printable(r.case_id)
+    run = ET.Element(
+        "testcase",
+        {
+            "classname": classname,
+            "name": printable(r.label),  # one line, whatever the case id holds
+            "time": f"{r.latency_ms / 1000:.3f}",
+        },
+    )
+    if r.errored:
+        error = ET.SubElement(run, "error", {"message": r.error or "provider error"})
+        error.text = r.error or ""
+        yield run, "error"
+        return
+    yield run, "passed"
+    for check in r.checks:
+        if check.passed and not check.grader_error:
+            continue
+        case = ET.Element(
+            "testcase",
+            {"classname": classname, "name": check_testcase_name(r, check.name), "time": "0"},
+        )
+        what = "error" if check.grader_error else "failure"
+        ET.SubElement(case, what, _check_attributes(check)).text = _check_text(check)
+        yield case, what
+
+
+def _check_attributes(check: CheckResult) -> dict[str, str]:
+    """A failed check's ``message`` (its reason) and ``type`` (its kind, or
+    ``grader_error``)."""
+    message = check.reason or f"{check.name} failed"
+    return {"message": message, "type": "grader_error" if check.grader_error else check.kind}
+
+
+def _check_text(check: CheckResult) -> str:
+    said = "raised" if check.grader_error else "failed"
+    return f"{check.kind} check {check.name} {said}: {check.reason}"
+
+
+def _gate_testcase(verdict: Verdict) -> ET.Element:
+    """The gate's verdict as a test case: a ``<failure>`` whose message lists the HARD and
+    SOFT findings when the gate failed; passing, with any soft warning in
+    ``<system-out>``, when it passed."""
+    case = ET.Element("testcase", {"classname": "evals", "name": GATE_TESTCASE, "time": "0"})
+    findings = [f"HARD {f.message}" for f in verdict.hard]
+    findings += [f"SOFT {f.message}" for f in verdict.soft]
+    if not verdict.passed:
+        message = "; ".join(findings) or verdict.render().splitlines()[0]
+        ET.SubElement(case, "failure", {"message": message, "type": "gate"}).text = verdict.render()
+    elif findings:
+        ET.SubElement(case, "system-out").text = verdict.render()
+    return case
 
 
 def _xml_safe(element: ET.Element) -> ET.Element:
