@@ -30,7 +30,7 @@ from evals.cases.validation import screen_cases
 from evals.cases.vocabulary import rules_of
 from evals.checks import grade
 from evals.config import load_config
-from evals.errors import CaseFileError
+from evals.errors import CaseFileError, SutLoadError
 from evals.model.case import Case
 from evals.model.result import CheckResult, success
 from evals.model.run import Run
@@ -88,7 +88,11 @@ def pytest_configure(config: pytest.Config) -> None:
         if not sep or not key:
             raise pytest.UsageError(f"--evals-sut-option {item!r}: expected KEY=VALUE")
         options[key] = value
-    config.stash[_SUT] = load_sut(spec, options)
+    try:
+        config.stash[_SUT] = load_sut(spec, options)
+    except SutLoadError as e:  # a usage error: one line, never an INTERNALERROR traceback
+        named = "--evals-sut" if config.getoption("--evals-sut") else "[tool.evals] sut"
+        raise pytest.UsageError(f"{named}: {e}") from None
     # Configuration cases: their SUT built again with their options, never run.
     config.stash[_CONFIGURATIONS] = Configurations(config.stash[_SUT], SutRecipe(spec, options))
 
