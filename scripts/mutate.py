@@ -1310,6 +1310,42 @@ MUTANTS: tuple[Mutant, ...] = (
         '(recorded.executor if recorded else "local")',
         "[tool.evals] executor is read and then ignored: every run is local",
     ),
+    # --- one path from Python and the command line (issue 25, item 3) -----------------
+    M(
+        "sut_named_by_its_class_alone",
+        f"{EVALS}/model/sut.py",
+        '    return f"{module}:{qualname}"',
+        "    return qualname",
+        "a SUT given to evals.evaluate as an object is named by its bare class name, not"
+        " `module:attr` as `--sut` names it: a baseline made from Python names another SUT",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
+        "old_bare_name_another_sut",
+        f"{EVALS}/gating/verdict.py",
+        "    return short_name(a) == short_name(b)",
+        "    return False",
+        "a baseline made from Python before it named the import path (`RefundSUT`) is"
+        " another SUT: every old baseline fails the gate",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
+        "gate_demands_gate_json",
+        f"{EVALS}/gating/rules.py",
+        "    if not os.path.lexists(path):\n        return None\n",
+        "",
+        "`evals gate` outside this repository demands cases/gate.json, while evals.gate()"
+        " applies the built-in rules",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
+        "sut_not_imported_from_the_working_directory",
+        f"{EVALS}/cli/plan.py",
+        "    import_from_working_directory()\n    return load_sut(",
+        "    return load_sut(",
+        "`evals run --sut my_agent:MySUT` cannot import my_agent.py of the current folder",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
     # --- one result type, the library's plan/execute, the CLI over them (issue 12) -----
     M(
         "errored_run_unauthorized",

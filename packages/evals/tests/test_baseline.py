@@ -159,7 +159,7 @@ def test_a_metrics_report_copied_over_the_baseline_is_refused(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        (None, "no baseline; create it with `nox -s baseline`"),
+        (None, "no baseline; create it with `evals baseline`"),
         ("not json", "(file)"),
         ('{"runs": 1}', "cases"),
     ],

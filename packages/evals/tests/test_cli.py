@@ -81,7 +81,7 @@ def test_run_selection(project: Path, args: list[str], runs: int) -> None:
         (["run", "--sut", "nowhere_xyz:SUT"], "cannot import 'nowhere_xyz'"),
         (["run", "--tag", "no-such-tag"], "no cases selected"),
         (["run", "--label", "baseline"], "would overwrite the baseline"),
-        (["gate"], "no baseline; create it with `nox -s baseline`"),
+        (["gate"], "no baseline; create it with `evals baseline`"),
         (["report", "reports/missing.json"], "no such report"),
         (["run", "--trials", "0"], "must be at least 1"),
         (["run", "--timeout", "-1"], "must be positive"),

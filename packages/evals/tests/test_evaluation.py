@@ -121,7 +121,7 @@ def test_evaluate_takes_a_plain_function_and_another_project_s_vocabulary() -> N
 
     report = evals.evaluate([Case.model_validate(TOY_CASE)], answer, trials=2)
     assert [r.success for r in report.results] == [True, True]
-    assert report.meta.sut == "answer"
+    assert report.meta.sut == f"{__name__}:{answer.__qualname__}"  # its import path
     assert report.metrics.by_split["train"].n == 2
 
 

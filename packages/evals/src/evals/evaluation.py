@@ -47,7 +47,7 @@ from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.metrics.summary import Metrics, compute
 from evals.model.case import Case
 from evals.model.result import RunResult
-from evals.model.sut import AnySUT, Task, as_sut, load_sut, sut_description, sut_name
+from evals.model.sut import AnySUT, Task, as_sut, describe, load_sut, sut_description, sut_name
 from evals.report.files import write_reports
 from evals.report.summary import render_console
 
@@ -56,6 +56,21 @@ CaseSource = str | PathLike[str] | Case
 
 Workers = ProcessIsolation | RayExecutor
 """Where the SUT runs when not in this process: worker processes or Ray actors."""
+
+Progress = TextIO | bool | None
+"""Where the progress line goes: a terminal, ``True`` (standard error), or ``False`` /
+``None`` (nowhere). The line is only drawn on a terminal."""
+
+
+def _progress_stream(progress: Progress) -> TextIO | None:
+    """The stream :data:`Progress` names (``True``: ``sys.stderr``)."""
+    if progress is True:
+        return sys.stderr
+    if progress is False or progress is None:
+        return None
+    if not callable(getattr(progress, "write", None)):
+        raise TypeError(f"progress must be a stream, True or False, not {type(progress).__name__}")
+    return progress
 
 
 @dataclass(frozen=True)
@@ -246,7 +261,9 @@ def plan(
         run_id=new_run_id(label),
         label=label,
         command="evaluate",
-        sut=sut if isinstance(sut, str) else sut_name(system),
+        # As the command line names it: its import path (and options), from a
+        # ``module:attr`` string or from the object, so baselines gate by either route.
+        sut=describe(sut, sut_options) if isinstance(sut, str) else sut_name(system),
         sut_description=sut_description(system),
         trials=trials,
         concurrency=concurrency,
@@ -269,7 +286,7 @@ def execute(
     *,
     checks: Iterable[Check] | None = None,
     traces: str | PathLike[str] | None = None,
-    progress: TextIO | None = None,
+    progress: Progress = None,
     max_provider_errors: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
     stop_signals: bool = True,
     hold_signals: bool = False,
@@ -279,7 +296,8 @@ def execute(
     ``checks``: the checks to grade with (default: every registered check).
     ``traces``: a folder; each run's full trace is appended under
     ``<traces>/<run_id>/`` as it finishes (a plan with finished runs appends to its own).
-    ``progress``: a terminal to show one updating progress line on.
+    ``progress``: a terminal to show one updating progress line on (``True``: standard
+    error; ``False`` or ``None``: none).
     ``max_provider_errors``: provider errors in a row after which scheduling stops
     (``None``: never); the report is then incomplete, with the reason.
     ``stop_signals`` (default): SIGINT (Ctrl-C) and SIGTERM stop the evaluation, and the
@@ -298,7 +316,7 @@ def execute(
         concurrency=meta.concurrency,
         timeout_s=meta.timeout_s,
         traces=writer,
-        progress=progress,
+        progress=_progress_stream(progress),
         handle_sigint=stop_signals,
         hold_sigint=hold_signals,
         checks=checks,
@@ -349,7 +367,7 @@ def evaluate(
     ray_address: str | None = None,
     baseline: Baseline | None = None,
     traces: str | PathLike[str] | None = None,
-    progress: TextIO | None = None,
+    progress: Progress = None,
 ) -> Report:
     """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
     :func:`execute`.
@@ -369,7 +387,8 @@ def evaluate(
     ``RAY_ADDRESS``, else a local Ray started for the evaluation;
     :mod:`evals.execution.ray_executor`).
     ``traces``: a folder to append every run's full trace to (the HTML report then shows
-    each run's trace); ``progress``: a terminal for a progress line.
+    each run's trace); ``progress``: a terminal for a progress line (``True``: standard
+    error, drawn when it is a terminal; ``False`` or ``None``: none).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
     one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
     except, given the ``baseline`` the report will be gated against, on cases it ran
@@ -414,10 +433,12 @@ def gate(
 ) -> Verdict:
     """Judge ``report`` against ``baseline`` (a :class:`~evals.gating.baseline.Baseline` or its
     file) under ``config`` (a :class:`~evals.gating.rules.GateConfig`, its file, or the
-    defaults). ``verdict.passed`` says whether the change may land; ``verdict.render()``
-    says why. ``max_errors`` overrides the config's errored-runs limit;
-    ``source_warnings`` (:func:`evals.execution.source_check.check_sources` of the config's
-    ``source`` paths) are judged by ``hard.source_warnings_max``."""
+    built-in defaults, which the verdict then states: ``evals gate`` uses the same when
+    the project has no ``gate.json``). ``verdict.passed`` says whether the change may
+    land; ``verdict.render()`` says why. ``max_errors`` overrides the config's
+    errored-runs limit; ``source_warnings``
+    (:func:`evals.execution.source_check.check_sources` of the config's ``source`` paths)
+    are judged by ``hard.source_warnings_max``."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
     if config is None:
         rules = GateConfig()
@@ -425,7 +446,7 @@ def gate(
         rules = config
     else:
         rules = load_gate_config(Path(config))
-    return judge(
+    verdict = judge(
         report.results,
         base,
         rules,
@@ -434,3 +455,4 @@ def gate(
         meta=report.meta,
         source_warnings=source_warnings,
     )
+    return verdict.model_copy(update={"default_rules": config is None})

@@ -39,7 +39,7 @@ from evals.cases.validation import screen_cases
 from evals.cases.vocabulary import rules_of
 from evals.checks import grade
 from evals.config import load_config
-from evals.errors import CaseFileError, FileError
+from evals.errors import CaseFileError, FileError, SutLoadError
 from evals.gating.rules import GateConfig, load_gate_config
 from evals.model.case import Case
 from evals.model.result import SUCCESS_KINDS, CheckKind, CheckResult
@@ -121,7 +121,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_FAIL_ON] = failing_kinds(
         config.getoption("--evals-fail-on") or str(config.getini("evals_fail_on"))
     )
-    config.stash[_SUT] = load_sut(spec, options)
+    try:
+        config.stash[_SUT] = load_sut(spec, options)
+    except SutLoadError as e:  # a usage error: one line, never an INTERNALERROR traceback
+        named = "--evals-sut" if config.getoption("--evals-sut") else "[tool.evals] sut"
+        raise pytest.UsageError(f"{named}: {e}") from None
     # Configuration cases: their SUT built again with their options, never run.
     config.stash[_CONFIGURATIONS] = Configurations(config.stash[_SUT], SutRecipe(spec, options))
 

@@ -1,5 +1,10 @@
-"""The ``evals`` command line: lint, run, baseline, gate, stability, report, compare,
-generate, judge, power.
+"""The ``evals`` command line: init, lint, run, baseline, gate, stability, report,
+compare, generate, judge, power.
+
+``--sut module:attr`` imports modules of the working directory too, as ``python -m``
+does (:func:`evals.cli.plan.import_from_working_directory`). Without a ``gate.json``,
+``gate`` and ``baseline`` apply the built-in rules (the verdict lists them), as
+:func:`evals.gate` does; ``init`` writes them to ``gate.json``.
 
 Exit codes: 0 ok; 1 the gate or lint says no, or ``generate --check`` finds a stale
 suite; 2 bad input or usage (a bad case file
@@ -14,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import signal
 import sys
 import tempfile
@@ -34,7 +40,15 @@ from evals.cases.generate import (
 from evals.cases.lint import lint_files
 from evals.cli import harness
 from evals.cli.parser import build_parser
-from evals.cli.plan import STABILITY_TAG, case_files, label_of, planned, resumed, sut_options
+from evals.cli.plan import (
+    STABILITY_TAG,
+    case_files,
+    import_from_working_directory,
+    label_of,
+    planned,
+    resumed,
+    sut_options,
+)
 from evals.config import EvalsConfig, ensure_writable_folder, load_config
 from evals.errors import CaseFileError, EvalsError, SutLoadError, UsageError
 from evals.evaluation import Report, execute, gate, make_baseline, validated
@@ -44,6 +58,7 @@ from evals.execution.source_check import check_sources
 from evals.gating.baseline import Baseline, load_baseline, write_baseline
 from evals.gating.input_guard import InputGuard
 from evals.gating.review import review
+from evals.gating.rules import gate_config_or_defaults, starter_gate_config
 from evals.gating.verdict import GateConfig, Verdict, load_gate_config
 from evals.io.files import write_atomic
 from evals.log.traces import RunMeta
@@ -163,6 +178,8 @@ def _lint_sut(
     ``[tool.evals] sut`` (when it cannot load here, lint says so and goes on), with the
     options of the suites apart among ``suites``."""
     options = sut_options(args, config, suites or [])
+    if args.sut or config.sut:
+        import_from_working_directory()
     if args.sut:
         return load_sut(args.sut, options)
     if not config.sut:
@@ -240,7 +257,8 @@ def _baseline(args: argparse.Namespace) -> int:
     if args.harness_result is not None:
         return _child(args, gating=False)
     config = load_config()
-    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    found = _gate_rules(args, config)  # None: no gate.json, the built-in rules
+    gate_config = found or GateConfig()
     path: Path = args.baseline or _baseline_path(args, config)
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     # Evaluated as the gate evaluates (in a child process): the checks a project
@@ -271,6 +289,8 @@ def _baseline(args: argparse.Namespace) -> int:
         f"baseline written: {path} ({len(baseline.case_success):,} cases, {baseline.runs:,}"
         f" runs, success {baseline.success_rate * 100:.1f}%)"
     )
+    if found is None:
+        _note_default_rules(config)
     return EXIT_OK
 
 
@@ -281,7 +301,8 @@ def _gate(args: argparse.Namespace) -> int:
         return _child(args, gating=True)
     config = load_config()
     gate_config_path = args.gate_config or config.gate_config_path
-    gate_config = load_gate_config(gate_config_path)
+    found = _gate_rules(args, config)  # None: no gate.json, the built-in rules
+    gate_config = found or GateConfig()
     # Compiled before any case runs: the code under review cannot rewrite itself first.
     source_warnings = (
         check_sources(gate_config.source.paths, config.root, gate_config_path)
@@ -307,7 +328,7 @@ def _gate(args: argparse.Namespace) -> int:
     verdict = gate(
         done.report,
         baseline,
-        gate_config,
+        found,  # None: the built-in rules, which the verdict states
         strict=args.strict,
         max_errors=args.max_errors,
         source_warnings=source_warnings,
@@ -316,6 +337,8 @@ def _gate(args: argparse.Namespace) -> int:
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
     done.publish(gate_config.exclude_tags, sections=sections, verdict=verdict)
+    if found is None:
+        _note_default_rules(config)
     print()
     print(verdict.render())
     return verdict.exit_code
@@ -437,7 +460,7 @@ def _child(args: argparse.Namespace, *, gating: bool) -> int:
     asks, name the trace folder in ``FILE``; no verdict, no report, no baseline (the
     parent writes them)."""
     config = load_config()
-    gate_config = load_gate_config(args.gate_config or config.gate_config_path)
+    gate_config = _gate_rules(args, config) or GateConfig()
     baseline = load_baseline(args.baseline or _baseline_path(args, config)) if gating else None
     exclude = [*gate_config.exclude_tags, *args.exclude_tag]
     try:
@@ -595,6 +618,39 @@ def _power(args: argparse.Namespace) -> int:
     return int(module.main(args))
 
 
+def _init(args: argparse.Namespace) -> int:
+    """Write a starter ``gate.json`` (the built-in rules); never over an existing file."""
+    config = load_config()
+    path: Path = args.gate_config or config.gate_config_path
+    shown = _shown(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:  # O_EXCL: whatever is there (a file, a link, a FIFO) stays as it is
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        raise UsageError(
+            f"{str(shown)!r} exists already: not overwritten (edit it instead)"
+        ) from None
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(starter_gate_config())
+    print(f"wrote {shown}: the gate's built-in rules, to change by review (docs/gate.md)")
+    if config.source is None:
+        print(TOOL_EVALS_SNIPPET, end="")
+    return EXIT_OK
+
+
+TOOL_EVALS_SNIPPET = """
+No pyproject.toml with a [tool.evals] table here or above. To name your system under
+test once (then `evals run` and `evals gate` need no --sut), add to pyproject.toml:
+
+[tool.evals]
+sut = "my_agent:MySUT"  # module:attr, as --sut names it
+# cases_dir = "cases"      suites (<suite>.jsonl) and gate.json
+# reports_dir = "reports"  reports and baseline.json
+# traces_dir = "traces"    one folder per evaluation
+"""
+"""What ``evals init`` prints when no ``[tool.evals]`` table was found."""
+
+
 _COMMANDS = {
     "lint": _lint,
     "run": _run,
@@ -606,13 +662,31 @@ _COMMANDS = {
     "review": _review,
     "generate": _generate,
     "power": _power,
+    "init": _init,
 }
 
 
 def _gate_config(config: EvalsConfig) -> GateConfig:
     """The committed gate config, or its defaults when there is none."""
-    path = config.gate_config_path
-    return load_gate_config(path) if path.exists() else GateConfig()
+    return gate_config_or_defaults(config.gate_config_path) or GateConfig()
+
+
+def _gate_rules(args: argparse.Namespace, config: EvalsConfig) -> GateConfig | None:
+    """The gate config ``--gate-config`` names (it must exist), else the project's
+    ``gate.json``; ``None`` when the project has none: the built-in rules apply, as
+    :func:`evals.gate` applies them without one (:func:`_note_default_rules`)."""
+    if args.gate_config is not None:
+        return load_gate_config(args.gate_config)
+    return gate_config_or_defaults(config.gate_config_path)
+
+
+def _note_default_rules(config: EvalsConfig) -> None:
+    """Say on stderr which file was looked for when the built-in rules applied."""
+    print(
+        f"note: no {str(_shown(config.gate_config_path))!r}: the gate's built-in rules"
+        " applied (`evals init` writes them there, to change)",
+        file=sys.stderr,
+    )
 
 
 def _not_gated(args: argparse.Namespace, config: EvalsConfig) -> list[str]:

@@ -27,8 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of every sub-command."""
     parser = argparse.ArgumentParser(
         prog="evals",
-        description="Evaluate an agent: lint, run, baseline, gate, stability, report, compare,"
-        " generate, judge, power.",
+        description="Evaluate an agent: init, lint, run, baseline, gate, stability, report,"
+        " compare, generate, judge, power.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -140,7 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     def sut_options(group: argparse._ArgumentGroup) -> None:
-        group.add_argument("--sut", help="SUT import path module:attr (default: [tool.evals] sut)")
+        group.add_argument(
+            "--sut",
+            help="SUT import path module:attr; modules of the current folder import too"
+            " (default: [tool.evals] sut)",
+        )
         group.add_argument(
             "--sut-option",
             action="append",
@@ -279,6 +283,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands.add_parser(
         "judge", help="judge calibration (needs supportpilot-judge)", add_help=False
+    )
+    p = commands.add_parser(
+        "init",
+        help="write a starter cases/gate.json: the gate's built-in rules, to change",
+        description="Write the gate's built-in rules (what `evals gate` applies without a"
+        " gate.json) to <cases_dir>/gate.json, to change by review; an existing file is"
+        " never overwritten (exit 2). Without a [tool.evals] table, print one to add.",
+    )
+    p.add_argument(
+        "--gate-config",
+        type=Path,
+        metavar="PATH",
+        help="where to write it (default: [tool.evals] cases_dir/gate.json)",
     )
     power(commands)
     return parser

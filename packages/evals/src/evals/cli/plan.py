@@ -6,6 +6,8 @@ is refused, one line, exit 2)."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from evals.cases.configuration import SutRecipe
@@ -108,13 +110,24 @@ def sut_options(args: argparse.Namespace, config: EvalsConfig, suites: list[str]
     return {**own, **given}
 
 
+def import_from_working_directory() -> None:
+    """Put the working directory first on ``sys.path``, as ``python -m`` does: ``--sut
+    my_agent:MySUT`` imports ``my_agent.py`` of the current folder. Only in a process that
+    builds the SUT (the gate's parent never does: it imports nothing of the project)."""
+    here = os.getcwd()
+    if here not in sys.path:
+        sys.path.insert(0, here)
+
+
 def load_named_sut(
     args: argparse.Namespace, config: EvalsConfig, suites: list[str] | None = None
 ) -> tuple[AnySUT, str]:
     """The SUT named by ``--sut`` and ``--sut-option`` (or the config), with the options of
-    the suites apart among ``suites``, and how reports name it."""
+    the suites apart among ``suites``, and how reports name it. Modules of the working
+    directory import too (:func:`import_from_working_directory`)."""
     sut_spec = _sut_spec(args, config)
     options = sut_options(args, config, suites or [])
+    import_from_working_directory()
     return load_sut(sut_spec, options), describe(sut_spec, options)
 
 

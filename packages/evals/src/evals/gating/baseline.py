@@ -18,6 +18,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
+from os import PathLike
 from pathlib import Path
 from typing import Annotated
 
@@ -287,8 +288,9 @@ def build_baseline(
     return from_metrics(compute(kept), meta, tags, tallies, cases=cases, case_verdict=case_verdict)
 
 
-def write_baseline(path: Path, baseline: Baseline) -> None:
+def write_baseline(path: str | PathLike[str], baseline: Baseline) -> None:
     """Write the baseline atomically, stable key order, for a readable git diff."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, baseline.model_dump_json(indent=2) + "\n")
 
@@ -296,6 +298,6 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
 def load_baseline(path: Path) -> Baseline:
     """Read a baseline; :class:`BaselineError` (one line) when missing or malformed."""
     baseline = read_model(
-        path, Baseline, BaselineError, "no baseline; create it with `nox -s baseline`"
+        path, Baseline, BaselineError, "no baseline; create it with `evals baseline`"
     )
     return baseline

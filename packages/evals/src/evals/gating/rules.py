@@ -8,6 +8,8 @@ typo or a NaN can never silence a rule.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Annotated, get_args
 
@@ -159,3 +161,65 @@ def load_gate_config(path: Path) -> GateConfig:
     """Read ``gate.json``; :class:`GateConfigError` (one line naming the key) when it is
     missing or malformed."""
     return read_model(path, GateConfig, GateConfigError, "no gate configuration")
+
+
+def gate_config_or_defaults(path: Path) -> GateConfig | None:
+    """The project's ``gate.json`` at ``path``, or ``None`` when nothing is there: the
+    built-in defaults apply (:class:`GateConfig`). Anything at the path (a broken link, a
+    FIFO, a folder) is read, and refused as :func:`load_gate_config` refuses it."""
+    if not os.path.lexists(path):
+        return None
+    return load_gate_config(path)
+
+
+def starter_gate_config() -> str:
+    """The text ``evals init`` writes: every rule and threshold at its built-in default,
+    in the order ``docs/gate.md`` explains them."""
+    data = GateConfig().model_dump(mode="json", exclude_none=True)
+
+    def inline(value: object) -> str:
+        return json.dumps(value, separators=(", ", ": "))
+
+    lines = ["{"]
+    for i, (key, value) in enumerate(data.items()):
+        end = "," if i < len(data) - 1 else ""
+        if isinstance(value, dict):
+            inner = [f'    "{k}": {inline(v)}' for k, v in value.items()]
+            lines += [f'  "{key}": {{', ",\n".join(inner), f"  }}{end}"]
+        else:
+            lines.append(f'  "{key}": {inline(value)}{end}')
+    return "\n".join([*lines, "}"]) + "\n"
+
+
+DEFAULTS_HEADLINE = (
+    "Gate rules: the built-in defaults (no gate.json; `evals init` writes them to"
+    " cases/gate.json, to change them)"
+)
+"""The first line of :func:`describe_defaults`."""
+
+
+def describe_defaults() -> list[str]:
+    """The built-in rules as a verdict states them when no ``gate.json`` was given: that
+    they are the defaults, then every key of the file and its value, as ``gate.json``
+    spells them."""
+    rules = GateConfig()
+
+    def values(section: BaseModel) -> str:
+        shown = []
+        for key, value in section.model_dump(mode="json").items():
+            if isinstance(value, dict):
+                shown.append(f"{key}={{{', '.join(f'{k}: {v}' for k, v in value.items())}}}")
+            else:
+                shown.append(f"{key}={value}")
+        return ", ".join(shown)
+
+    kept = rules.model_dump(mode="json", exclude={"schema_version", "hard", "soft", "source"})
+    cases = ", ".join(
+        f"{k}={'[' + ', '.join(v) + ']' if isinstance(v, list) else v}" for k, v in kept.items()
+    )
+    return [
+        DEFAULTS_HEADLINE,
+        f"  hard: {values(rules.hard)}",
+        f"  soft: {values(rules.soft)}",
+        f"  cases: {cases}",
+    ]

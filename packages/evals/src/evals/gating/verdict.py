@@ -30,11 +30,13 @@ from evals.gating.rules import (
     GateConfig,
     HardRules,
     SoftThresholds,
+    describe_defaults,
     load_gate_config,
 )
 from evals.log.traces import RunMeta
 from evals.metrics.summary import Metrics, compute
 from evals.model.result import CheckKind, RunResult
+from evals.model.sut import short_name
 
 __all__ = [
     "GATE_CONFIG_SCHEMA_VERSION",
@@ -117,6 +119,9 @@ class Verdict(BaseModel):
     """Baseline cases missing from these results (not judged)."""
     metrics: Metrics
     """The metrics judged (excluded cases left out)."""
+    default_rules: bool = False
+    """Judged under the built-in rules because no ``gate.json`` was given: the verdict
+    says so, and lists them (:func:`evals.gating.rules.describe_defaults`)."""
 
     @property
     def exit_code(self) -> int:
@@ -142,6 +147,8 @@ class Verdict(BaseModel):
             )
         if self.not_run:
             lines.append(f"In the baseline, not run: {_names(self.not_run)}")
+        if self.default_rules:
+            lines += describe_defaults()
         return "\n".join(lines)
 
 
@@ -344,6 +351,24 @@ def _sut_spec(described: str) -> str:
     return described.split(" (", 1)[0]
 
 
+def _options(described: str) -> str:
+    """The options part of a SUT description (empty without options)."""
+    return described.partition(" (")[2]
+
+
+def same_system(one: str, other: str) -> bool:
+    """Whether two SUT descriptions name one system (their options aside): the same
+    ``module:attr``; or one is the bare name a baseline made from Python recorded before
+    baselines named the import path (``RefundSUT``), and it is the other's last part
+    (``refund_sut:RefundSUT``)."""
+    a, b = _sut_spec(one), _sut_spec(other)
+    if a == b:
+        return True
+    if ":" in a and ":" in b:
+        return False
+    return short_name(a) == short_name(b)
+
+
 def _baseline_mismatch(baseline: Baseline, meta: RunMeta) -> Finding | None:
     """What differs between how the baseline was made and what was run, as one finding.
 
@@ -354,8 +379,9 @@ def _baseline_mismatch(baseline: Baseline, meta: RunMeta) -> Finding | None:
     hard: list[str] = []
     soft: list[str] = []
     if baseline.sut and meta.sut and baseline.sut != meta.sut:
-        other = _sut_spec(baseline.sut) != _sut_spec(meta.sut)
-        (hard if other else soft).append(f"SUT {meta.sut!r}, the baseline's {baseline.sut!r}")
+        other = not same_system(baseline.sut, meta.sut)
+        if other or _options(baseline.sut) != _options(meta.sut):
+            (hard if other else soft).append(f"SUT {meta.sut!r}, the baseline's {baseline.sut!r}")
     if baseline.trials != meta.trials:
         soft.append(f"{meta.trials} trial(s), the baseline's {baseline.trials}")
     extra = sorted(set(meta.suites) - set(baseline.suites))

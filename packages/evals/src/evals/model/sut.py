@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol, cast, runtime_checkable
 
 from evals.errors import SutLoadError
@@ -92,12 +94,40 @@ def as_sut(target: AnySUT | Task) -> AnySUT:
 
 
 def sut_name(target: object) -> str:
-    """How reports name a SUT given as an object or a function."""
+    """How reports and baselines name a SUT given as an object or a function: the import
+    path of its class (of the function itself, for a plain function), ``module:qualname``,
+    as ``--sut module:attr`` spells the class on the command line. A baseline made from
+    Python then gates from the command line, and the other way round.
+
+    A class or function of the script run as ``__main__`` is named by the module that
+    script is when imported (``python grade.py``: ``grade``), as ``--sut`` would import
+    it from the script's folder."""
     if isinstance(target, FunctionSUT | AsyncFunctionSUT):
         target = target.function
-    if inspect.isfunction(target) or inspect.ismethod(target):
-        return str(target.__name__)
-    return type(target).__name__
+    named = target if inspect.isfunction(target) or inspect.ismethod(target) else type(target)
+    module = _importable_module(str(getattr(named, "__module__", None) or "__main__"))
+    qualname = str(getattr(named, "__qualname__", None) or type(target).__name__)
+    return f"{module}:{qualname}"
+
+
+def _importable_module(name: str) -> str:
+    """``name``, or for ``__main__`` the name it is imported by: its spec's (``python -m
+    pkg.mod``), else its file's stem (``python grade.py``); ``__main__`` when neither."""
+    if name != "__main__":
+        return name
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and spec.name and spec.name != "__main__":
+        return str(spec.name)
+    file = getattr(main, "__file__", None)
+    return Path(file).stem if isinstance(file, str) and file.endswith(".py") else name
+
+
+def short_name(spec: str) -> str:
+    """The last part of a SUT's import path (``pkg.mod:Outer.Inner`` -> ``Inner``): how
+    reports and baselines made from Python named a SUT before they named its import
+    path."""
+    return spec.split(" (", 1)[0].rpartition(":")[2].rpartition(".")[2]
 
 
 SECRET_WORDS = frozenset({"key", "apikey", "secret", "token", "password"})
