@@ -1346,6 +1346,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "`evals run --sut my_agent:MySUT` cannot import my_agent.py of the current folder",
         tests=("packages/evals/tests/test_one_path.py",),
     ),
+    M(
+        "make_baseline_keeps_flaky",
+        f"{EVALS}/evaluation.py",
+        "    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags",
+        "    excluded = exclude_tags or ()",
+        "evals.make_baseline keeps the flaky cases evals baseline leaves out",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
+        "plugin_sut_not_imported_from_the_invocation_folder",
+        f"{EVALS}/pytest_plugin.py",
+        "    if here not in sys.path:\n        sys.path.insert(0, here)",
+        "    if here not in sys.path:\n        pass",
+        "`pytest cases.jsonl --evals-sut my_agent:MySUT` cannot import my_agent.py",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
     # --- one result type, the library's plan/execute, the CLI over them (issue 12) -----
     M(
         "errored_run_unauthorized",
@@ -1386,8 +1402,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "make_baseline_without_fingerprints",
         f"{EVALS}/evaluation.py",
-        "build_baseline(report.results, report.meta, exclude_tags, report.cases, case_verdict)",
-        "build_baseline(report.results, report.meta, exclude_tags, (), case_verdict)",
+        "build_baseline(report.results, report.meta, excluded, report.cases, case_verdict)",
+        "build_baseline(report.results, report.meta, excluded, (), case_verdict)",
         "a baseline made from a report keeps no case fingerprints: an unchanged case the SUT"
         " refuses later blames the case file",
     ),

@@ -41,7 +41,7 @@ def test_run_writes_reports_and_traces(project: Path, capsys: pytest.CaptureFixt
     out = capsys.readouterr().out
     assert "suites: alpha, beta" in out and "SUT: fake_suts:EchoSUT" in out
     assert (
-        "r04#0 (flaky: not gated; see nox -s stability): outcome: expected outcome 'replied',"
+        "r04#0 (flaky: not gated; see evals stability): outcome: expected outcome 'replied',"
         " got 'escalate'"
     ) in out
     data = json.loads((project / "reports" / "alpha-beta.json").read_text(encoding="utf-8"))
@@ -360,7 +360,7 @@ def test_report_re_renders_a_metrics_file(
 ) -> None:
     assert main(["run", "--suite", "beta"]) == 0
     first = capsys.readouterr().out
-    assert "r04#0 (flaky: not gated; see nox -s stability)" in first
+    assert "r04#0 (flaky: not gated; see evals stability)" in first
     assert main(["report", "reports/beta.json"]) == 0
     assert capsys.readouterr().out.strip() == first.strip()
 

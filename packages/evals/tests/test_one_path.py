@@ -541,3 +541,33 @@ def test_docs_gate_md_explains_the_very_file_evals_init_writes() -> None:
     shown = shown.split("```", 1)[0]
     # Each line less its explanation (after three spaces or more) is the file's line.
     assert re.sub(r"(?<=\S) {3,}\S.*$", "", shown, flags=re.MULTILINE) == starter_gate_config()
+
+
+PYTEST = Path(sys.executable).with_name("pytest")
+
+
+@pytest.mark.skipif(not PYTEST.is_file(), reason="needs the installed pytest command")
+@pytest.mark.parametrize("broken", [False, True], ids=["good", "broken"])
+def test_plain_pytest_imports_the_sut_from_the_folder_it_was_started_in(
+    user: Folder, broken: bool
+) -> None:
+    """Bug found by a newcomer: `pytest cases.jsonl --evals-sut refund_sut:RefundSUT`, as
+    the docs write it, could not import refund_sut.py (only `python -m pytest` could)."""
+    user.write_sut(broken=broken)
+    done = user.run(str(PYTEST), "cases.jsonl", "--evals-sut", SPEC, "-p", "no:cacheprovider", "-q")
+    assert "cannot import" not in done.stdout + done.stderr
+    wanted = pytest.ExitCode.TESTS_FAILED if broken else pytest.ExitCode.OK
+    assert done.returncode == wanted, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("route", ["python", "cli"])
+def test_both_routes_leave_flaky_cases_out_of_the_baseline(user: Folder, route: str) -> None:
+    """Bug found by a newcomer: evals.make_baseline kept a flaky-tagged case that
+    `evals baseline` left out, so the CLI gate listed it "in the baseline, not run"."""
+    flaky = {"id": "f1", "split": "test", "tags": ["flaky"], "input": {"order": "f1"}}
+    flaky["expect"] = {"outcome": "refunded"}
+    with (user.path / "cases.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(flaky) + "\n")
+    user.make_baseline(route)
+    held = json.dumps(user.baseline())
+    assert '"r1"' in held and '"f1"' not in held

@@ -306,7 +306,7 @@ def test_failures_of_cases_the_gate_leaves_out_are_noted(
     # nothing saying the gate ignores it.
     results = [result("r04", split="regression", tags=("regression", "flaky"), ok=False)]
     text = render(compute(results), META, not_gated=not_gated)
-    assert ("r04#0 (flaky: not gated; see nox -s stability)" in text) is noted
+    assert ("r04#0 (flaky: not gated; see evals stability)" in text) is noted
     assert "r04#0" in text
 
 

@@ -412,14 +412,20 @@ def evaluate(
 
 
 def make_baseline(
-    report: Report, *, exclude_tags: Iterable[str] = (), case_verdict: CaseVerdict = "all"
+    report: Report,
+    *,
+    exclude_tags: Iterable[str] | None = None,
+    case_verdict: CaseVerdict = "all",
 ) -> Baseline:
     """The baseline ``report`` makes, for :func:`gate` to judge later reports against
     (write it with :func:`evals.gating.baseline.write_baseline`): cases with one of
-    ``exclude_tags`` left out, a fingerprint of each gated case kept (a case the SUT
-    refuses later though it is unchanged is then the SUT's failure), cases with several
-    trials judged by ``case_verdict`` (``all`` or ``majority``)."""
-    return build_baseline(report.results, report.meta, exclude_tags, report.cases, case_verdict)
+    ``exclude_tags`` left out (by default those of the built-in gate rules, ``flaky``, as
+    ``evals baseline`` leaves them out without a ``gate.json``), a fingerprint of each
+    gated case kept (a case the SUT refuses later though it is unchanged is then the SUT's
+    failure), cases with several trials judged by ``case_verdict`` (``all`` or
+    ``majority``)."""
+    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags
+    return build_baseline(report.results, report.meta, excluded, report.cases, case_verdict)
 
 
 def gate(

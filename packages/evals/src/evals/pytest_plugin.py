@@ -27,6 +27,7 @@ in its ``user_properties`` (``soft_failures``).
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, get_args
@@ -121,6 +122,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_FAIL_ON] = failing_kinds(
         config.getoption("--evals-fail-on") or str(config.getini("evals_fail_on"))
     )
+    # The folder pytest was started in is importable, as for `evals --sut` (and for
+    # `python -m pytest`): `pytest cases.jsonl --evals-sut my_agent:MySUT` finds my_agent.py.
+    here = str(config.invocation_params.dir)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     try:
         config.stash[_SUT] = load_sut(spec, options)
     except SutLoadError as e:  # a usage error: one line, never an INTERNALERROR traceback

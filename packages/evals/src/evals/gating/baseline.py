@@ -133,7 +133,7 @@ class Baseline(BaseModel):
         if value != BASELINE_SCHEMA_VERSION:
             raise ValueError(
                 f"{value!r} is not {BASELINE_SCHEMA_VERSION!r}; regenerate the baseline"
-                " with `nox -s baseline`"
+                " with `evals baseline`"
             )
         return value
 

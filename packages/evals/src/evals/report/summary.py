@@ -199,7 +199,7 @@ def _run_label(failure: Failure, not_gated: Collection[str]) -> str:
     label = f"{failure.case}#{failure.trial}"
     tags = [t for t in failure.tags if t in not_gated]
     if tags:  # expected to fail now and then: a newcomer should not think it broken
-        label += f" ({', '.join(tags)}: not gated; see nox -s stability)"
+        label += f" ({', '.join(tags)}: not gated; see evals stability)"
     return label
 
 
