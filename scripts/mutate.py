@@ -1347,6 +1347,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_one_path.py",),
     ),
     M(
+        "unknown_key_without_suggestion",
+        f"{EVALS}/io/json_files.py",
+        "        known = _keys_at(model, first[\"loc\"][:-1])",
+        "        known = []",
+        "a typo in gate.json (hardd) is refused without the key it meant",
+        tests=("packages/evals/tests/test_gate.py",),
+    ),
+    M(
         "make_baseline_keeps_flaky",
         f"{EVALS}/evaluation.py",
         "    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags",

@@ -293,7 +293,14 @@ BAD_CONFIGS = [
     ('{"hard": {"newly_failing_checks_max": {"outcome": -1}}}', "newly_failing_checks_max"),
     ('{"hard": {"no_longer_judged_checks_max": {"style": 0}}}', "unknown check kind 'style'"),
     ('{"hard": {"no_longer_judged_checks_max": {"cost": 0.5}}}', "no_longer_judged_checks_max"),
-    ('{"hard": {"unauthorised_rate_max": 0}}', "hard.unauthorised_rate_max"),
+    (
+        '{"hard": {"unauthorised_rate_max": 0}}',
+        "hard.unauthorised_rate_max: Extra inputs are not permitted (did you mean"
+        " 'unauthorized_rate_max'?)",
+    ),
+    ('{"hardd": {}}', "hardd: Extra inputs are not permitted (did you mean 'hard'?)"),
+    ('{"sofft": {}}', "sofft: Extra inputs are not permitted (did you mean 'soft'?)"),
+    ('{"zzz": 1}', "zzz: Extra inputs are not permitted"),
     ('{"soft": {"latency_p95_floor_ms": Infinity}}', "soft.latency_p95_floor_ms"),
     ('{"soft": {"success_drop_points": -3}}', "soft.success_drop_points"),
     ('{"exclude_tags": "flaky"}', "exclude_tags"),
@@ -310,6 +317,8 @@ def test_bad_gate_config_is_one_line(tmp_path: Path, text: str | None, fragment:
         load_gate_config(path)
     assert fragment in str(info.value)
     assert "\n" not in str(info.value)
+    if fragment.startswith("zzz"):  # nothing like it: no suggestion
+        assert "did you mean" not in str(info.value)
 
 
 def test_no_graded_runs_gives_no_soft_findings() -> None:

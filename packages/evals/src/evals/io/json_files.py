@@ -11,12 +11,13 @@ nesting at most :data:`MAX_DEPTH` deep.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
@@ -26,15 +27,49 @@ from evals.io.files import not_regular
 M = TypeVar("M", bound=BaseModel)
 
 
-def first_problem(error: ValidationError) -> str:
+def first_problem(error: ValidationError, model: type[BaseModel] | None = None) -> str:
     """The first validation problem as ``field.path: message`` (``(file)`` at the top).
     An unknown key comes first: a typo (``case_sucess``) also makes the real key
-    "missing", and the typo is what the reader must fix."""
+    "missing", and the typo is what the reader must fix; with the ``model`` read, the
+    key it most resembles is suggested (``hardd: … (did you mean 'hard'?)``)."""
     errors = error.errors()
     first = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     where = ".".join(str(p) for p in first["loc"]) or "(file)"
     message = str(first["msg"]).removeprefix("Value error, ")  # our own validators' words
+    if first["type"] == "extra_forbidden" and model is not None and first["loc"]:
+        known = _keys_at(model, first["loc"][:-1])
+        close = difflib.get_close_matches(str(first["loc"][-1]), known, n=1, cutoff=0.6)
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
     return f"{where}: {message}"
+
+
+def _keys_at(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The keys the model takes at ``loc``: a part names a field of a model, or a key or
+    index of the map or list the previous field holds."""
+    current: Any = model
+    for part in loc:
+        if isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(str(part))
+            current = None if field is None else _inner(field.annotation, optional_only=True)
+        else:  # a map's key or a list's index: the item's type
+            current = _inner(current, optional_only=False)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        fields = current.model_fields
+        return [*fields, *(f.alias for f in fields.values() if f.alias)]
+    return []
+
+
+def _inner(annotation: Any, *, optional_only: bool) -> Any:
+    """``X | None`` -> ``X``; with ``optional_only`` off, also ``list[X]`` / ``dict[K, X]``
+    -> ``X`` (one level)."""
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    origin = get_origin(annotation)
+    if origin is None or not args:
+        return annotation
+    if origin in (list, dict, tuple, set, frozenset):
+        return annotation if optional_only else args[-1]
+    return args[0] if len(args) == 1 else annotation
 
 
 MAX_JSON_BYTES = 256 * 1024 * 1024
@@ -144,4 +179,4 @@ def read_model(path: Path, model: type[M], error: type[FileError], missing: str)
     try:
         return model.model_validate_json(text)
     except ValidationError as e:
-        raise error(path, first_problem(e)) from e
+        raise error(path, first_problem(e, model)) from e
