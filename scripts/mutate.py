@@ -1349,10 +1349,18 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "unknown_key_without_suggestion",
         f"{EVALS}/io/json_files.py",
-        "        known = _keys_at(model, first[\"loc\"][:-1])",
+        '        known = _keys_at(model, first["loc"][:-1])',
         "        known = []",
         "a typo in gate.json (hardd) is refused without the key it meant",
         tests=("packages/evals/tests/test_gate.py",),
+    ),
+    M(
+        "interrupted_run_without_resume_hint",
+        f"{EVALS}/cli/main.py",
+        '    if not done.complete and done.report.meta.run_id and args.command == "run":',
+        "    if False:",
+        "an interrupted evals run does not say how to finish it (--resume)",
+        tests=("packages/evals/tests/test_cli_sigint.py",),
     ),
     M(
         "make_baseline_keeps_flaky",

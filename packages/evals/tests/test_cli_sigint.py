@@ -130,6 +130,8 @@ def test_a_stop_signal_ends_the_run_and_keeps_what_finished(
     assert report["runs"] == len(records)  # every finished trial is in the report and traced
     assert report["meta"]["complete"] is False
     assert f"{len(records)} of 36 runs finished" in out
+    # How to finish it: the newcomer's interrupted run never said.
+    assert err.splitlines()[-1] == f"finish it: evals run --resume {folder.name}"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")

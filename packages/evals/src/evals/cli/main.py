@@ -244,6 +244,9 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config()
     done = _evaluate(args, config, exclude_tags=args.exclude_tag)
     done.publish(_not_gated(args, config))
+    if not done.complete and done.report.meta.run_id and args.command == "run":
+        # The finished runs are traced: say how to run only the missing ones.
+        print(f"finish it: evals run --resume {done.report.meta.run_id}", file=sys.stderr)
     return EXIT_OK if done.complete else done.stopped_exit
 
 
