@@ -1363,6 +1363,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_cli_sigint.py",),
     ),
     M(
+        "non_sut_class_built_first",
+        f"{EVALS}/model/sut.py",
+        '    if inspect.isclass(target) and not any(',
+        '    if False and not any(',
+        "a class that is no SUT is built first: the error is its constructor's, not 'no run()'",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
         "make_baseline_keeps_flaky",
         f"{EVALS}/evaluation.py",
         "    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags",

@@ -60,6 +60,13 @@ class RefundSUT:
 
 
 NOT_A_SUT = 42
+
+
+class Ledger:
+    """A class of the user's that is no SUT, with a constructor that wants arguments."""
+
+    def __init__(self, orders, limit):
+        self.orders, self.limit = orders, limit
 '''
 GOOD = {"note": "", "outcome": '"refunded"'}
 BROKEN = {"note": " but r2's", "outcome": '"refunded" if case.id != "r2" else "lost"'}
@@ -485,6 +492,8 @@ BAD_SUTS = [
     ("nosuch_module:RefundSUT", "cannot import 'nosuch_module'"),
     ("refund_sut:Nope", "'refund_sut' has no attribute 'Nope'"),
     ("refund_sut:NOT_A_SUT", "int has no run(case, trial) method"),
+    # Named before it is built (a newcomer got the constructor's missing arguments).
+    ("refund_sut:Ledger", "Ledger has no run(case, trial) method"),
 ]
 
 

@@ -218,6 +218,11 @@ def load_sut(spec: str, options: Mapping[str, str] | None = None) -> AnySUT:
             target = getattr(target, part)
         except AttributeError as e:
             raise SutLoadError(spec, f"{module_name!r} has no attribute {attr_path!r}") from e
+    if inspect.isclass(target) and not any(
+        callable(getattr(target, method, None)) for method in ("run", "arun")
+    ):
+        # Never built: its constructor's complaint would hide that it is no SUT at all.
+        raise SutLoadError(spec, f"{target.__name__} has no run(case, trial) method")
     if inspect.isclass(target) or inspect.isfunction(target):
         try:
             target = target(**options)
