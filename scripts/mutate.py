@@ -1365,8 +1365,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "non_sut_class_built_first",
         f"{EVALS}/model/sut.py",
-        '    if inspect.isclass(target) and not any(',
-        '    if False and not any(',
+        "    if inspect.isclass(target) and not any(",
+        "    if False and not any(",
         "a class that is no SUT is built first: the error is its constructor's, not 'no run()'",
         tests=("packages/evals/tests/test_one_path.py",),
     ),
