@@ -1371,6 +1371,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_one_path.py",),
     ),
     M(
+        "unreadable_line_called_case_set",
+        f"{EVALS}/cases/lint.py",
+        '            who = "" if self.file is not None else "case set: "',
+        '            who = "case set: "',
+        "lint calls an unreadable line 'case set', as if the whole set were the problem",
+        tests=("packages/evals/tests/test_lint_stream.py",),
+    ),
+    M(
         "make_baseline_keeps_flaky",
         f"{EVALS}/evaluation.py",
         "    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags",

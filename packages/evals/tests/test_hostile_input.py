@@ -100,7 +100,7 @@ def test_a_non_regular_file_is_refused_unread(
     [problem] = info.value.lines()
     assert problem.startswith(f"{path}:0: (file): {words}")
     assert cli.main(["lint", "--cases", str(path)]) == 1
-    assert f"{path}:0: case set: unreadable: (file): {words}" in capsys.readouterr().out
+    assert f"{path}:0: unreadable: (file): {words}" in capsys.readouterr().out
 
 
 @pytest.mark.skipif(not Path("/dev/null").exists(), reason="needs /dev/null")

@@ -283,7 +283,7 @@ def test_lint_paths_reaches_rules_the_loader_would_stop(
     findings = lint_paths([path], sut=RulesSUT())
     rendered = [f.render() for f in findings]
     assert [f.rule for f in findings] == ["unreadable", "unknown_split", "missing_outcome"]
-    assert rendered[0].startswith(f"{path}:27: case set: unreadable: (json): bad JSON")
+    assert rendered[0].startswith(f"{path}:27: unreadable: (json): bad JSON")
     assert rendered[1].startswith(f"{path}:1: case '{broken[0]['id']}': unknown_split: ")
     assert rendered[2].startswith(f"{path}:2: case '{broken[1]['id']}': missing_outcome: ")
 

@@ -126,13 +126,14 @@ SCENARIOS: list[tuple[str, dict[str, list[Line]], list[str]]] = [
             ]
         },
         [
-            "{dir}/a.jsonl:2: case set: unreadable: (json): bad JSON: Expecting property name"
+            # Every unreadable line in file order (a newcomer's finding: 3, 8, 7 before).
+            "{dir}/a.jsonl:2: unreadable: (json): bad JSON: Expecting property name"
             " enclosed in double quotes at column 2",
-            "{dir}/a.jsonl:4: case set: unreadable: (file): not UTF-8: byte 0xe9 at column 27",
-            "{dir}/a.jsonl:8: case set: unreadable: (json): duplicate key 'id'",
-            "{dir}/a.jsonl:10: case set: unreadable: 0.0.0.…: nested deeper than 64 levels",
-            "{dir}/a.jsonl:11: case set: unreadable: title: lone surrogate in string '\\ud800'",
-            "{dir}/a.jsonl:5: case set: unreadable: not a JSON object (one case per line)",
+            "{dir}/a.jsonl:4: unreadable: (file): not UTF-8: byte 0xe9 at column 27",
+            "{dir}/a.jsonl:5: unreadable: not a JSON object (one case per line)",
+            "{dir}/a.jsonl:8: unreadable: (json): duplicate key 'id'",
+            "{dir}/a.jsonl:10: unreadable: 0.0.0.…: nested deeper than 64 levels",
+            "{dir}/a.jsonl:11: unreadable: title: lone surrogate in string '\\ud800'",
         ],
     ),
     (
@@ -153,9 +154,9 @@ SCENARIOS: list[tuple[str, dict[str, list[Line]], list[str]]] = [
             "{dir}/a.jsonl:2: case 'i2': no_tags: no tags",
             "{dir}/a.jsonl:3: case 'i3': unknown_expect_key: unknown expectation 'tikets'; no"
             " check reads it (did you mean 'tickets'?)",
-            "{dir}/a.jsonl:4: case set: bad_id: id must be a string, got 7",
-            "{dir}/a.jsonl:4: case set: unknown_split: unknown split ''",
-            "{dir}/a.jsonl:4: case set: no_tags: no tags",
+            "{dir}/a.jsonl:4: bad_id: id must be a string, got 7",
+            "{dir}/a.jsonl:4: unknown_split: unknown split ''",
+            "{dir}/a.jsonl:4: no_tags: no tags",
             "{dir}/a.jsonl:5: case 'i4': unknown_fault_role: fault on unknown role 'billing';"
             " known: ",
             "{dir}/a.jsonl:5: case 'i4': unknown_fault_kind: unknown fault kind 'Melt down'",
@@ -351,7 +352,7 @@ def test_a_file_lint_cannot_read_is_one_finding_naming_it(
     assert [(f.file, f.line, f.message) for f in unreadable] == [(name, line, words)]
     assert cli.main(["lint", "--cases", name, "--min-split-size", "0"]) == 1
     out, err = capsys.readouterr()
-    assert out.splitlines()[0] == f"{name}:{line}: case set: unreadable: {words}"
+    assert out.splitlines()[0] == f"{name}:{line}: unreadable: {words}"
     assert err.splitlines()[-1].endswith("finding(s)")
     assert "Traceback" not in out + err
 

@@ -96,10 +96,15 @@ class Finding(BaseModel):
     """The line of the case, when known."""
 
     def render(self) -> str:
-        """One line: ``[file:line: ]case <id>: <rule>: <message>``."""
+        """One line: ``[file:line: ]case <id>: <rule>: <message>``; a line that holds no
+        readable case is named by its file and line alone, a finding about the whole set
+        by ``case set``."""
         where = f"{self.file}:{self.line}: " if self.file is not None else ""
-        who = f"case {quote(self.case_id)}" if self.case_id is not None else "case set"
-        return printable(f"{where}{who}: {self.rule}: {self.message}")
+        if self.case_id is not None:
+            who = f"case {quote(self.case_id)}: "
+        else:
+            who = "" if self.file is not None else "case set: "
+        return printable(f"{where}{who}{self.rule}: {self.message}")
 
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, ensure_ascii=False)
@@ -674,7 +679,6 @@ def lint_files(
     )
     loader_keys = registered_expect_keys()
     unreadable: list[Finding] = []
-    not_objects: list[Finding] = []
     invalid: list[Finding] = []
     checks = _SutChecks(sut) if sut is not None else None
     usable = 0
@@ -691,7 +695,8 @@ def lint_files(
                     continue
                 if not isinstance(entry.data, Mapping):
                     message = "not a JSON object (one case per line)"
-                    not_objects.append(
+                    # Beside the lines that are no JSON: every unreadable line in file order.
+                    unreadable.append(
                         Finding(
                             rule="unreadable", message=message, file=entry.file, line=entry.line
                         )
@@ -732,7 +737,7 @@ def lint_files(
     finally:
         if checks is not None:
             checks.screener.close()
-    found = [*unreadable, *not_objects, *invalid, *screened, *findings]
+    found = [*unreadable, *invalid, *screened, *findings]
     return LintReport(findings=found, cases=usable)
 
 
