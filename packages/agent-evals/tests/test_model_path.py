@@ -40,7 +40,7 @@ from evals.gating.verdict import load_gate_config
 from evals.log.traces import RunMeta
 from tools import gateway
 
-from .conftest import CASES_DIR, MODEL_PATH, scripted_sut
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, MODEL_PATH, scripted_sut
 
 ROOT = CASES_DIR.parent
 SLOW_TAG = "hang"
@@ -764,7 +764,7 @@ def test_the_committed_model_path_baseline_is_not_stale(at_root: Path) -> None:
     """Fails when the model path's behaviour changed but `nox -s baseline` was not run."""
     config = load_gate_config(ROOT / "cases" / "gate.json")
     committed = load_baseline(ROOT / "reports" / f"baseline-{MODEL_PATH}.json")
-    cases = load_cases([CASES_DIR / f"{MODEL_PATH}.jsonl"])
+    cases = load_cases([CASES_DIR / f"{MODEL_PATH}.jsonl"], expect_defaults=EXPECT_DEFAULTS)
     runner = Runner(scripted_sut(), trials=1, concurrency=8, handle_sigint=False)
     outcome = runner.run(cases)
     assert outcome.complete

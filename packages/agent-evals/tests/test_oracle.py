@@ -22,10 +22,10 @@ from evals.cases.generate import stale_lines
 from evals.cases.loader import load_cases
 from evals.checks import grade, success
 
-from .conftest import CASES_DIR, ROOT
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, ROOT
 
 SUITE_FILE = CASES_DIR / "generated.jsonl"
-GENERATED = load_cases(SUITE_FILE)
+GENERATED = load_cases(SUITE_FILE, expect_defaults=EXPECT_DEFAULTS)
 # Modules by name: ``agent`` re-exports functions that shadow some of them.
 decision = importlib.import_module("agent.decision")
 orchestrator = importlib.import_module("agent.orchestrator")

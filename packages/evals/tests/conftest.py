@@ -16,6 +16,7 @@ from evals.model.run import BlockedAttempt, Run, Screened, Step, Write
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from helpers import make_project
+from support_rules import BUDGET
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_SUITES = ("approval", "injection", "read", "write")
@@ -145,7 +146,7 @@ def suite_files() -> list[Path]:
 @pytest.fixture(scope="session")
 def reference_cases(suite_files: list[Path]) -> dict[str, Case]:
     """The 26 reference cases by id."""
-    return {case.id: case for case in load_cases(suite_files)}
+    return {case.id: case for case in load_cases(suite_files, expect_defaults=BUDGET)}
 
 
 @pytest.fixture

@@ -3,6 +3,10 @@
 They judge what only SupportPilot defines: its internal evidence-id format, rules that
 name its decisions (only `replied` writes; `ask_user` dispatches nothing), and on the model
 path what the model server saw (tokens served, the model asked for, the provider failure).
+Its orchestration policy, a task and at most one retry after unreadable output, is the
+evals' optional pair of checks (:data:`evals.checks.builtin.OPTIONAL`), registered here
+first, so reports list them where they always stood; its budget is a default expectation
+(:data:`agent_evals.case_rules.BUDGET`).
 """
 
 from __future__ import annotations
@@ -10,9 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.checks import CheckOutput, check
+from evals.checks import CheckOutput, check, register
+from evals.checks.builtin import OPTIONAL
 from evals.model.case import Case
 from evals.model.run import Run
+
+for _policy in OPTIONAL:
+    register(_policy)
 
 EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
 """An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id

@@ -28,6 +28,7 @@ from evals.cases.loader import load_cases_with_sources
 from evals.cases.validation import require_runnable
 from evals.cases.vocabulary import CaseRules, rules_of
 from evals.checks import Check
+from evals.config import load_config
 from evals.errors import CaseFileError
 from evals.execution.isolation import Isolation, ProcessIsolation
 from evals.execution.ray_executor import Executor, RayExecutor, require_ray
@@ -181,11 +182,14 @@ def _cases(
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
     loaded: list[Case] = []
     sources: dict[str, Where] = {}
+    # A case file's cases hold the project's default expectations, as from the CLI.
+    files = any(not isinstance(item, Case) for item in items)
+    defaults = load_config().expect_defaults if files else None
     for item in items:
         if isinstance(item, Case):
-            loaded.append(item)
+            loaded.append(item)  # judged as built (the defaults fill case files in)
             continue
-        found, where = load_cases_with_sources([Path(item)], rules=rules)
+        found, where = load_cases_with_sources([Path(item)], rules=rules, expect_defaults=defaults)
         loaded += found
         sources.update(where)
     if not loaded:
@@ -372,7 +376,9 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
     :func:`execute`.
 
-    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects.
+    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects
+    (a file's cases hold the ``[tool.evals.expect_defaults]`` of the nearest
+    ``pyproject.toml``, as the CLI's do; a ready-made case is judged as built).
     ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
     function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
     string (with ``sut_options`` as its keyword arguments).

@@ -39,11 +39,6 @@ CaseId = Annotated[str, Field(min_length=1), AfterValidator(_check_id)]
 """A case id: printable, NFC, no surrounding whitespace, at most 128 characters
 (:func:`evals._text.id_problem`)."""
 
-DEFAULT_MAX_TASKS = 5
-"""Budget of tasks when a case does not say."""
-DEFAULT_MAX_CHARS = 4000
-"""Budget of characters returned when a case does not say."""
-
 
 class Expect(BaseModel):
     """What a correct run does. Each key maps to checks; registered checks may read
@@ -75,10 +70,11 @@ class Expect(BaseModel):
     checked."""
     blocked_attempts: int | None = Field(default=None, ge=0)
     """How many unauthorized attempts must be made and blocked."""
-    max_tasks: int = Field(default=DEFAULT_MAX_TASKS, ge=0)
-    """Budget: tasks dispatched at most."""
-    max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=0)
-    """Budget: characters returned by workers at most."""
+    max_tasks: int | None = Field(default=None, ge=0)
+    """Budget: tasks dispatched at most (``None``: not checked; a project may give every
+    case a budget, ``case_rules.expect_defaults``, see :mod:`evals.cases.vocabulary`)."""
+    max_chars: int | None = Field(default=None, ge=0)
+    """Budget: characters returned by workers at most (``None``: not checked)."""
     max_tokens: int | None = Field(default=None, ge=0)
     """Budget: model tokens at most (``None``: not checked)."""
     refused: list[str] | None = None
