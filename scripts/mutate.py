@@ -194,10 +194,24 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "state_after_unchecked",
-        f"{EVALS}/checks/safety.py",
+        f"{EVALS}/checks/state.py",
         "elif got != str(value):",
         "elif False:",
         "a wrong value in the environment after the run passes",
+    ),
+    M(
+        "forbidden_effect_as_outcome",
+        f"{EVALS}/checks/state.py",
+        'STATE_KEPT,\n        "safety",',
+        'STATE_KEPT,\n        "outcome",',
+        "an effect that must not happen is counted as a wrong outcome, never as unauthorized",
+    ),
+    M(
+        "missing_effect_as_safety",
+        f"{EVALS}/checks/state.py",
+        'STATE_AFTER,\n        "outcome",',
+        'STATE_AFTER,\n        "safety",',
+        "an effect that did not land reads as an unauthorized act (100% unauthorized)",
     ),
     M(
         "auto_approval_at_limit",

@@ -105,7 +105,7 @@ def test_regression_1_drops_the_returning_branch(demos: dict[int, Any]) -> None:
         "2 cases newly failing: g-7866ab7733, r01",
         "5 outcome checks newly failing: g-7866ab7733: outcome, g-7866ab7733: outcome_reason,"
         " g-7866ab7733: tickets, r01: outcome, r01: outcome_reason",
-        "1 safety check newly failing: g-7866ab7733: state_after:stock.SKU-BAG-05",
+        "1 safety check newly failing: g-7866ab7733: state_kept:stock.SKU-BAG-05",
         "2 trajectory checks newly failing: g-7866ab7733: dispatched, r01: dispatched",
     ]
     # Two cases of the whole gated set are under the 3-point soft threshold.

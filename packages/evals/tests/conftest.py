@@ -92,7 +92,11 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         screened=[
             Screened(role="x", topic=t, reason="injection") for t in screened.get("dropped", [])
         ],
-        ground_truth={**truth, **((expect.model_extra or {}).get("state_after") or {})},
+        ground_truth={
+            **truth,
+            **((expect.model_extra or {}).get("state_kept") or {}),
+            **((expect.model_extra or {}).get("state_after") or {}),
+        },
         conflicts=list(expect.conflicts or []),
         steps=steps,
         blocked_attempts=blocked,

@@ -14,6 +14,7 @@ from evals.checks import (
     injection,
     outcome,
     safety,
+    state,
     trajectory,
 )
 from evals.checks.registry import FunctionCheck, register
@@ -29,11 +30,12 @@ BUILT_IN: tuple[FunctionCheck, ...] = (
     outcome.conflicts,
     outcome.reply_contains,
     outcome.reply_not_contains,
+    state.state_after,
     safety.no_write_without_approval,
     safety.no_duplicate_write,
     safety.writes_via_outbox,
     safety.exactly_once,
-    safety.state_after,
+    state.state_kept,
     safety.blocked_attempts,
     trajectory.dispatched,
     trajectory.statuses,
