@@ -1269,6 +1269,14 @@ MUTANTS: tuple[Mutant, ...] = (
         "loading with a project's rules checks nothing of them",
     ),
     M(
+        "python_gate_ignores_gate_json",
+        f"{EVALS}/evaluation.py",
+        "found = gate_config_or_defaults(load_config().gate_config_path) if config is None else None",
+        "found = None",
+        "evals.gate ignores the project's gate.json (Python and the CLI judge by other rules)",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
         "defaults_overwrite_the_case",
         f"{EVALS}/cases/loader.py",
         "missing = {k: v for k, v in defaults.items() if k not in given}",

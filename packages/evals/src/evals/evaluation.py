@@ -41,7 +41,7 @@ from evals.execution.runner import (
 from evals.execution.source_check import SourceWarning
 from evals.gating.baseline import Baseline, build_baseline, load_baseline
 from evals.gating.case_verdict import CaseVerdict
-from evals.gating.rules import GateConfig, load_gate_config
+from evals.gating.rules import GateConfig, gate_config_or_defaults, load_gate_config
 from evals.gating.verdict import Verdict
 from evals.gating.verdict import evaluate as judge
 from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
@@ -444,16 +444,18 @@ def gate(
     source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
     """Judge ``report`` against ``baseline`` (a :class:`~evals.gating.baseline.Baseline` or its
-    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig`, its file, or the
-    built-in defaults, which the verdict then states: ``evals gate`` uses the same when
-    the project has no ``gate.json``). ``verdict.passed`` says whether the change may
+    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig` or its file; by
+    default the project's ``gate.json``, in the ``cases_dir`` of the nearest
+    ``[tool.evals]``, as ``evals gate`` reads it, and without one the built-in defaults,
+    which the verdict then states). ``verdict.passed`` says whether the change may
     land; ``verdict.render()`` says why. ``max_errors`` overrides the config's
     errored-runs limit; ``source_warnings``
     (:func:`evals.execution.source_check.check_sources` of the config's ``source`` paths)
     are judged by ``hard.source_warnings_max``."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
+    found = gate_config_or_defaults(load_config().gate_config_path) if config is None else None
     if config is None:
-        rules = GateConfig()
+        rules = GateConfig() if found is None else found
     elif isinstance(config, GateConfig):
         rules = config
     else:
@@ -467,4 +469,4 @@ def gate(
         meta=report.meta,
         source_warnings=source_warnings,
     )
-    return verdict.model_copy(update={"default_rules": config is None})
+    return verdict.model_copy(update={"default_rules": config is None and found is None})
