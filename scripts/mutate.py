@@ -1271,7 +1271,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "python_gate_ignores_gate_json",
         f"{EVALS}/evaluation.py",
-        "found = gate_config_or_defaults(load_config().gate_config_path) if config is None else None",
+        "found = gate_config_or_defaults(load_config().gate_config_path)"
+        " if config is None else None",
         "found = None",
         "evals.gate ignores the project's gate.json (Python and the CLI judge by other rules)",
         tests=("packages/evals/tests/test_one_path.py",),

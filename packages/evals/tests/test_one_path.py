@@ -426,7 +426,7 @@ LENIENT = {"newly_failing_cases_max": 1, "newly_failing_checks_max": {"outcome":
     ],
 )
 def test_the_gate_applies_gate_json_else_the_built_in_rules(
-    user: Folder, gate_json: str, broken: bool, code: int, defaults: bool, route: str
+    user: Folder, gate_json: str, broken: bool, code: int, *, defaults: bool, route: str
 ) -> None:
     """From the CLI and from ``evals.gate`` alike (a newcomer's gate.json was ignored by
     ``evals.gate``, whose verdict said "no gate.json")."""
