@@ -10,7 +10,6 @@ found (a question about "closing" refused) while the hand-written cases all pass
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 from evals.cases.generate import stale_lines
+from helpers import user_code_lines
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "own_agent"
 MAX_USER_LINES = 25
@@ -73,23 +73,6 @@ except SystemExit:
 names = ("agent", "domain", "tools", "judge", "openai")
 print(json.dumps(sorted(n for n in names if n in sys.modules)))
 """
-
-
-def user_code_lines(source: str) -> list[str]:
-    """The lines of ``source`` that hold code: no blank line, comment or docstring."""
-    docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            docstrings.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-    return [
-        text
-        for number, text in enumerate(source.splitlines(), start=1)
-        if text.strip() and not text.strip().startswith("#") and number not in docstrings
-    ]
 
 
 @pytest.mark.parametrize(
