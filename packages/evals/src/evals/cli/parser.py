@@ -424,8 +424,11 @@ def _sut_option(text: str) -> tuple[str, str]:
 
 
 def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value < 1:
+    try:
+        value = int(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from e
+    if value < 1:  # one wording for 0 and -1 alike
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
     return value
 
