@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from html_reports import (
     FAILING_ID,
+    HOSTILE_GOAL,
     HOSTILE_ID,
     HOSTILE_KEY,
     HOSTILE_REASON,
@@ -144,3 +145,19 @@ def test_hostile_ids_and_replies_are_text_and_run_no_script(
     assert tab.locator("img, svg, iframe, b").count() == 0
     assert tab.evaluate("document.title").startswith("Evals report")
     assert seen == []  # no alert, no page error, no request beyond the file
+
+
+def test_a_newly_failing_check_links_to_its_case_which_shows_what_it_asked(
+    page: tuple[Any, list[str]],
+) -> None:
+    tab, seen = page
+    link = tab.locator("#baseline-diff a.jump", has_text=f"{FAILING_ID}: outcome")
+    link.click()
+    case = tab.locator(f"details.case:has(.case-id:text-is('{FAILING_ID}'))")
+    assert case.get_attribute("open") is not None
+    spec = case.locator("div.case-spec")
+    assert spec.is_visible()
+    assert HOSTILE_GOAL in spec.locator("li:has(h4:text-is('input'))").inner_text()
+    assert "timeout" in spec.locator("li:has(h4:text-is('faults'))").inner_text()
+    assert "state_kept" in spec.locator("li:has(h4:text-is('expect'))").inner_text()
+    assert seen == []  # the goal's markup ran nothing: the CSP and the escaping hold

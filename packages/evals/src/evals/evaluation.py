@@ -172,6 +172,7 @@ class Report:
             sections=sections,
             traces=self.traces,
             verdict=verdict,
+            cases=self.cases,
         )
 
 
