@@ -1394,6 +1394,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_html_report.py",),
     ),
     M(
+        "compare_steps_never_differ",
+        "evals.report.compare_html:aligned_steps",
+        "rows.append((shown_a != shown_b, shown_a, shown_b))",
+        "rows.append((False, shown_a, shown_b))",
+        "the compare page marks no step where the two runs went apart",
+        tests=("packages/evals/tests/test_compare.py",),
+    ),
+    M(
+        "compare_page_without_b_s_run",
+        "evals.report.compare_html:flip_views",
+        "b_trace=None if b is None else trace_sections(b),",
+        "b_trace=None,",
+        "the compare page shows a flipped case without B's run (what it did instead)",
+        tests=("packages/evals/tests/test_compare.py",),
+    ),
+    M(
         "defaults_overwrite_the_case",
         "evals.cases.loader:with_expect_defaults",
         "missing = {k: v for k, v in defaults.items() if k not in given}",

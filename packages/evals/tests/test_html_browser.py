@@ -161,3 +161,37 @@ def test_a_newly_failing_check_links_to_its_case_which_shows_what_it_asked(
     assert "timeout" in spec.locator("li:has(h4:text-is('faults'))").inner_text()
     assert "state_kept" in spec.locator("li:has(h4:text-is('expect'))").inner_text()
     assert seen == []  # the goal's markup ran nothing: the CSP and the escaping hold
+
+
+def test_a_compare_flip_leads_to_both_runs_side_by_side(browser: Any, project: Path) -> None:
+    import subprocess
+
+    from helpers import subprocess_pythonpath
+
+    def evals(*args: str, fail: str = "") -> int:
+        # In a process of its own: Playwright's sync API holds this thread's event loop.
+        env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(), "FAKE_SUT_FAIL": fail}
+        command = [sys.executable, "-m", "evals", *args]
+        return subprocess.run(command, cwd=project, env=env, check=False).returncode
+
+    assert evals("run", "--label", "before", "--exclude-tag", "flaky") == 0
+    assert evals("run", "--label", "after", "--exclude-tag", "flaky", fail="d01") in (0, 1)
+    assert evals("compare", "reports/before.json", "reports/after.json", "--html", "c.html") == 0
+    context = browser.new_context(java_script_enabled=True)
+    seen: list[str] = []
+    tab = context.new_page()
+    tab.on("console", lambda msg: seen.append(f"console: {msg.text}"))
+    tab.on("request", lambda req: None if req.url.startswith("file://") else seen.append(req.url))
+    try:
+        tab.goto((project / "c.html").as_uri())
+        tab.locator("#flips a", has_text="d01").click()
+        assert tab.evaluate("location.hash") == "#flip-1"
+        flip = tab.locator("section#flip-1")
+        assert flip.locator(".badge").inner_text() == "WORSE"
+        sides = flip.locator("div.side")
+        assert sides.count() == 2
+        assert "replied" in sides.nth(0).inner_text() and "escalate" in sides.nth(1).inner_text()
+        assert sides.nth(0).is_visible() and sides.nth(1).is_visible()
+        assert seen == []  # nothing loaded, nothing refused by the CSP
+    finally:
+        context.close()

@@ -66,6 +66,7 @@ from evals.metrics.summary import compute
 from evals.model.case import Case
 from evals.model.sut import load_sut
 from evals.report.compare import compare, load_side, refuse_unrelated, render
+from evals.report.compare_html import render_compare_html
 from evals.report.files import load_report, report_paths, write_reports
 from evals.report.summary import incomplete_note, render_console
 
@@ -517,6 +518,8 @@ def _compare(args: argparse.Namespace) -> int:
     text = render(comparison, args.alpha)
     if args.markdown is not None:
         write_atomic(args.markdown, text)
+    if args.html is not None:
+        write_atomic(args.html, render_compare_html(comparison, args.alpha))
     print(text, end="")
     if args.fail_on_regression and comparison.regression(args.alpha):
         return EXIT_NO

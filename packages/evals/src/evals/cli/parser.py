@@ -251,6 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--markdown", type=Path, help="also write the comparison to this file")
     p.add_argument(
+        "--html",
+        type=Path,
+        help="also write a side-by-side page to this file: flipped cases first, each with its"
+        " check flips, its steps aligned and both runs' records",
+    )
+    p.add_argument(
         "--gate-config",
         type=Path,
         help="the gate config whose hard rules B is held to (default: cases/gate.json, else"
