@@ -160,8 +160,9 @@ class Mutant:
     name: str
     """Short id."""
     where: str
-    """``package.module:qualname`` (a function, class or method), or ``package.module``
-    for the module's top level."""
+    """``package.module:qualname`` (a function, class or method), ``package.module`` for
+    the module's top level, or a path from the repository root for a file that is no
+    module (a template, a script of the page: the whole file)."""
     old: str
     """Exact text that must occur exactly once in that symbol's source."""
     new: str
@@ -173,11 +174,16 @@ class Mutant:
 
     @property
     def module(self) -> str:
-        """The module it mutates."""
+        """The module it mutates (or the file, when it names a path)."""
         return self.where.partition(":")[0]
 
     def file(self, root: Path = ROOT) -> Path:
         """The module's file under ``root`` (:class:`LookupError` when none is)."""
+        if "/" in self.where:
+            path = root / self.where
+            if not path.is_file():
+                raise LookupError(f"no file {self.where}")
+            return path
         return source_file(self.module, root)
 
     @property
@@ -192,7 +198,8 @@ class Mutant:
         """``text`` (the module's source) with the snippet replaced, inside the symbol;
         :class:`LookupError` naming what is missing when the symbol is gone or the
         snippet does not occur there exactly once."""
-        start, end = symbol_span(text, self.where.partition(":")[2])
+        symbol = "" if "/" in self.where else self.where.partition(":")[2]
+        start, end = symbol_span(text, symbol)
         found = text[start:end].count(self.old)
         if found != 1:
             raise LookupError(f"{found} occurrences of the snippet in {self.where}")
@@ -1408,6 +1415,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "b_trace=None,",
         "the compare page shows a flipped case without B's run (what it did instead)",
         tests=("packages/evals/tests/test_compare.py",),
+    ),
+    M(
+        "lazy_runs_never_rendered",
+        "packages/evals/src/evals/report/templates/report.js",
+        'if (event.target.tagName === "DETAILS" && event.target.open) { expand(event.target); }',
+        "",
+        "a case opened by a click shows nothing: its runs stay in their template",
+        tests=("packages/evals/tests/test_html_browser.py",),
+    ),
+    M(
+        "link_into_an_unrendered_case_goes_nowhere",
+        "packages/evals/src/evals/report/templates/report.js",
+        "      expand(holder.parentElement);\n",
+        "      return null;\n",
+        "a failure's link to a run not rendered yet opens nothing",
+        tests=("packages/evals/tests/test_html_browser.py",),
     ),
     M(
         "defaults_overwrite_the_case",

@@ -195,3 +195,21 @@ def test_a_compare_flip_leads_to_both_runs_side_by_side(browser: Any, project: P
         assert seen == []  # nothing loaded, nothing refused by the CSP
     finally:
         context.close()
+
+
+def test_cases_and_runs_are_rendered_only_when_opened(page: tuple[Any, list[str]]) -> None:
+    """A page of 20,000 runs must paint at once: a case's block and its runs wait in an
+    inert template until the case is opened (by a click, a link, or "open all")."""
+    tab, seen = page
+    assert tab.locator("details.run").count() == 0  # nothing of any run in the page yet
+    assert tab.locator("template.lazy").count() == 3  # one per case
+    case = tab.locator(f"details.case:has(.case-id:text-is('{PASSING_ID}'))")
+    case.locator("summary").click()
+    run = case.locator("details.run")
+    assert run.count() == 1 and run.locator("table.checks").count() == 0  # the run: closed
+    run.locator("summary").click()
+    assert run.locator("table.checks tr").count() > 1
+    tab.click("#expand")
+    assert tab.locator("template.lazy").count() == 0
+    assert tab.locator("details.run").count() == 3
+    assert seen == []
