@@ -12,7 +12,6 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from evals._text import id_problem
-from evals.model.run import StepStatus
 
 Split = Annotated[str, Field(min_length=1)]
 """A split: any non-empty name (``dev``, ``test``, ``train`` …). Which splits a project
@@ -64,10 +63,11 @@ class Expect(BaseModel):
     """Phrases the reply must not contain."""
     dispatched: list[str] | None = None
     """The set of roles that must be dispatched (order does not matter)."""
-    statuses: dict[str, list[StepStatus]] | None = None
+    statuses: dict[str, list[str]] | None = None
     """Per role, how each task dispatched to it ended, in order (``{"logistics_agent":
     ["invalid_output", "ok"]}``: one retry that worked); roles not named are not
-    checked."""
+    checked. The words are the system's (a project declares them:
+    ``case_rules.step_statuses``)."""
     blocked_attempts: int | None = Field(default=None, ge=0)
     """How many unauthorized attempts must be made and blocked."""
     max_tasks: int | None = Field(default=None, ge=0)
