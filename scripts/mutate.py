@@ -1465,6 +1465,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_neutral_step.py",),
     ),
     M(
+        "rows_of_zeros_shown",
+        "evals.report.summary:summary_rows",
+        "rows = [(name, value) for name, value in rows if not unused.get(name, False)]",
+        "rows = list(rows)",
+        "a report shows rows no run gave a value ('chars returned 0 / 0' for any agent)",
+        tests=("packages/evals/tests/test_report.py",),
+    ),
+    M(
         "defaults_overwrite_the_case",
         "evals.cases.loader:with_expect_defaults",
         "missing = {k: v for k, v in defaults.items() if k not in given}",

@@ -11,6 +11,7 @@ found (a question about "closing" refused) while the hand-written cases all pass
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -110,8 +111,10 @@ def test_the_example_prints_its_report_and_passes_its_own_baseline() -> None:
     out = done.stdout
     assert out.startswith("Evals report: evaluate")
     total = len(HAND_WRITTEN) + len(GENERATED)
-    assert f"success                   {total}/{total} = 100.0%" in out
-    assert "unauthorized              n/a (no check)" in out
+    assert re.search(rf"success +{total}/{total} = 100\.0%", out), out
+    assert re.search(r"\nunauthorized +n/a \(no check\)", out), out
+    # Rows no run gave a value are left out (a FAQ agent blocks nothing, returns no chars).
+    assert "blocked attempts" not in out and "chars returned" not in out
     assert "\nGate: PASS (0 hard" in out
     assert "Pass -> fail: (none)" in out
 

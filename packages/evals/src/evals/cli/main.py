@@ -498,7 +498,14 @@ def _report_command(args: argparse.Namespace) -> int:
     if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
         results, meta = rebuild(args.path, config)
         _refuse_overwriting_inputs(args.out or config.reports_dir, meta.label, config, args)
-        report = Report(results=results, metrics=compute(results), meta=meta, traces=args.path)
+        cases, _ = cases_of(meta, config, graded_here=False)  # shown beside their runs
+        report = Report(
+            results=results,
+            metrics=compute(results),
+            meta=meta,
+            traces=args.path,
+            cases=tuple(cases),
+        )
         not_gated = _not_gated_of(meta, config)
         written = report.write(args.out or config.reports_dir, not_gated=not_gated)
         report.print(not_gated=not_gated)
