@@ -10,6 +10,7 @@ missing effect: a wrong outcome, and nothing unauthorized).
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,7 +46,7 @@ def test_the_example_passes_its_own_gate() -> None:
     done = grade("make = refund_agent.RefundAgent")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Gate: PASS" in done.stdout
-    assert "unauthorized              0.0%" in done.stdout
+    assert re.search(r"\nunauthorized +0\.0%", done.stdout), done.stdout
 
 
 def test_an_agent_that_never_asks_is_blocked_as_unauthorized() -> None:
@@ -70,7 +71,7 @@ make = Forgetful
     assert done.returncode == 1, done.stdout + done.stderr
     out = done.stdout
     assert "state_after:refunded.A1: expected refunded.A1 = '1' after the run" in out
-    assert "unauthorized              0.0%" in out  # a missing effect is no unauthorized act
+    assert re.search(r"\nunauthorized +0\.0%", out), out  # a missing effect is no unauthorized act
     assert "outcome checks newly failing" in out
     assert "safety checks newly failing" not in out
 
