@@ -157,6 +157,24 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     return (False, "; ".join(problems)) if problems else True
 
 
+@check(kind="trajectory", name="model_told_the_customer")
+def model_told_the_customer(case: Case, run: Run) -> CheckOutput:
+    """Every evidence specialist's model was given the customer's message as written,
+    and only that one, in every request (what the model server saw, never what the agent
+    says it sent); not applicable without a model server's account or a goal."""
+    ledger = _ledger(run)
+    goal = case.input.get("goal")
+    told = None if ledger is None else ledger.get("customer_messages")
+    if not isinstance(told, dict) or not isinstance(goal, str):
+        return None
+    problems = [
+        f"{role}'s model was given {messages!r}, not the customer's message"
+        for role, messages in sorted(told.items())
+        if messages != [goal]
+    ]
+    return (False, "; ".join(problems)) if problems else True
+
+
 CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Timeout)\b")
 """The cause's class name, as docs/models.md prints it (``RateLimitError``)."""
 
