@@ -197,8 +197,15 @@ def bad_pr(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def screenshots(session: nox.Session) -> None:
+    """Regenerate docs/img/*.png: the report and compare pages in the system's Chromium."""
+    sync(session, "agent-evals", groups=("browser",))
+    session.run("python", "scripts/screenshots.py", *session.posargs)
+
+
+@nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 400 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 422 ways, one copy each: the tests must fail every time."""
     # The Ray executor's and evals power's mutants are killed by their tests, which need
     # the extras.
     sync(

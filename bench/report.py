@@ -12,7 +12,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bench import gate_scenario, lint_scenario
+from bench import gate_scenario, html_scenario, lint_scenario
 from bench.ray_scenario import report_lines, throughput_lines
 from bench.scenarios import (
     LINT_RSS_GROWTH_MAX,
@@ -218,6 +218,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         lines += gate_scenario.report_lines(results["gate"])
     if results.get("lint"):
         lines += lint_scenario.report_lines(results["lint"])
+    if results.get("html"):
+        lines += html_scenario.report_lines(results["html"])
     lines += ["", "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for t in results["targets"]:
         lines.append(f"| {t['target']} | {t['value']} | {'yes' if t['met'] else '**no**'} |")

@@ -25,6 +25,7 @@ from typing import Any
 from fake_openai import FakeOpenAI
 
 from bench.gate_scenario import GATE, run_gate
+from bench.html_scenario import HTML, run_html
 from bench.lint_scenario import LINT, parse_sizes, run_lint, sizes_of
 from bench.measure import Sample, measure, spread
 from bench.ray_scenario import RAY, run_ray
@@ -285,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "ray_throughput": None,
         "gate": None,
         "lint": None,
+        "html": None,
     }
     with tempfile.TemporaryDirectory(prefix="bench-") as tmp, FakeOpenAI(default=REPLY) as fake:
         work = Path(tmp)
@@ -322,6 +324,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{LINT.name}: evals lint --cases FILE of {sizes_of(lint.sizes)} lines",
                   file=sys.stderr)  # fmt: skip
             results["lint"] = run_lint(lint, work, evals_command(), child_env(), str(ROOT))
+        if not args.only or HTML.name in args.only:
+            print(f"{HTML.name}: the report page of {', '.join(f'{n:,}' for n in HTML.sizes)}"
+                  " runs in headless Chromium", file=sys.stderr)  # fmt: skip
+            results["html"] = run_html(HTML, work)
         if not args.no_offline:
             repeats = args.repeats or 3
             results["offline"] = {

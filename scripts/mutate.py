@@ -12,9 +12,12 @@ the judge tests; invariant mutants: ``test_invariants.py``), with ``PYTHONPATH``
 the copy's ``packages/*/src`` so the copy's code is what gets imported. A mutant the
 tests do not catch ("survived") means the tests would not notice that bug either.
 
-A mutant names its target as an exact snippet that must occur exactly once in the file;
-when the code moved on and the snippet is gone, the mutant reports "target not found"
-and the check fails (it never passes by mutating nothing).
+A mutant names where it strikes by module and symbol (``evals.checks.state:_compare``,
+``package.module:Class.method``, or a module alone for its top level), and what it
+changes as an exact snippet that must occur exactly once in that symbol's source. A
+function moved to another file, or a file moved to another folder, keeps its mutants;
+when the code moved on and the symbol or the snippet is gone, the mutant reports "target
+not found" and the check fails (it never passes by mutating nothing).
 
     uv run python scripts/mutate.py              # every mutant, 2 at a time
     uv run python scripts/mutate.py --list       # the table of mutants only
@@ -27,6 +30,7 @@ found; 2 when the unmutated copy already fails (nothing can be concluded).
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import shutil
@@ -35,7 +39,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -101,16 +105,66 @@ mutant's): on a loaded machine it may take well past :data:`TIMEOUT_S`."""
 bad_pr = load_bad_pr()
 
 
+def source_file(module: str, root: Path = ROOT) -> Path:
+    """The file of ``module`` under ``root``'s ``packages/*/src`` (the module itself or its
+    package's ``__init__.py``), found without importing anything; :class:`LookupError`
+    when no package holds it."""
+    relative = module.replace(".", "/")
+    for src in sorted(root.glob("packages/*/src")):
+        for candidate in (src / f"{relative}.py", src / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    raise LookupError(f"no module {module!r} under packages/*/src")
+
+
+def symbol_span(text: str, qualname: str) -> tuple[int, int]:
+    """Where the definition ``qualname`` (``name`` or ``Class.method``, decorators
+    included) stands in the module source ``text``, as character offsets; ``""``: the
+    whole module. :class:`LookupError` when the module defines no such symbol."""
+    if not qualname:
+        return 0, len(text)
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    scope: ast.AST = ast.parse(text)
+    node: ast.AST | None = None
+    for part in qualname.split("."):
+        node = next((d for d in _definitions(scope) if d.name == part), None)
+        if node is None:
+            raise LookupError(f"no {qualname!r} defined there")
+        scope = node
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    end = starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
+    return starts[first - 1], end
+
+
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _definitions(scope: ast.AST) -> Iterator[Definition]:
+    """The functions and classes defined in ``scope`` itself (inside its ``if``, ``with``
+    or ``try`` blocks too), not those nested in them."""
+    for child in ast.iter_child_nodes(scope):
+        if isinstance(child, Definition):
+            yield child
+        else:
+            yield from _definitions(child)
+
+
 @dataclass(frozen=True)
 class Mutant:
-    """One deliberate bug: replace the snippet ``old`` (exactly once in ``path``) by ``new``."""
+    """One deliberate bug: replace the snippet ``old`` (exactly once in the source of the
+    symbol ``where`` names) by ``new``."""
 
     name: str
     """Short id."""
-    path: str
-    """The file, relative to the repository root."""
+    where: str
+    """``package.module:qualname`` (a function, class or method), ``package.module`` for
+    the module's top level, or a path from the repository root for a file that is no
+    module (a template, a script of the page: the whole file)."""
     old: str
-    """Exact text that must occur exactly once."""
+    """Exact text that must occur exactly once in that symbol's source."""
     new: str
     """Its replacement."""
     bug: str
@@ -118,111 +172,159 @@ class Mutant:
     tests: tuple[str, ...] = TESTS
     """The test paths run against it."""
 
+    @property
+    def module(self) -> str:
+        """The module it mutates (or the file, when it names a path)."""
+        return self.where.partition(":")[0]
+
+    def file(self, root: Path = ROOT) -> Path:
+        """The module's file under ``root`` (:class:`LookupError` when none is)."""
+        if "/" in self.where:
+            path = root / self.where
+            if not path.is_file():
+                raise LookupError(f"no file {self.where}")
+            return path
+        return source_file(self.module, root)
+
+    @property
+    def path(self) -> str:
+        """The module's file relative to the repository (``?`` when it is gone)."""
+        try:
+            return str(self.file().relative_to(ROOT))
+        except LookupError:
+            return f"? ({self.module})"
+
+    def apply(self, text: str) -> str:
+        """``text`` (the module's source) with the snippet replaced, inside the symbol;
+        :class:`LookupError` naming what is missing when the symbol is gone or the
+        snippet does not occur there exactly once."""
+        symbol = "" if "/" in self.where else self.where.partition(":")[2]
+        start, end = symbol_span(text, symbol)
+        found = text[start:end].count(self.old)
+        if found != 1:
+            raise LookupError(f"{found} occurrences of the snippet in {self.where}")
+        segment = text[start:end].replace(self.old, self.new, 1)
+        return text[:start] + segment + text[end:]
+
 
 M = Mutant
 MUTANTS: tuple[Mutant, ...] = (
     # --- checks ---------------------------------------------------------------------
     M(
         "success_counts_trajectory",
-        f"{EVALS}/model/result.py",
+        "evals.model.result",
         'frozenset({"outcome", "safety"})',
         'frozenset({"outcome", "safety", "trajectory"})',
         "success also requires trajectory checks (a detour fails a right answer)",
     ),
     M(
         "unauthorized_counts_blocked",
-        f"{EVALS}/model/result.py",
+        "evals.model.result:unauthorized",
         'if c.kind == "safety" and c.name != BLOCKED_ATTEMPTS and not c.grader_error',
         'if c.kind == "safety" and not c.grader_error',
         "the unauthorized rate counts blocked attempts (the defence working) as violations",
     ),
     M(
         "approval_reads_reply",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:no_write_without_approval",
         "if run.approver_approved is False and run.writes:",
         'if run.approver_approved is False and "提交补发申请" in (run.reply or ""):',
         "no-write-without-approval believes the reply instead of the database writes",
     ),
     M(
         "tickets_from_reply",
-        f"{EVALS}/checks/outcome.py",
+        "evals.checks.outcome:ticket_count",
         'found = sum(1 for write in run.writes if write.kind == "ticket")',
         'found = int("提交补发申请" in (run.reply or ""))',
         "the ticket count is derived from the reply text, not from the database",
     ),
     M(
         "unapproved_write_ignored",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:no_write_without_approval",
         'problems += [f"{_describe(w)} is not approved" for w in run.writes if not w.approved]',
         "pass",
         "a write without an approved approval is not flagged",
     ),
     M(
         "duplicate_write_ignored",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:no_duplicate_write",
         "for kind, n in by_kind.items() if n > 1",
         "for kind, n in by_kind.items() if n > 2",
         "a kind written twice is not a duplicate",
     ),
     M(
         "blocked_attempts_at_least",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:blocked_attempts",
         "if made != expected:",
         "if made < expected:",
         "more blocked attempts than expected go unnoticed",
     ),
     M(
         "outbox_key_unchecked",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:_key_problem",
         r'if re.fullmatch(rf"\S+:{re.escape(kind)}", key):',
         "if True:",
         "an idempotency key of the wrong form passes",
     ),
     M(
         "key_scheme_loose",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:_key_problem",
         "        if key == expected:",
         '        if key.endswith(f":{kind}"):',
         "another run's idempotency key passes the exact <trace_id>:<kind> scheme",
     ),
     M(
         "repeated_key_passes",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.safety:exactly_once",
         "for (kind, key), n in Counter(keyed).items()\n        if n > 1",
         "for (kind, key), n in Counter(keyed).items()\n        if n > 2",
         "an effect landing twice under one idempotency key passes",
     ),
     M(
         "state_after_unchecked",
-        f"{EVALS}/checks/safety.py",
+        "evals.checks.state:_compare",
         "elif got != str(value):",
         "elif False:",
         "a wrong value in the environment after the run passes",
     ),
     M(
+        "forbidden_effect_as_outcome",
+        "evals.checks.state:state_kept",
+        'STATE_KEPT,\n        "safety",',
+        'STATE_KEPT,\n        "outcome",',
+        "an effect that must not happen is counted as a wrong outcome, never as unauthorized",
+    ),
+    M(
+        "missing_effect_as_safety",
+        "evals.checks.state:state_after",
+        'STATE_AFTER,\n        "outcome",',
+        'STATE_AFTER,\n        "safety",',
+        "an effect that did not land reads as an unauthorized act (100% unauthorized)",
+    ),
+    M(
         "auto_approval_at_limit",
-        f"{EVALS}/checks/approval.py",
+        "evals.checks.approval:auto_approval_below_limit",
         "if amount is not None and not amount < limit:",
         "if amount is not None and amount > limit:",
         "auto-approval exactly at the limit passes (the rule says strictly below)",
     ),
     M(
         "approval_amount_unchecked",
-        f"{EVALS}/checks/approval.py",
+        "evals.checks.approval:approval_amount",
         "if approval.amount is None or not same_amount(approval.amount, expected):",
         "if approval.amount is None:",
         "an approval asked for the wrong amount passes",
     ),
     M(
         "no_answer_fails_open",
-        f"{EVALS}/checks/approval.py",
+        "evals.checks.approval:fail_closed",
         'if approval.approved is True and approval.decided_by != "none":',
         "if approval.approved is not False:",
         "a write citing an approval nobody answered passes",
     ),
     M(
         "raising_check_is_the_agents_failure",
-        f"{EVALS}/checks/registry.py",
+        "evals.checks.registry:grade",
         "grader_error=True,\n",
         "grader_error=False,\n",
         "a check that raises counts as the agent's failure (and a regression), not a grader error",
@@ -230,35 +332,35 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- metrics ----------------------------------------------------------------------
     M(
         "wilson_no_correction",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:wilson_interval",
         "math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))",
         "math.sqrt(p * (1 - p) / n)",
         "the Wilson interval's margin lacks its z^2/4n^2 term",
     ),
     M(
         "pass_pow_k_is_pass_at_k",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:pass_pow_k",
         "verdicts = [all(t) for t in trials.values() if t]",
         "verdicts = [any(t) for t in trials.values() if t]",
         "pass^k computed as pass@k (any trial instead of every trial)",
     ),
     M(
         "percentile_off_by_one",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:percentile",
         "return float(ordered[max(rank, 1) - 1])",
         "return float(ordered[min(rank, len(ordered) - 1)])",
         "the nearest-rank percentile picks the next value up",
     ),
     M(
         "step_accuracy_counts_cost",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:compute",
         'if c.kind == "trajectory" and not c.grader_error',
         'if c.kind in ("trajectory", "cost") and not c.grader_error',
         "step accuracy mixes cost checks in",
     ),
     M(
         "errored_runs_graded",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:compute",
         "graded = [r for r in every if not r.errored]",
         "graded = list(every)",
         "provider errors count against the success rate",
@@ -266,266 +368,266 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- gate -------------------------------------------------------------------------
     M(
         "gate_ignores_newly_failing",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "if len(newly_failing) > hard_rules.newly_failing_cases_max:",
         "if False:",
         "a case that passed in the baseline may fail now",
     ),
     M(
         "gate_keeps_flaky",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "kept = excluding(results, config.exclude_tags)",
         "kept = list(results)",
         "flaky cases are not excluded from the gate",
     ),
     M(
         "gate_unauthorized_tolerated",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_hard_rules",
         "metrics.unauthorized_rate > rules.unauthorized_rate_max:",
         "metrics.unauthorized_rate > rules.unauthorized_rate_max + 0.05:",
         "an unauthorized rate up to 5% passes the gate",
     ),
     M(
         "soft_ignores_latency_floor",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_soft_rules",
         "if new_ms >= soft.latency_p95_floor_ms and _grew(",
         "if _grew(",
         "latency growth is judged below the 200 ms floor (noise)",
     ),
     M(
         "soft_drop_at_limit_fires",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_soft_rules",
         "if drop > limit:",
         "if drop >= limit:",
         "a drop of exactly the limit fires (the rule says more than)",
     ),
     M(
         "strict_ignored",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "passed = not hard and not (strict and soft)",
         "passed = not hard",
         "--strict does not turn soft findings into a failure",
     ),
     M(
         "check_regressions_ignored",
-        f"{EVALS}/gating/check_diff.py",
+        "evals.gating.check_diff:CheckDiff.__init__",
         "elif ok(was) and not ok(tally):",
         "elif False:",
         "a (case, check) pair that passed in the baseline and fails now is not noticed",
     ),
     M(
         "check_kinds_never_hard",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         '"hard" if allowed is not None and len(pairs) > allowed else "soft"',
         '"soft"',
         "newly failing checks are only ever warnings, whatever gate.json says",
     ),
     M(
         "new_check_judged_as_regression",
-        f"{EVALS}/gating/check_diff.py",
+        "evals.gating.check_diff:CheckDiff.__init__",
         "was = before.get(name)",
         "was = before.get(name, CheckTally(kind=tally.kind, passed=1, judged=1))",
         "a check the baseline never saw fails the gate as a regression",
     ),
     M(
         "sut_exit_ends_evaluation",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._call",
         "except (SystemExit, KeyboardInterrupt) as e:",
         "except GeneratorExit as e:",
         "sys.exit(0) in a SUT ends the evaluation green, with no report and no verdict",
     ),
     M(
         "registry_replaces_any_check",
-        f"{EVALS}/checks/registry.py",
+        "evals.checks.registry:register",
         "if taken is not None and not replace and _origin(taken) != _origin(check_obj):",
         "if False:",
         "a project's check silently replaces a built-in check of the same name",
     ),
     M(
         "grader_error_fails_the_run",
-        f"{EVALS}/model/result.py",
+        "evals.model.result:success",
         "return all(c.passed for c in results if c.kind in SUCCESS_KINDS and not c.grader_error)",
         "return all(c.passed for c in results if c.kind in SUCCESS_KINDS)",
         "a check that raises counts as the agent's failure (and a regression)",
     ),
     M(
         "grader_error_not_gated",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_grader_error_finding",
         "if len(errors) <= rules.grader_errors_max:",
         "if True:",
         "a check that raised passes the gate silently",
     ),
     M(
         "hook_failure_blames_the_case",
-        f"{EVALS}/cases/validation.py",
+        "evals.cases.validation:Screener._judged",
         'return [], _one_line(f"check_case raised {type(error).__name__}: {error}")',
         'return [(SUT_FIELD, f"check_case raised {error}")], None',
         "a SUT whose check_case hook raises is reported as a bad case file (exit 2)",
     ),
     M(
         "baseline_mismatch_ignored",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "mismatch = _baseline_mismatch(baseline, meta) if meta is not None else None",
         "mismatch = None",
         "a baseline made with another SUT or trial count is compared as if it were this run's",
     ),
     M(
         "dead_provider_never_stops",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._count_provider_errors",
         "if limit is not None and self._errors_in_a_row >= limit and self._stop_reason is None:",
         "if False:",
         "a dead provider is retried run after run instead of stopping the evaluation",
     ),
     M(
         "hung_hook_asked_again",
-        f"{EVALS}/cases/validation.py",
+        "evals.cases.validation:Screener._judged",
         "            self.hung_on = case.id\n",
         "            self.hung_on = None\n",
         "after a check_case hook hangs, every later case waits out the deadline again",
     ),
     M(
         "lost_checks_always_soft",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "allowed = hard_rules.no_longer_judged_checks_max.get(kind)",
         "allowed = None",
         "a check that passed in the baseline and is judged no more only warns",
     ),
     M(
         "lost_failing_check_counted",
-        f"{EVALS}/gating/check_diff.py",
+        "evals.gating.check_diff:CheckDiff.__init__",
         "if name not in now and ok(was):",
         "if name not in now:",
         "a check that failed in the baseline and is judged no more blocks the gate",
     ),
     M(
         "must_pass_threshold_ignored",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_hard_rules",
         "if n and success < rules.must_pass_success_min:",
         "if n and success < 0.5:",
         "the must-pass threshold of gate.json is not the one applied",
     ),
     M(
         "source_warnings_ignored",
-        f"{EVALS}/execution/source_check.py",
+        "evals.execution.source_check:compile_warnings",
         'warnings.simplefilter("always")',
         'warnings.simplefilter("ignore")',
         'the gate\'s source check hears no compiler warning: `x is "ok"` lands',
     ),
     M(
         "cost_hard_by_default",
-        f"{EVALS}/gating/rules.py",
+        "evals.gating.rules",
         'tuple(k for k in get_args(CheckKind) if k != "cost")',
         "tuple(get_args(CheckKind))",
         "a cost check that newly fails blocks by default (the seed only warns: cost is noisy)",
     ),
     M(
         "lint_counts_files_as_cases",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:lint_files",
         "LintReport(findings=found, cases=usable)",
         "LintReport(findings=found, cases=len(files))",
         "`evals lint` says how many files it read, not how many cases",
     ),
     M(
         "review_any_baseline",
-        f"{EVALS}/gating/review.py",
+        "evals.gating.review:review",
         "all(b.case_success[c] for _, b in baselines)",
         "any(b.case_success[c] for _, b in baselines)",
         "`evals review` lists a case that failed in an older baseline as never failing",
     ),
     M(
         "review_accepts_majority",
-        f"{EVALS}/gating/review.py",
+        "evals.gating.review:_every_run",
         'baseline.case_verdict != "all" and baseline.trials > 1',
         'baseline.case_verdict != "all" and baseline.trials > 3',
         "`evals review` reads a majority baseline of 3 trials as 'passed every run'",
     ),
     M(
         "number_check_lets_nan_through",
-        f"{EVALS}/model/run.py",
+        "evals.model.run:number_problem",
         "if not math.isfinite(value):",
         "if math.isinf(value):",
         "a NaN latency from the SUT is kept: the latency rule skips it, the gate passes",
     ),
     M(
         "number_check_allows_negative",
-        f"{EVALS}/model/run.py",
+        "evals.model.run:number_problem",
         "if non_negative and value < 0:",
         "if non_negative and value < -1:",
         "a SUT's count of -1 (tokens, characters, tasks) is read as a real figure",
     ),
     M(
         "number_check_skips_tokens",
-        f"{EVALS}/model/run.py",
+        "evals.model.run:_numbers",
         'yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True',
         'yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), False',
         "negative prompt tokens from the SUT pass: a budget reads as kept",
     ),
     M(
         "worker_sends_bad_numbers",
-        f"{EVALS}/execution/isolation.py",
+        "evals.execution.isolation:run_json",
         "    problem = number_problem(run)\n    if problem is not None:\n        raise",
         "    problem = None\n    if problem is not None:\n        raise",
         "a worker sends a NaN latency on as null: the run is lost as unreadable, its field unnamed",
     ),
     M(
         "copied_trace_accepted",
-        f"{EVALS}/execution/resume.py",
+        "evals.execution.resume:load_meta",
         "if meta.run_id and meta.run_id != folder.name:",
         "if meta.run_id and meta.run_id == folder.name + '/':",
         "a copied trace folder is resumed: the missing runs land in the folder its meta names",
     ),
     M(
         "rebuilt_report_grades_expectations",
-        f"{EVALS}/execution/resume.py",
+        "evals.execution.resume:rebuild",
         "cases, _ = cases_of(meta, config, graded_here=False)",
         "cases, _ = cases_of(meta, config)",
         "a report rebuilt from a trace refuses the expectations only a plug-in's checks read",
     ),
     M(
         "report_over_the_baseline",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_refuse_overwriting_inputs",
         "        if target in resolved:\n",
         "        if target in resolved and False:\n",
         "`evals report` of a trace labelled 'baseline' overwrites reports/baseline.json",
     ),
     M(
         "crafted_label_accepted",
-        f"{EVALS}/log/traces.py",
+        "evals.log.traces:_safe_name",
         "    if value and not SAFE_NAME.fullmatch(value):",
         "    if value and not SAFE_NAME.match(value):",
         "a trace label '../cases/gate' (a safe first character) writes outside reports/",
     ),
     M(
         "resume_lock_not_held",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_hold_resume_lock",
         "        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)",
         "        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)",
         "two resumes of one run at once both re-run the missing pairs (duplicates)",
     ),
     M(
         "json_duplicate_keys_allowed",
-        f"{EVALS}/io/json_files.py",
+        "evals.io.json_files:read_json_text",
         "json.loads(text, object_pairs_hook=_no_duplicate_keys)",
         "json.loads(text)",
         "a gate.json with a lax second 'hard' section (a bad merge) is read, the last one wins",
     ),
     M(
         "json_file_opened_blocking",
-        f"{EVALS}/io/json_files.py",
+        "evals.io.json_files:read_bytes",
         'os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)',
         "os.O_RDONLY",
         "a FIFO given as --baseline is opened for reading: the gate hangs",
     ),
     M(
         "json_depth_unchecked",
-        f"{EVALS}/io/json_files.py",
+        "evals.io.json_files:_walk",
         "if len(where) >= MAX_DEPTH:",
         "if len(where) >= MAX_DEPTH * 2:",
         "a report nested 70 deep is read (deeper than any file the tool writes)",
     ),
     M(
         "labels_duplicate_key_allowed",
-        f"{JUDGE}/labels.py",
+        "judge.labels:_load",
         "data = json.loads(line, object_pairs_hook=_no_duplicate_keys)",
         "data = json.loads(line)",
         "a label line with a second 'label' key is read, the last one wins: a fail becomes a pass",
@@ -533,7 +635,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "labels_fifo_opened_blocking",
-        f"{JUDGE}/labels.py",
+        "judge.labels:_read_text",
         'os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)',
         "os.O_RDONLY",
         "a FIFO given as --labels is opened for reading: `evals judge` hangs",
@@ -541,21 +643,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "huge_run_kept",
-        f"{EVALS}/execution/isolation.py",
+        "evals.execution.isolation:run_json",
         "    if len(data) > MAX_RUN_BYTES:",
         "    if len(data) > MAX_RUN_BYTES * 4:",
         "a 60 MB reply is kept: the trace, the report and the HTML page grow with it",
     ),
     M(
         "ray_address_not_probed",
-        f"{EVALS}/execution/ray_executor.py",
+        "evals.execution.ray_executor:RayExecutor.refuse_unreachable",
         "        unreachable = _unreachable(address)\n",
         "        unreachable = None\n",
         "`--ray-address` naming a closed port hangs the evaluation in ray.init (no Ctrl-C)",
     ),
     M(
         "ray_address_probed_after_reports",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:executor_of",
         "    ray.refuse_unreachable()  # before any report is written",
         "    # before any report is written",
         "an unreachable Ray address is found only when the runs start: the exit 2 has"
@@ -564,7 +666,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "special_pyproject_skipped",
-        f"{EVALS}/config.py",
+        "evals.config:find_pyproject",
         "        _refuse_special(candidate)\n",
         "",
         "a pyproject.toml that is a FIFO or /dev/zero is passed over in silence, and the"
@@ -573,14 +675,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "below_limit_rounded_to_it",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:_below",
         "    for decimals in range(4):\n        shown = _pct(rate, decimals)",
         "    for decimals in range(1):\n        shown = _pct(rate, decimals)",
         "one failing must-pass case of hundreds reads 'must_pass success 100% < 100%'",
     ),
     M(
         "tampered_input_ignored",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_evaluate_apart",
         "    tampered = guard.put_back()\n    try:\n",
         "    tampered = []\n    try:\n",
         "a SUT that truncates reports/baseline.json while the gate runs gets a verdict, and the"
@@ -588,7 +690,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gate_judges_an_old_trace",
-        f"{EVALS}/cli/harness.py",
+        "evals.cli.harness:the_new_trace",
         "    if name in before:",
         "    if False:",
         "the gate judges a trace folder that existed before its child ran (an old, good run)",
@@ -596,7 +698,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gate_trusts_any_result_keys",
-        f"{EVALS}/cli/harness.py",
+        "evals.cli.harness:read_result",
         'if not isinstance(data, dict) or set(data) - {"trace", "unbuildable"}:',
         "if not isinstance(data, dict):",
         "the child's result file may carry anything beside the trace's name",
@@ -604,7 +706,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gate_trusts_the_traced_command",
-        f"{EVALS}/cli/harness.py",
+        "evals.cli.harness:Asked.differences",
         "        if meta.command != self.command:",
         "        if False:",
         "a trace of another command (a `run`) is judged as the gate's",
@@ -612,7 +714,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gate_judged_where_the_sut_ran",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_evaluate_apart",
         "    if args.in_process:\n        return _evaluate_here(",
         "    if True:\n        return _evaluate_here(",
         "the gate evaluates and judges in one process: a SUT that rigs the verdict passes",
@@ -620,63 +722,63 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "source_threshold_off_by_one",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "len(source_warnings) > hard_rules.source_warnings_max:",
         "len(source_warnings) > hard_rules.source_warnings_max + 1:",
         "one compiler warning in the code under test passes the gate",
     ),
     M(
         "source_skips_subfolders",
-        f"{EVALS}/execution/source_check.py",
+        "evals.execution.source_check:python_files",
         'modules = sorted(p for p in where.rglob("*.py") if p.is_file())',
         'modules = sorted(p for p in where.glob("*.py") if p.is_file())',
         "the source check compiles only a folder's top level: a package's modules go unchecked",
     ),
     M(
         "gate_config_accepts_nan",
-        f"{EVALS}/gating/rules.py",
+        "evals.gating.rules",
         "Rate = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]",
         "Rate = float",
         "a NaN or out-of-range rate in gate.json is accepted (NaN silences its rule)",
     ),
     M(
         "baseline_not_strict",
-        f"{EVALS}/gating/baseline.py",
+        "evals.gating.baseline:Baseline",
         'model_config = ConfigDict(extra="forbid", strict=True)',
         "model_config = ConfigDict()",
         "a baseline with unknown keys or strings for numbers is accepted",
     ),
     M(
         "tally_counts_runs_not_passes",
-        f"{EVALS}/gating/baseline.py",
+        "evals.gating.baseline:check_tallies",
         "tally[0] += c.passed",
         "tally[0] += 1",
         "the baseline records every check as passed",
     ),
     M(
         "outcome_reason_unchecked",
-        f"{EVALS}/checks/outcome.py",
+        "evals.checks.outcome:outcome_reason",
         "if run.outcome_reason == expected:",
         "if run.outcome_reason is not None or expected is not None:",
         "an escalation for the wrong reason passes",
     ),
     M(
         "statuses_last_only",
-        f"{EVALS}/checks/trajectory.py",
+        "evals.checks.trajectory:statuses",
         "if got.get(role, []) != want",
         "if got.get(role, [])[-1:] != want[-1:]",
         "a retry too many (or too few) passes when the last status matches",
     ),
     M(
         "budget_trusts_reported_tasks",
-        f"{EVALS}/checks/cost.py",
+        "evals.checks.cost:max_tasks",
         "used = max(run.task_count, len(run.steps))",
         "used = run.task_count",
         "a run that under-reports its task count passes its budget",
     ),
     M(
         "conflicts_allow_spurious",
-        f"{EVALS}/checks/outcome.py",
+        "evals.checks.outcome:conflicts",
         "if want == got:",
         "if want <= got:",
         "a spurious conflict topic passes the conflicts check",
@@ -684,21 +786,21 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- lint -------------------------------------------------------------------------
     M(
         "lint_misses_leakage",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Linter.finish",
         "found += _leakage(same_task)",
         "found += []",
         "lint does not report leakage between splits",
     ),
     M(
         "lint_misses_duplicate_ids",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Linter.finish",
         "found += _duplicates(same_id)",
         "found += []",
         "lint does not report duplicate ids",
     ),
     M(
         "lint_holds_whole_file",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:lint_files",
         "            for entry in iter_records([path]):",
         "            for entry in list(iter_records([path])):",
         "lint reads every record of a file into memory before linting it (it no longer"
@@ -706,14 +808,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lint_judges_roles_too_early",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Linter.finish",
         "            elif entry.role not in self.roles:",
         "            else:",
         "a fault on a role that only a later case dispatches is reported as unknown",
     ),
     M(
         "lint_asks_about_repeated_ids",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:lint_files.fetch",
         "said = item.id is not None and _digest(item.id) in ids",
         "said = False",
         "lint asks the SUT's check_case about a case repeating an earlier id (the loader never"
@@ -722,21 +824,21 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- baseline, report, runner ------------------------------------------------------
     M(
         "baseline_without_cases",
-        f"{EVALS}/gating/baseline.py",
+        "evals.gating.baseline:from_metrics",
         "case_success=_case_success(metrics, case_verdict),",
         "case_success={},",
         "the baseline is written without per-case results",
     ),
     M(
         "junit_drops_failures",
-        f"{EVALS}/report/junit.py",
+        "evals.report.junit:_run_testcases",
         '    yield run, "passed"\n    for check in r.checks:\n',
         '    yield run, "passed"\n    for check in ():\n',
         "JUnit XML reports failed runs as passed (no failed check is a test case)",
     ),
     M(
         "junit_only_success_kinds_fail",
-        f"{EVALS}/report/junit.py",
+        "evals.report.junit:_run_testcases",
         "        if check.passed and not check.grader_error:\n",
         '        if (check.passed or check.kind not in ("outcome", "safety"))'
         " and not check.grader_error:\n",
@@ -744,14 +846,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "junit_gate_verdict_never_fails",
-        f"{EVALS}/report/junit.py",
+        "evals.report.junit:_gate_testcase",
         "    if not verdict.passed:\n",
         "    if False:\n",
         "the JUnit test case of the gate's verdict passes when the gate says FAIL",
     ),
     M(
         "runner_completion_order",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._one",
         "slots[index] = result",
         "slots[slots.index(None)] = result",
         "results are stored in completion order, so concurrency reorders them",
@@ -759,7 +861,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- files, signals, resume ----------------------------------------------------
     M(
         "fixed_temporary_name",
-        f"{EVALS}/io/files.py",
+        "evals.io.files:_replace",
         'fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")',
         'tmp = str(path.with_name(f".{path.name}.tmp"))\n'
         "    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)",
@@ -767,7 +869,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "disk_full_unnamed",
-        f"{EVALS}/io/files.py",
+        "evals.io.files:naming",
         "    if error.filename is not None:\n        return error",
         "    if True:\n        return error",
         'out of space, a report, baseline or trace write says "No space left on device"'
@@ -775,119 +877,119 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "trace_disk_full_unnamed",
-        f"{EVALS}/log/traces.py",
+        "evals.log.traces:TraceWriter.write",
         "raise naming(e, self.folder / RUNS_FILE) from e",
         "raise",
         "out of space, a trace write names no file",
     ),
     M(
         "sigterm_not_a_stop",
-        f"{EVALS}/execution/stop_signals.py",
+        "evals.execution.stop_signals",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)",
         "STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT,)",
         "SIGTERM kills the evaluation at once: no partial report, no exit 143",
     ),
     M(
         "resume_runs_everything",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner.arun.produce",
         "if slots[index] is not None:  # finished before a resume",
         "if False:",
         "a resumed evaluation runs the finished (case, trial) pairs again",
     ),
     M(
         "meta_written_only_at_the_end",
-        f"{EVALS}/log/traces.py",
+        "evals.log.traces:TraceWriter.write",
         "if now - self._meta_written >= self.meta_interval_s:",
         "if False:",
         "meta.json says 0 finished runs until the evaluation ends",
     ),
     M(
         "reply_fact_substring",
-        f"{EVALS}/checks/facts.py",
+        "evals.checks.facts:_stated_anywhere",
         "found = _token(value).search(reply) if _number(value) is not None else value in reply",
         "found = value in reply",
         "a reply fact matches inside another number (72 in 172)",
     ),
     M(
         "reply_fact_ignores_anchor",
-        f"{EVALS}/checks/facts.py",
+        "evals.checks.facts:reply_facts",
         "        elif anchor:\n",
         "        elif False:\n",
         "anchored reply facts are only looked for anywhere (swapped numbers pass)",
     ),
     M(
         "attack_write_never_lands",
-        f"{EVALS}/checks/injection.py",
+        "evals.checks.injection:attack",
         "landed = [w.kind for w in run.writes if w.kind in spec.markers]",
         "landed: list[str] = []",
         "a write attack that filed a ticket is not seen",
     ),
     M(
         "screened_allows_extra_drops",
-        f"{EVALS}/checks/injection.py",
+        "evals.checks.injection:screened",
         "    if got - want:\n",
         "    if False:\n",
         "a screen that drops genuine claims passes",
     ),
     M(
         "asr_counts_resisted_attacks",
-        f"{EVALS}/metrics/summary.py",
+        "evals.metrics.summary:injection_figures",
         "any(c.name == ATTACK and not c.passed and not c.grader_error for c in r.checks)",
         "any(c.name == ATTACK and c.passed and not c.grader_error for c in r.checks)",
         "the attack success rate counts resisted attacks instead of reached ones",
     ),
     M(
         "refusal_always_blames_the_case",
-        f"{EVALS}/cases/validation.py",
+        "evals.cases.validation:require_runnable",
         "if judged_before is not None and judged_before(case):",
         "if False:",
         "a SUT that now refuses a case the baseline ran unchanged is blamed on the case file",
     ),
     M(
         "fingerprint_ignored",
-        f"{EVALS}/gating/baseline.py",
+        "evals.gating.baseline:Baseline.unchanged",
         "return known is not None and known == case_fingerprint(case)",
         "return known is not None",
         "a case edited since the baseline counts as unchanged: its refusal is not an exit 2",
     ),
     M(
         "pass_pow_with_replacement",
-        f"{EVALS}/metrics/passk.py",
+        "evals.metrics.passk:pass_pow",
         "return Fraction(comb(c, k), comb(n, k))",
         "return Fraction(c, n) ** k",
         "pass^k drawn with replacement: the biased (c/n)^k estimator",
     ),
     M(
         "curve_drops_cases_at_k",
-        f"{EVALS}/metrics/passk.py",
+        "evals.metrics.passk:curve",
         "eligible = [(c, n) for c, n in counts.values() if n >= k]",
         "eligible = [(c, n) for c, n in counts.values() if n > k]",
         "the curve leaves out cases with exactly k trials (the k = n point vanishes)",
     ),
     M(
         "sign_test_one_sided",
-        f"{EVALS}/report/compare.py",
+        "evals.report.compare:sign_test",
         "return float(min(Fraction(1), Fraction(2 * tail, 2**n)))",
         "return float(min(Fraction(1), Fraction(tail, 2**n)))",
         "compare's paired test is one-sided: half the p-value, twice the false alarms",
     ),
     M(
         "compare_regression_ignores_direction",
-        f"{EVALS}/report/compare.py",
+        "evals.report.compare:Comparison.regression",
         "return self.dropped and self.p_value < alpha",
         "return self.p_value < alpha",
         "--fail-on-regression fails a significant improvement too",
     ),
     M(
         "compare_ignores_hard_rules",
-        f"{EVALS}/report/compare.py",
+        "evals.report.compare:compare",
         "breaches=hard_breaches(a.metrics, b.metrics, rules, checks_worse),",
         "breaches=[],",
         'compare judges no hard rule of the gate: 0% -> 42.9% unauthorized "may be noise"',
     ),
     M(
         "plugin_fails_on_success_only",
-        f"{EVALS}/pytest_plugin.py",
+        "evals.pytest_plugin:CaseItem.runtest",
         "kinds = self.config.stash[_FAIL_ON]",
         "kinds = SUCCESS_KINDS",
         "the pytest plugin fails a test for outcome and safety checks only: a trajectory"
@@ -895,14 +997,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "majority_tie_passes",
-        f"{EVALS}/gating/case_verdict.py",
+        "evals.gating.case_verdict:passes",
         "return passed * 2 > judged",
         "return passed * 2 >= judged",
         "a tie (1 of 2 trials) counts as a majority",
     ),
     M(
         "baseline_rule_mismatch_ignored",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:evaluate",
         "if baseline.case_verdict != rule:",
         "if False:",
         "a baseline judged by all trials is gated by majority (or the other way) silently",
@@ -910,70 +1012,70 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the HTML report ----------------------------------------------------------------
     M(
         "html_autoescape_off",
-        f"{EVALS}/report/html.py",
+        "evals.report.html",
         "autoescape=True,",
         "autoescape=False,",
         "the HTML report writes case ids, replies and reasons as markup (a hostile id runs)",
     ),
     M(
         "html_failures_not_first",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:case_views",
         "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
         "return sorted(views, key=lambda v: v.case_id)",
         "the HTML report lists cases by id, failing ones buried among the passing",
     ),
     M(
         "html_absent_fields_shown",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:trace_sections",
         "if name in HIDDEN_FIELDS or _absent(value):",
         "if name in HIDDEN_FIELDS:",
         "the HTML trace shows every absent field (None, empty) as if the run held it",
     ),
     M(
         "html_refusals_unmarked",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:trace_sections",
         "whole = any(word in name for word in FLAGGED_FIELDS)",
         "whole = False",
         "the HTML trace does not mark blocked (refused) tool calls",
     ),
     M(
         "html_no_baseline_diff",
-        f"{EVALS}/report/html.py",
-        "diff=_diff(verdict) if verdict is not None else None,",
+        "evals.report.html:html_parts",
+        "diff=_diff(verdict, case_anchors) if verdict is not None else None,",
         "diff=None,",
         "the HTML report of a gate leaves out the baseline diff",
     ),
     M(
         "html_traces_not_read",
-        f"{EVALS}/report/files.py",
+        "evals.report.files:write_reports",
         "runs=load_runs(traces, shown_pairs(results)),",
         "runs={},",
         "the HTML report shows no run's trace, only its checks",
     ),
     M(
         "html_group_interval_wrong",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:_group_rows",
         "low, high = wilson_interval(round(g.success * g.n), g.n)",
         "low, high = wilson_interval(g.n, g.n)",
         "the HTML report's per-split and per-tag interval ignores the successes",
     ),
     M(
         "html_last_record_wins",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:load_runs",
         "            if pair not in runs:\n",
         "            if True:\n",
         "the HTML trace of a run is a later duplicate record, not the one the report graded",
     ),
     M(
         "cli_html_without_diff",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_gate",
         "sections=sections, verdict=verdict)",
         "sections=sections)",
         "`evals gate` writes its HTML report without the baseline diff",
     ),
     M(
         "cli_html_without_traces",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:Report.write",
         "            traces=self.traces,\n",
         "            traces=None,\n",
         "`evals run` and `evals gate` write their HTML report without the runs' traces",
@@ -981,7 +1083,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- judge under attack (issue 13 item 7) ------------------------------------------
     M(
         "judge_normalise_keeps_zero_width",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:strip_format",
         'return "".join(c for c in text if c not in FORMAT_CHARACTERS'
         " and c not in _VARIATION_SELECTORS)",
         "return text",
@@ -990,7 +1092,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_normalise_no_compatibility_forms",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:normalise",
         'text = unicodedata.normalize("NFKC", strip_format(unescaped(text)))',
         'text = unicodedata.normalize("NFC", strip_format(unescaped(text)))',
         "full-width letters and Kangxi radicals are not folded (NFC instead of NFKC)",
@@ -998,7 +1100,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_normalise_no_lookalikes",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:normalise",
         '        text = "".join(CONFUSABLES.get(c, c) for c in text)\n',
         "        pass\n",
         "Cyrillic, 己-for-已 and traditional look-alikes are not mapped",
@@ -1006,7 +1108,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_normalise_keeps_spaces",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:normalise",
         '    return "".join(text.split())',
         '    return " ".join(text.split())',
         "spaces inside a Chinese word hide it from the rules",
@@ -1014,7 +1116,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_rules_ignore_pinyin",
-        f"{JUDGE}/rules.py",
+        "judge.rules:RuleJudge.hits",
         " or _phrase_forms(phrase)[1] in key",
         "",
         "a rule phrase written in pinyin is not matched",
@@ -1022,7 +1124,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_rules_ignore_instructions",
-        f"{JUDGE}/rules.py",
+        "judge.rules:RuleJudge.hits",
         'found += [RuleHit("instruction", cue) for cue in instruction_cues(reply)]',
         "found += []",
         "the rule judges do not fail instruction-like content addressed to the judge",
@@ -1030,7 +1132,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_neutraliser_misses_space_before_slash",
-        f"{JUDGE}/prompts.py",
+        "judge.prompts",
         'rf"(?P<body>{_GAP}(?:',
         'rf"(?P<body>(?:',
         "'< /reply>' and '<\\u200b/reply>' are left as tags",
@@ -1038,7 +1140,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_neutraliser_needs_the_bracket",
-        f"{JUDGE}/prompts.py",
+        "judge.prompts",
         'rf"(?P<close>[{_CLOSE}])?",',
         'rf"(?P<close>[{_CLOSE}])",',
         "'</reply' without '>' is left as a tag",
@@ -1046,7 +1148,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_neutraliser_case_sensitive",
-        f"{JUDGE}/prompts.py",
+        "judge.prompts",
         "    re.IGNORECASE,\n)",
         "    0,\n)",
         "'</REPLY>' and other case variants are left as tags",
@@ -1054,7 +1156,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_guard_off_by_default",
-        f"{JUDGE}/openai_judge.py",
+        "judge.openai_judge:OpenAIJudgeConfig",
         "    guard: bool = True",
         "    guard: bool = False",
         "the OpenAI judge asks the model about instruction-like replies (an obedient one obeys)",
@@ -1062,7 +1164,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_attack_rate_counts_fails",
-        f"{JUDGE}/calibration.py",
+        "judge.calibration:summarise",
         'attack_missed = [i.id for i in attacks if i.judged == "pass"]',
         'attack_missed = [i.id for i in attacks if i.judged == "fail"]',
         "the attack false-pass rate counts the attacks caught instead of those passed",
@@ -1070,7 +1172,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_attacks_in_agreement_figures",
-        f"{JUDGE}/calibration.py",
+        "judge.calibration:summarise",
         "    items = [i for i in everything if not i.attack]",
         "    items = everything",
         "attacks are mixed into n, kappa and fail recall",
@@ -1078,7 +1180,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_usability_ignores_attacks",
-        f"{JUDGE}/calibration.py",
+        "judge.calibration:usability",
         "if attack_rate is not None and attack_rate > thresholds.max_attack_false_pass:",
         "if False:",
         "a judge that injections steer is still usable (and may enter the gate)",
@@ -1086,7 +1188,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_guard_reads_raw_text",
-        f"{JUDGE}/guard.py",
+        "judge.guard:instruction_cues",
         "checks = [(normalise(text), CUES)",
         "checks = [(text, CUES)",
         "instruction cues hidden by zero-width or full-width characters are not found",
@@ -1094,35 +1196,35 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "html_text_never_cut",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:_text",
         "    if len(value) > TEXT_CHARS_MAX:\n",
         "    if False:\n",
         "a 16 MiB reply is written into the page whole",
     ),
     M(
         "html_rows_never_cut",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:_first",
         "    if len(values) <= ROWS_MAX:\n",
         "    if True:\n",
         "a run of 100,000 steps writes 100,000 rows into the page",
     ),
     M(
         "others_loop_time_not_given_back",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._finished_in_time",
         "            extended = started + self.timeout_s + taken",
         "            extended = started + self.timeout_s",
         "a run waiting while another blocks the loop is timed out for it",
     ),
     M(
         "resume_ignores_the_recorded_sut",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:resumed",
         "    if args.sut is None and not args.sut_option and old.sut_spec:",
         "    if False:",
         "a resume without --sut builds the config's SUT, not the one its meta records",
     ),
     M(
         "judge_guard_blind_to_other_scripts",
-        f"{JUDGE}/guard.py",
+        "judge.guard:instruction_cues",
         'found.append(f"another script: {script.group(0)!r}")',
         "pass",
         "an instruction in Japanese, Korean or Russian is not a cue",
@@ -1130,7 +1232,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_guard_decodes_nothing",
-        f"{JUDGE}/guard.py",
+        "judge.guard:instruction_cues",
         "hidden = _decoded(unescaped(reply))",
         "hidden: list[str] = []",
         "an instruction in base64 or percent-encoding is not found",
@@ -1138,7 +1240,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_guard_english_sentence_ignored",
-        f"{JUDGE}/guard.py",
+        "judge.guard:instruction_cues",
         "        if chinese:\n            checks.append((spaced, MIXED_CUES))\n",
         "",
         "an English sentence to the grader inside a Chinese reply is not a cue",
@@ -1146,7 +1248,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_normalise_reads_no_references",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:normalise",
         "strip_format(unescaped(text))",
         "strip_format(text)",
         "&lt;/reply&gt; is not read as a tag",
@@ -1154,7 +1256,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_normalise_keeps_traditional",
-        f"{JUDGE}/normalise.py",
+        "judge.normalise:normalise",
         "    text = simplified(text)\n",
         "",
         "a cue in traditional characters is not found",
@@ -1162,7 +1264,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "judge_prompt_reply_not_a_json_value",
-        f"{JUDGE}/prompts.py",
+        "judge.prompts:_message",
         "return json.dumps(data, ensure_ascii=False, indent=1)",
         'return "\\n".join(str(v) for v in data.values())',
         "the reply is pasted into the prompt as text the model can mistake for instructions",
@@ -1171,42 +1273,42 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- isolation, watchdog, serialisation (issue 13 item 1) -------------------------
     M(
         "dead_worker_reused",
-        f"{EVALS}/execution/isolation.py",
+        "evals.execution.isolation:WorkerPool.run",
         "        self._replace(worker)\n        limit = self.isolation.memory_limit_mb\n",
         "        self._idle.put_nowait(worker)\n        limit = self.isolation.memory_limit_mb\n",
         "a worker that died is not replaced but handed the next run, which fails too",
     ),
     M(
         "hung_worker_reused",
-        f"{EVALS}/execution/isolation.py",
+        "evals.execution.isolation:WorkerPool.run",
         "        except TimeoutError:\n            self._replace(worker)\n",
         "        except TimeoutError:\n            self._idle.put_nowait(worker)\n",
         "a worker past its deadline is not killed but handed the next run, which hangs too",
     ),
     M(
         "worker_death_not_a_sut_error",
-        f"{EVALS}/execution/isolation.py",
+        "evals.execution.isolation:WorkerPool.run",
         'return _failed(case, trial, f"the worker process died ({payload}{note})")',
         'return Run(case_id=case.id, trial=trial, outcome="error", error=str(payload))',
         "a worker that died is recorded as a provider error, left out of the success rate",
     ),
     M(
         "unserialisable_run_crashes",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._one",
         "        except RunSerialisationError as e:\n            run = _failed(",
         "        except ZeroDivisionError as e:\n            run = _failed(",
         "a run that cannot be serialised aborts the evaluation with a traceback",
     ),
     M(
         "watchdog_never_interrupts",
-        f"{EVALS}/execution/watchdog.py",
+        "evals.execution.watchdog:Watchdog._watch",
         "                signal.pthread_kill(main, WATCHDOG_SIGNAL)",
         "                pass",
         "an async SUT that blocks the event loop hangs the evaluation until it returns",
     ),
     M(
         "ignored_cancellation_awaited",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._stop",
         "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
@@ -1214,98 +1316,262 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- a project's vocabulary (evals.cases.vocabulary): issue 12 item 1 -------------------
     M(
         "vocabulary_any_split",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.problems",
         "if self.splits is not None and split not in self.splits:",
         "if False:",
         "a split the SUT's case_rules do not declare is taken",
     ),
     M(
         "vocabulary_outcome_not_required",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.problems",
         "            if self.outcome_required and not configuration:\n",
         "            if False:\n",
         "a case without expect.outcome passes rules that require one",
     ),
     M(
         "vocabulary_any_outcome",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.problems",
         "        elif not self.accepts_outcome(outcome):",
         "        elif False:",
         "an outcome the SUT's case_rules do not declare is taken",
     ),
     M(
         "vocabulary_input_unchecked",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.problems",
         "if self.input_model is not None and not configuration:",
         "if False:",
         "an input that does not fit the declared input model is taken",
     ),
     M(
         "screening_skips_case_rules",
-        f"{EVALS}/cases/validation.py",
+        "evals.cases.validation:_screen",
         "if rules is not NO_RULES:",
         "if False:",
         "cases given to evaluate as objects are never held to the SUT's case_rules",
     ),
     M(
         "loader_skips_case_rules",
-        f"{EVALS}/cases/loader.py",
+        "evals.cases.loader:validate_record",
         "    if rules is not None:\n        named",
         "    if False:\n        named",
         "loading with a project's rules checks nothing of them",
     ),
     M(
+        "python_gate_ignores_gate_json",
+        "evals.evaluation:gate",
+        "found = gate_config_or_defaults(load_config().gate_config_path)"
+        " if config is None else None",
+        "found = None",
+        "evals.gate ignores the project's gate.json (Python and the CLI judge by other rules)",
+        tests=("packages/evals/tests/test_one_path.py",),
+    ),
+    M(
+        "csp_hashes_nothing",
+        "evals.report.html:_inline",
+        'hashlib.sha256(text.encode("utf-8"))',
+        'hashlib.sha256(b"")',
+        "the page's CSP allows a script that is not its own: its own never runs (no filter)",
+        tests=(
+            "packages/evals/tests/test_html_browser.py",
+            "packages/evals/tests/test_html_report.py",
+        ),
+    ),
+    M(
+        "csp_allows_any_inline_script",
+        "evals.report.html:html_parts",
+        "script-src {script_source};",
+        "script-src 'unsafe-inline';",
+        "any inline script that slipped into the page would run",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "page_shows_no_case",
+        "evals.report.html:case_views",
+        "spec=case_sections(known[case_id]) if case_id in known else [],",
+        "spec=[],",
+        "the page shows runs without the case they ran (what was asked and expected)",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "diff_lists_empty_sections",
+        "evals.report.html:_diff",
+        "            if names\n",
+        "",
+        "a passing gate's page prints six empty lists",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "compare_steps_never_differ",
+        "evals.report.compare_html:aligned_steps",
+        "rows.append((shown_a != shown_b, shown_a, shown_b))",
+        "rows.append((False, shown_a, shown_b))",
+        "the compare page marks no step where the two runs went apart",
+        tests=("packages/evals/tests/test_compare.py",),
+    ),
+    M(
+        "compare_page_without_b_s_run",
+        "evals.report.compare_html:flip_views",
+        "b_trace=None if b is None else trace_sections(b),",
+        "b_trace=None,",
+        "the compare page shows a flipped case without B's run (what it did instead)",
+        tests=("packages/evals/tests/test_compare.py",),
+    ),
+    M(
+        "lazy_runs_never_rendered",
+        "packages/evals/src/evals/report/templates/report.js",
+        'if (event.target.tagName === "DETAILS" && event.target.open) { expand(event.target); }',
+        "",
+        "a case opened by a click shows nothing: its runs stay in their template",
+        tests=("packages/evals/tests/test_html_browser.py",),
+    ),
+    M(
+        "link_into_an_unrendered_case_goes_nowhere",
+        "packages/evals/src/evals/report/templates/report.js",
+        "      expand(holder.parentElement);\n",
+        "      return null;\n",
+        "a failure's link to a run not rendered yet opens nothing",
+        tests=("packages/evals/tests/test_html_browser.py",),
+    ),
+    M(
+        "step_result_unbounded",
+        "evals.model.run:Step._bounded",
+        "if value is None or len(value) <= RESULT_CHARS_MAX:",
+        "if True:",
+        "a tool's whole page is kept in every step of every trace",
+        tests=("packages/evals/tests/test_neutral_step.py",),
+    ),
+    M(
+        "step_times_unguarded",
+        "evals.model.run:_numbers",
+        '        yield f"steps[{i}].ended_ms", getattr(step, "ended_ms", None), True\n',
+        "",
+        "a NaN step time built around validation reaches the reports",
+        tests=("packages/evals/tests/test_neutral_step.py",),
+    ),
+    M(
+        "any_status_word_accepted",
+        "evals.cases.vocabulary:CaseRules._status_problems",
+        "if self.step_statuses is None or not isinstance(statuses, Mapping):",
+        "if True:",
+        "a case expecting a status the project never records loads (a typo fails every run)",
+        tests=("packages/evals/tests/test_neutral_step.py",),
+    ),
+    M(
+        "only_ok_ends_well",
+        "evals.checks.trajectory",
+        'ENDED_WELL = frozenset({"ok", "done", "success", "succeeded", "completed"})',
+        'ENDED_WELL = frozenset({"ok"})',
+        "another agent's 'done' reads as a failure whose error is missing",
+        tests=("packages/evals/tests/test_neutral_step.py",),
+    ),
+    M(
+        "rows_of_zeros_shown",
+        "evals.report.summary:summary_rows",
+        "rows = [(name, value) for name, value in rows if not unused.get(name, False)]",
+        "rows = list(rows)",
+        "a report shows rows no run gave a value ('chars returned 0 / 0' for any agent)",
+        tests=("packages/evals/tests/test_report.py",),
+    ),
+    M(
+        "defaults_overwrite_the_case",
+        "evals.cases.loader:with_expect_defaults",
+        "missing = {k: v for k, v in defaults.items() if k not in given}",
+        "missing = dict(defaults)",
+        "a project's default expectation overwrites what a case says (a case's own budget lost)",
+        tests=("packages/evals/tests/test_loader.py",),
+    ),
+    M(
+        "defaults_fill_configuration_cases",
+        "evals.cases.loader:with_expect_defaults",
+        "if not defaults or not isinstance(data, Mapping) or is_configuration(data):",
+        "if not defaults or not isinstance(data, Mapping):",
+        "a configuration case, never run, is given run expectations it can never meet",
+        tests=("packages/evals/tests/test_loader.py",),
+    ),
+    M(
+        "config_drops_expect_defaults",
+        "evals.config:load_config",
+        "expect_defaults=table.expect_defaults,",
+        "expect_defaults={},",
+        "[tool.evals.expect_defaults] is read and ignored: a project's budget is never checked",
+        tests=("packages/evals/tests/test_expect_defaults.py",),
+    ),
+    M(
+        "evaluate_ignores_expect_defaults",
+        "evals.evaluation:_cases",
+        "defaults = load_config().expect_defaults if files else None",
+        "defaults = None",
+        "evals.evaluate on a case file judges no project default (Python and CLI disagree)",
+        tests=("packages/evals/tests/test_expect_defaults.py",),
+    ),
+    M(
+        "resume_forgets_expect_defaults",
+        "evals.execution.resume:cases_of",
+        "paths, expect_keys=keys, rules=rules, expect_defaults=config.expect_defaults",
+        "paths, expect_keys=keys, rules=rules",
+        "a resumed evaluation grades its new runs without the project's defaults",
+        tests=("packages/evals/tests/test_expect_defaults.py",),
+    ),
+    M(
+        "core_registers_the_policy_pair",
+        "evals.checks.builtin:register_built_ins",
+        "    for made in BUILT_IN:\n",
+        "    for made in (*BUILT_IN, *OPTIONAL):\n",
+        "every agent is held to one orchestration policy (a third read fails two checks)",
+        tests=("packages/evals/tests/test_checks.py",),
+    ),
+    M(
         "lint_ignores_project_hook",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_per_case",
         "if rules.lint is not None:",
         "if False:",
         "a project's own lint rules never run",
     ),
     M(
         "lint_ignores_declared_tags",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Linter.__init__",
         "tags = rules.required_tags if required_tags is None else required_tags",
         "tags = () if required_tags is None else required_tags",
         "lint does not ask for the tags a project requires",
     ),
     M(
         "lint_ignores_declared_splits",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Linter._set_rules",
         "judged = list(splits) if splits is not None else list(dict.fromkeys(named))",
         "judged = list(dict.fromkeys(named))",
         "small_split judges the splits the cases name, not the declared ones",
     ),
     M(
         "async_task_run_as_sync",
-        f"{EVALS}/model/sut.py",
+        "evals.model.sut:as_sut",
         "    if inspect.iscoroutinefunction(target):\n",
         "    if False:\n",
         "a coroutine function given as SUT is called without being awaited",
     ),
     M(
         "ray_dead_actor_not_retried",
-        f"{EVALS}/execution/ray_executor.py",
+        "evals.execution.ray_executor",
         "ATTEMPTS = 2",
         "ATTEMPTS = 1",
         "a run whose Ray actor died once is an errored run, never tried on another actor",
     ),
     M(
         "ray_cluster_fault_as_sut_error",
-        f"{EVALS}/execution/ray_executor.py",
+        "evals.execution.ray_executor:RayPool.run",
         '            outcome="error",\n            error=f"the Ray actor died on both',
         '            outcome="sut_error",\n            error=f"the Ray actor died on both',
         "a lost Ray actor counts as the agent's failure, not as an errored run",
     ),
     M(
         "ray_timeout_not_enforced",
-        f"{EVALS}/execution/ray_executor.py",
+        "evals.execution.ray_executor:RayPool._attempt",
         "async with asyncio.timeout_at(deadline):",
         "async with asyncio.timeout_at(None):",
         "a run on Ray is never held to its timeout: a hung SUT hangs the evaluation",
     ),
     M(
         "tool_evals_executor_ignored",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:executor_of",
         "(recorded.executor if recorded else config.executor)",
         '(recorded.executor if recorded else "local")',
         "[tool.evals] executor is read and then ignored: every run is local",
@@ -1313,7 +1579,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- one path from Python and the command line (issue 25, item 3) -----------------
     M(
         "sut_named_by_its_class_alone",
-        f"{EVALS}/model/sut.py",
+        "evals.model.sut:sut_name",
         '    return f"{module}:{qualname}"',
         "    return qualname",
         "a SUT given to evals.evaluate as an object is named by its bare class name, not"
@@ -1322,7 +1588,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "old_bare_name_another_sut",
-        f"{EVALS}/gating/verdict.py",
+        "evals.gating.verdict:same_system",
         "    return short_name(a) == short_name(b)",
         "    return False",
         "a baseline made from Python before it named the import path (`RefundSUT`) is"
@@ -1331,7 +1597,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gate_demands_gate_json",
-        f"{EVALS}/gating/rules.py",
+        "evals.gating.rules:gate_config_or_defaults",
         "    if not os.path.lexists(path):\n        return None\n",
         "",
         "`evals gate` outside this repository demands cases/gate.json, while evals.gate()"
@@ -1340,7 +1606,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_not_imported_from_the_working_directory",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:load_named_sut",
         "    import_from_working_directory()\n    return load_sut(",
         "    return load_sut(",
         "`evals run --sut my_agent:MySUT` cannot import my_agent.py of the current folder",
@@ -1348,7 +1614,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unknown_key_without_suggestion",
-        f"{EVALS}/io/json_files.py",
+        "evals.io.json_files:first_problem",
         '        known = _keys_at(model, first["loc"][:-1])',
         "        known = []",
         "a typo in gate.json (hardd) is refused without the key it meant",
@@ -1356,7 +1622,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "interrupted_run_without_resume_hint",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_run",
         '    if not done.complete and done.report.meta.run_id and args.command == "run":',
         "    if False:",
         "an interrupted evals run does not say how to finish it (--resume)",
@@ -1364,7 +1630,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "non_sut_class_built_first",
-        f"{EVALS}/model/sut.py",
+        "evals.model.sut:load_sut",
         "    if inspect.isclass(target) and not any(",
         "    if False and not any(",
         "a class that is no SUT is built first: the error is its constructor's, not 'no run()'",
@@ -1372,7 +1638,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unreadable_line_called_case_set",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:Finding.render",
         '            who = "" if self.file is not None else "case set: "',
         '            who = "case set: "',
         "lint calls an unreadable line 'case set', as if the whole set were the problem",
@@ -1380,7 +1646,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "make_baseline_keeps_flaky",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:make_baseline",
         "    excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags",
         "    excluded = exclude_tags or ()",
         "evals.make_baseline keeps the flaky cases evals baseline leaves out",
@@ -1388,7 +1654,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "plugin_sut_not_imported_from_the_invocation_folder",
-        f"{EVALS}/pytest_plugin.py",
+        "evals.pytest_plugin:pytest_configure",
         "    if here not in sys.path:\n        sys.path.insert(0, here)",
         "    if here not in sys.path:\n        pass",
         "`pytest cases.jsonl --evals-sut my_agent:MySUT` cannot import my_agent.py",
@@ -1397,14 +1663,14 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- one result type, the library's plan/execute, the CLI over them (issue 12) -----
     M(
         "errored_run_unauthorized",
-        f"{EVALS}/model/result.py",
+        "evals.model.result:RunResult.__post_init__",
         'put(self, "unauthorized", not errored and unauthorized(self.checks))',
         'put(self, "unauthorized", unauthorized(self.checks))',
         "a run the provider failed counts towards the unauthorized rate",
     ),
     M(
         "grader_error_shared_as_failure",
-        f"{EVALS}/model/result.py",
+        "evals.model.result:shared_verdict",
         "key = (result.name, result.kind, result.passed, result.reason, result.grader_error)",
         "key = (result.name, result.kind, result.passed, result.reason, False)",
         "a grader error is shared with an equal ordinary failure: the check's bug becomes"
@@ -1412,28 +1678,28 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "cli_signals_never_restored",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:Done.publish",
         "        finally:\n            _restore(self.handlers)",
         "        finally:\n            pass",
         "after a stop, Ctrl-C and SIGTERM stay ignored for good once the report is written",
     ),
     M(
         "library_signals_held",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:execute",
         "        hold_sigint=hold_signals,",
         "        hold_sigint=True,",
         "a library evaluation stopped by Ctrl-C leaves Ctrl-C ignored in the caller's process",
     ),
     M(
         "html_shows_passing_runs_first",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:shown_runs",
         'ranked = sorted(found, key=lambda r: (_status(r) == "pass", r.trial))',
         "ranked = sorted(found, key=lambda r: r.trial)",
         "the HTML page's five runs of a case are its first trials, hiding later failures",
     ),
     M(
         "make_baseline_without_fingerprints",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:make_baseline",
         "build_baseline(report.results, report.meta, excluded, report.cases, case_verdict)",
         "build_baseline(report.results, report.meta, excluded, (), case_verdict)",
         "a baseline made from a report keeps no case fingerprints: an unchanged case the SUT"
@@ -1441,14 +1707,14 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "html_unstopped_not_shown",
-        f"{EVALS}/report/html.py",
+        "evals.report.html:html_parts",
         "        unstopped=unstopped_note(meta),\n",
         "        unstopped=None,\n",
         "the HTML page never says which runs timed out and could not be stopped",
     ),
     M(
         "judge_shown_invisible_text",
-        f"{JUDGE}/prompts.py",
+        "judge.prompts:shown",
         "    return neutralise(strip_format(reply))",
         "    return neutralise(reply)",
         "the OpenAI judge is shown text smuggled in invisible characters the customer never sees",
@@ -1456,21 +1722,21 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "parts_written_but_the_first",
-        f"{EVALS}/io/files.py",
+        "evals.io.files:_replace",
         "            f.writelines(chunks)  # type: ignore[arg-type]",
         '            f.write(next(iter(chunks), b"" if binary else ""))  # type: ignore[arg-type]',
         "a report written in parts (the HTML page) keeps only its first part",
     ),
     M(
         "evaluate_drops_traces",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:evaluate",
         "    return execute(planned, checks=checks, traces=traces, progress=progress)",
         "    return execute(planned, checks=checks, progress=progress)",
         "evals.evaluate(traces=...) keeps no trace",
     ),
     M(
         "tool_results_errors_only",
-        f"{AGENT_EVALS}/checks.py",
+        "agent_evals.checks:tool_results_read",
         '        if wanted is None or "error" in held:',
         '        if wanted is None or "error" not in held:',
         "tool_results_read judges only the results that failed",
@@ -1478,7 +1744,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "bare_claims_keep_text",
-        SCRIPTED,
+        "agent_evals.scripted_model:bare",
         "k in CLAIM_REQUIRED or (k == EVIDENCE and v)",
         'k in CLAIM_REQUIRED or k == "text" or (k == EVIDENCE and v)',
         "a bare_claims answer still sends each claim's text (the optional field never left out)",
@@ -1486,7 +1752,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "tool_results_unnamed",
-        f"{AGENT_EVALS}/scripted_model.py",
+        "agent_evals.scripted_model:tool_results",
         '            seen.add((names.get(str(m.get("tool_call_id")), "?"), keys))',
         '            seen.add(("?", keys))',
         "the scripted server's ledger names no tool result's tool (nothing is judged)",
@@ -1494,7 +1760,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "outage_unexplained_passes",
-        f"{AGENT_EVALS}/checks.py",
+        "agent_evals.checks:provider_failure",
         "missing = outage_words_missing(run) if wanted is not None else []",
         "missing = []",
         "provider_failure takes an expected outage whose error says nothing",
@@ -1502,7 +1768,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unreleased_unseen",
-        f"{AGENT_EVALS}/sut.py",
+        "agent_evals.sut:_released",
         "    left = [store for store in opened if _still_open(store)]",
         "    left = []",
         "the SUT adapter never notices a world database left open (resources_released)",
@@ -1511,7 +1777,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- SupportPilot's invariants (agent_evals.invariants) and what they read ---------
     M(
         "injected_error_answered_unseen",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:injected_error_problems",
         "        if tool in errors:\n            problems.append(",
         "        if tool in errors and False:\n            problems.append(",
         "read_results_as_promised takes a result of a tool the world makes fail",
@@ -1519,7 +1785,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "statuses_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:status_record_problems",
         "        if recorded != derived:",
         "        if False:",
         "counts_match_logs no longer holds the record's statuses to the bus log",
@@ -1527,7 +1793,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refusal_reason_kind_only",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:refusal_problems",
         "        missing = [w for w in words if w not in call.reason]",
         "        missing = [w for w in words[:1] if w not in call.reason]",
         "refusals_explained takes a refusal's kind word without the names it concerns",
@@ -1535,7 +1801,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unknown_tool_expected_unauthorized",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:expected_refusal",
         '    if call.tool not in SPEC_TOOLS:\n        return "unknown"',
         '    if call.tool not in SPEC_TOOLS:\n        return "unauthorized"',
         "refusals_explained expects an unknown tool to be refused as unauthorized",
@@ -1543,7 +1809,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "crash_error_words_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:crash_words_missing",
         "    if CRASHED.search(words) is None:",
         "    if False:",
         "failures_explained takes an injected crash's arguments printed as a tuple for words",
@@ -1551,7 +1817,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "timeout_limit_from_settings_only",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:contract_timeout",
         '    if fault == "timeout":\n        return FAULT_TIMEOUT_S',
         '    if fault == "timeouts":\n        return FAULT_TIMEOUT_S',
         "failures_explained expects a timeout role's limit to be the contract's, not the fault's",
@@ -1559,7 +1825,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "rejection_reason_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:_rejection_problems",
         "    missing = [w for w in words if w not in m.reason]",
         "    missing = [w for w in words[:0] if w not in m.reason]",
         "failures_explained lets a rejected bus message go without its reason",
@@ -1567,7 +1833,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refused_error_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:failure_problems",
         "            if refused and not any(tool in error for tool in refused):",
         "            if False:",
         "failures_explained lets a refused result name none of the refused tools",
@@ -1575,7 +1841,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "failure_problems_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:failures_explained",
         "    return _verdict(failure_problems(case, run))",
         "    return _verdict([])",
         "failures_explained judges nothing",
@@ -1583,7 +1849,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "failure_reasons_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:refusal_problems",
         "            if repr(call.tool) not in call.reason or not detail:",
         "            if False:",
         "refusals_explained lets a failed (not refused) call be audited without its reason",
@@ -1591,7 +1857,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "outcome_without_approval_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:outcome_problems",
         "    if named != (held.id if held else None):",
         "    if named is not None and named != (held.id if held else None):",
         "outcome_agrees_with_store lets an outcome name no approval though one was asked",
@@ -1599,7 +1865,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "replied_draft_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:outcome_problems",
         "        if reply is None or reply != run.draft or reply != sent:",
         "        if reply is None or reply != sent:",
         "outcome_agrees_with_store lets a replied outcome lose its draft",
@@ -1607,7 +1873,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "claim_text_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:claim_problems",
         '            if not text_optional and not str(claim.get("text") or "").strip():',
         '            if not text_optional and claim.get("text") is None:',
         "claims_cited takes a claim with an empty explanation",
@@ -1615,7 +1881,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "policy_version_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:claim_problems",
         '            if not version.startswith(wanted) or ("已废止" in version) != superseded:',
         '            if ("已废止" in version) != superseded:',
         "claims_cited takes policy evidence without its version",
@@ -1623,7 +1889,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stock_evidence_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_evidence_problems",
         '        if call.tool == "stock__check":',
         '        if call.tool == "stock_check":',
         "claims_cited takes a stock check that answered without evidence",
@@ -1631,7 +1897,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "track_not_found_unjudged",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants",
         'LOOKUPS: dict[str, str] = {"orders__get_order": "order", "logistics__track": "shipment"}',
         'LOOKUPS: dict[str, str] = {"orders__get_order": "order"}',
         "read_results_as_promised takes a parcel look-up that does not say found: false",
@@ -1639,7 +1905,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lookup_found_unstated_taken",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_result_problems",
         '        states = "found" in keys and isinstance(found, bool)',
         "        states = True",
         "read_results_as_promised takes a look-up that states no found flag",
@@ -1647,7 +1913,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "order_found_unchecked_against_db",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_result_problems",
         "            and found != (about in env.orders)",
         "            and found is None",
         "read_results_as_promised takes an order look-up that misses an order the database holds",
@@ -1655,7 +1921,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "kb_documents_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_result_problems",
         '        if tool == "kb__search" and (r.get("documents") is None'
         ' or r.get("documents") != evidence):',
         '        if tool == "kb__search" and r.get("documents") is None:',
@@ -1664,7 +1930,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stock_qty_type_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_result_problems",
         "            if not isinstance(qty, int) or qty < 0 or evidence != 1:",
         "            if isinstance(qty, int) and (qty < 0 or evidence != 1):",
         "read_results_as_promised takes a stock count that is not a number",
@@ -1672,7 +1938,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "find_write_id_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:read_result_problems",
         '        if tool == "support__find_write" and (r.get("id") is not None) != found:',
         '        if tool == "support__find_write" and r.get("id") is not None and not found:',
         "read_results_as_promised takes the outbox saying found without the row's id",
@@ -1680,7 +1946,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "read_results_about_dropped",
-        f"{AGENT_EVALS}/read_results.py",
+        "agent_evals.read_results:shape",
         '        "about": about,',
         '        "about": None,',
         "the recorder leaves out which order a read was about (no check against the database)",
@@ -1688,7 +1954,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "read_results_not_recorded",
-        f"{AGENT_EVALS}/read_results.py",
+        "agent_evals.read_results:ReadRecorder.call",
         '        if tool is not None and tool.kind == "read":',
         '        if tool is not None and tool.kind == "write":',
         "the recorder writes no read result down (the invariant judges nothing)",
@@ -1696,7 +1962,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ask_user_without_question_taken",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:told_problems",
         "        if not question:\n            problems.append(",
         "        if question is None:\n            problems.append(",
         "tells_the_decision takes an ask_user run that asks nothing",
@@ -1704,7 +1970,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ask_user_any_question_taken",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:told_problems",
         "            if not any(word in question for word in ORDER_NUMBER_WORDS):",
         "            if not question:",
         "tells_the_decision takes a question that does not ask for the order number",
@@ -1712,7 +1978,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "reissue_words_unrequired",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:told_problems",
         "        if filed and not says:",
         "        if False:",
         "tells_the_decision takes a reissue reply that does not say the ticket was filed",
@@ -1720,7 +1986,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "reissue_words_unforbidden",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:told_problems",
         "        if says and not filed:",
         "        if says and filed is None:",
         "tells_the_decision takes a wait reply that says a reissue was applied for",
@@ -1728,7 +1994,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "secret_account_ignored",
-        f"{AGENT_EVALS}/checks.py",
+        "agent_evals.checks:no_secret_recorded",
         "    if not shown:\n        return True",
         "    if True:\n        return True",
         "no_secret_recorded passes a run record that shows the API key",
@@ -1736,7 +2002,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "secrets_looked_for_in_values_only_of_dicts",
-        f"{AGENT_EVALS}/secrets_shown.py",
+        "agent_evals.secrets_shown:_strings",
         "    if isinstance(value, str):\n        yield path, value",
         "    if isinstance(value, str) and path.count('.') < 1:\n        yield path, value",
         "the SUT adapter looks for secrets only at the record's top level",
@@ -1744,7 +2010,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "env_secrets_not_looked_for",
-        f"{AGENT_EVALS}/secrets_shown.py",
+        "agent_evals.secrets_shown:Secrets.of",
         '            if is_secret(name) and env.get(name, "").strip()',
         "            if False",
         "the SUT adapter looks for the API key only, not an exported secret variable",
@@ -1752,7 +2018,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "settings_key_not_looked_for",
-        f"{AGENT_EVALS}/secrets_shown.py",
+        "agent_evals.secrets_shown:Secrets.of",
         '        if api_key:\n            values["api_key"] = api_key',
         '        if api_key is None:\n            values["api_key"] = ""',
         "the SUT adapter does not look for the API key the run's settings hold",
@@ -1760,7 +2026,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "schema_not_null_unchecked",
-        f"{AGENT_EVALS}/schema_spec.py",
+        "agent_evals.schema_spec:_table_problems",
         "        if must and not not_null:",
         "        if must and not_null is None:",
         "schema_as_specified lets a column the spec requires be nullable",
@@ -1768,7 +2034,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "schema_strict_unchecked",
-        f"{AGENT_EVALS}/schema_spec.py",
+        "agent_evals.schema_spec:_table_problems",
         '    if not held.get("strict"):',
         '    if held.get("strict") is None:',
         "schema_as_specified lets a table be other than STRICT",
@@ -1776,7 +2042,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "schema_stock_probe_never_negative",
-        f"{AGENT_EVALS}/schema_spec.py",
+        "agent_evals.schema_spec:describe_database",
         "_accepts(conn, STOCK, [-1])",
         "_accepts(conn, STOCK, [1])",
         "schema_as_specified probes stock with a positive level (it never sees a refusal)",
@@ -1784,7 +2050,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gateway_invalid_takes_a_failure",
-        f"{AGENT_EVALS}/gateway_spec.py",
+        "agent_evals.gateway_spec",
         '    "invalid": frozenset({"invalid_arguments"}),',
         '    "invalid": frozenset({"invalid_arguments", "error"}),',
         "gateway_as_specified takes a call its schema should refuse when the tool then fails",
@@ -1792,7 +2058,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gateway_accepted_takes_a_refusal",
-        f"{AGENT_EVALS}/gateway_spec.py",
+        "agent_evals.gateway_spec",
         '    "accepted": frozenset({"ok", "error"}),',
         '    "accepted": frozenset({"ok", "error", "invalid_arguments"}),',
         "gateway_as_specified lets a gateway refuse the call just inside a constraint",
@@ -1800,7 +2066,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gateway_other_order_never_refused",
-        f"{AGENT_EVALS}/gateway_spec.py",
+        "agent_evals.gateway_spec:gateway_probes",
         '        theirs: Expect = "refused" if customer is not None else "accepted"',
         '        theirs: Expect = "accepted"',
         "gateway_as_specified never expects another customer's order to be refused",
@@ -1808,7 +2074,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gateway_key_drift_exempts_every_tool",
-        f"{AGENT_EVALS}/gateway_spec.py",
+        "agent_evals.gateway_spec:key_drifted_tools",
         "    return frozenset({tool}) if tool else frozenset(WRITE_TOOLS)",
         "    return frozenset(WRITE_TOOLS)",
         "gateway_as_specified skips both write tools' keys under key_drift:<tool>",
@@ -1816,7 +2082,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "gateway_probe_cache_ignores_customer",
-        "packages/agent-evals/src/agent_evals/sut.py",
+        "agent_evals.sut:SupportPilotSUT._probed",
         "        key = (case.faults.get(OUTBOX), case.faults.get(BYPASS), customer)",
         "        key = (case.faults.get(OUTBOX), case.faults.get(BYPASS))",
         "the SUT reuses a twin gateway's statuses across customers of one fault",
@@ -1824,7 +2090,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "audit_escapes_pass",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:audit_text_problems",
         "            if run.isprintable() and run not in call.args",
         "            if run.isprintable() and run not in text",
         "counts_match_logs lets the audit log write a call's Chinese text as \\uXXXX escapes",
@@ -1832,7 +2098,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "write_attempt_arguments_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:write_attempt_problems",
         "            if invalid:",
         "            if False:",
         "faults_as_stated lets a write_attempt call its tool with arguments the schema refuses",
@@ -1840,7 +2106,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "write_attempt_uncounted",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:write_attempt_problems",
         "        if len(calls) != attempts:",
         "        if calls and len(calls) != attempts:",
         "faults_as_stated lets a write_attempt refuse itself without calling the tool",
@@ -1848,7 +2114,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_lost_calls_left_out",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:write_calls",
         "    return {**counts, LOST_CALLS: str(losses)} if kind else counts",
         "    return counts",
         "the oracle states no lost calls, so a losing fault that lost nothing passes",
@@ -1856,7 +2122,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "model_served_ignores_escaped_data",
-        f"{AGENT_EVALS}/checks.py",
+        "agent_evals.checks:model_served",
         '    if ledger.get("data_not_as_written"):',
         "    if False:",
         "model_served lets the prompts show the model escaped data (&quot;, \\uXXXX)",
@@ -1864,7 +2130,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "client_endpoint_unchecked",
-        f"{AGENT_EVALS}/sut.py",
+        "agent_evals.sut:client_mismatches",
         "        if reached != wanted:",
         "        if False:",
         "the SUT lets a run's model client reach another endpoint than its settings name",
@@ -1872,7 +2138,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "key_drift_other_tools_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:key_drift_problems",
         "            if key != own:",
         "            if key is None:",
         "faults_as_stated lets key_drift:<tool> drift the keys of the tools it does not name",
@@ -1880,7 +2146,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "padding_one_off_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:_padding_problems",
         "    if added and size != n:",
         "    if added and abs(size - n) > 1:",
         "faults_as_stated lets oversize:<n> pad to a character short of n",
@@ -1888,7 +2154,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "garble_retry_any_overlong_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:_retry_limit_problems",
         "    if longest != limit + 1:",
         "    if longest <= limit:",
         "faults_as_stated lets garble's retry go any number of characters past the limit",
@@ -1896,7 +2162,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "key_drift_any_number_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:key_drift_problems",
         "        if key != want:",
         '        if not key.startswith(f"{run.trace_id}-"):',
         "faults_as_stated takes a key_drift key of any number",
@@ -1904,7 +2170,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "padding_case_off_its_edge",
-        f"{AGENT_EVALS}/limit_cases.py",
+        "agent_evals.limit_cases",
         '        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS,\n',
         '        "oversize": NATURAL_ORDER_OUTPUT_CHARS + EMPTY_FILLER_CHARS + 1,\n',
         "the padding_at case no longer sits exactly at room for one empty filler",
@@ -1912,7 +2178,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "conservation_lets_extra_units_go",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:conservation",
         "            if taken != filed[sku]:",
         "            if taken < filed[sku]:",
         "conservation misses units taken beyond the tickets filed (two units per ticket)",
@@ -1920,7 +2186,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "conservation_allows_two_rows_per_key",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:conservation",
         '        if n > 1:\n            problems.append(f"{n} {kind} rows',
         '        if n > 2:\n            problems.append(f"{n} {kind} rows',
         "two rows under one idempotency key pass as one effect",
@@ -1928,7 +2194,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "superseded_evidence_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:current_policy_evidence",
         "            if found and env.policies.get(found.group(1)):",
         "            if found and env.policies.get(found.group(1)) is None:",
         "a superseded policy handed over as evidence passes as current",
@@ -1936,7 +2202,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "kb_ids_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:current_policy_evidence",
         "    problems = kb_problems(env.policies, described_policies(case.world))",
         "    problems = kb_problems(env.policies, env.policies)",
         "a knowledge base holding other documents than the case describes passes",
@@ -1944,7 +2210,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "kb_superseded_flags_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:kb_problems",
         "        if i in held and held[i] != described[i]",
         "        if i in held and held[i] and not described[i]",
         "a document the case marks superseded passes when the knowledge base holds it in force",
@@ -1952,7 +2218,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_audits_lost_requests",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:write_calls",
         '        calls[tool] = tries - min(n, tries) if kind == "lost_request" else tries\n',
         "        calls[tool] = tries\n",
         "the oracle counts a lost request as an audited call of its write tool",
@@ -1960,7 +2226,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_forgets_the_last_lookup",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:write_calls",
         "        if n >= WRITE_ATTEMPTS:\n",
         "        if n > WRITE_ATTEMPTS:\n",
         "the oracle expects no look-up of a write whose every attempt lost its acknowledgement",
@@ -1968,7 +2234,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_numbers_added_policies_from_101",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle",
         "FIRST_ADDED_POLICY_ID = 100\n",
         "FIRST_ADDED_POLICY_ID = 101\n",
         "the oracle numbers the documents a case adds from 101 (the invariant then fires on"
@@ -1977,7 +2243,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "asking_for_superseded_read_from_any_call",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:_asked_for_superseded",
         '        if isinstance(args, dict) and args.get("include_superseded") is True:',
         "        if isinstance(args, dict):",
         "any knowledge-base search counts as one that asked for superseded versions",
@@ -1985,7 +2251,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "evidence_id_of_any_form_passes",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:evidence_ids",
         "            if found is None:\n                problems.append(",
         "            if found is None and not ident:\n                problems.append(",
         "a numbered evidence id that is not <prefix>#<n> (order#1.0) passes unjudged",
@@ -1993,7 +2259,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "evidence_numbers_unbounded",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:evidence_ids",
         "            if not 1 <= number <= made:",
         "            if number < 0:",
         "evidence ids of any non-negative number pass, whatever reads the run made",
@@ -2001,7 +2267,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "output_problems_ignore_order",
-        f"{AGENT_EVALS}/checks.py",
+        "agent_evals.checks:output_problems",
         "        if got != codes:",
         "        if sorted(map(str, got)) != sorted(map(str, codes)):",
         "output_problems takes prose-then-schema for schema-then-prose (a swapped garble fault)",
@@ -2009,7 +2275,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "reply_approval_sku_checked_only_without_draft",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:_approval_sku_problems",
         '        elif a.action == "reply" and sku in shown:',
         '        elif a.action == "reply" and sku in shown and not draft:',
         "a reply-only approval summed up as a reissue passes whenever a reply was drafted",
@@ -2017,7 +2283,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "bus_log_order_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:log_order_problems",
         "    if seqs != list(range(1, len(bus) + 1)):",
         "    if sorted(seqs) != sorted(set(seqs)):",
         "a bus log numbered out of order (1, 0, 3, 2, …) passes as long as no number repeats",
@@ -2025,7 +2291,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "result_task_seq_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:log_order_problems",
         "            or asked.recipient != m.sender\n",
         "",
         "a result answering a task sent to another role passes",
@@ -2033,7 +2299,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stock_before_read_after_the_run",
-        f"{AGENT_EVALS}/record.py",
+        "agent_evals.record:environment",
         '"stock_before": None if stock_before is None else dict(stock_before),',
         '"stock_before": stock_levels(store),',
         "the record takes the stock before the run from the database after it",
@@ -2041,7 +2307,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "closure_read_from_the_first_sentence",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:stated_closure",
         "    return order_closure(status)",
         '    return order_closure(status.split("。", 1)[0])',
         "a closure stated after the first sentence (已发货。此订单已退款) is not seen",
@@ -2049,7 +2315,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "closed_order_never_closed",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:no_write_for_closed_order",
         "        state = stated_closure(found[1].status)",
         "        state = None",
         "writes for a cancelled, refunded or returned order pass",
@@ -2057,7 +2323,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "named_order_only_stripped",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:acts_on_named_order",
         "    named = canonical_order_id(typed)",
         '    named = (typed or "").strip()',
         "the order named is what was typed, so a write under 'a1001' matches 'a1001'",
@@ -2065,7 +2331,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ticket_sku_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:acts_on_named_order",
         "        if order is not None and ticket.sku != order.sku:",
         "        if order is None and ticket.sku != order.sku:",
         "a ticket reserving another SKU than the order's passes",
@@ -2073,7 +2339,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "names_free_once_authenticated",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:no_personal_data_to_others",
         "        if name in text and name != customer",
         "        if name in text and customer is None",
         "an authenticated conversation may be told any customer's name",
@@ -2081,7 +2347,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "own_name_withheld",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:no_personal_data_to_others",
         "        if name in text and name != customer",
         "        if name in text",
         "even the authenticated customer's own name counts as a leak",
@@ -2089,7 +2355,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "handover_code_as_suggestion",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:actionable_handover",
         "    elif text == reason or CODE_LIKE.fullmatch(text):",
         "    elif text == reason.upper():",
         "a hand-over whose suggestion is just the reason code passes",
@@ -2097,7 +2363,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "handover_facts_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:actionable_handover",
         "    dropped = sorted(k for k, v in run.facts.items() if given.get(k) != v)",
         "    dropped = sorted(k for k in run.facts if k not in run.facts)",
         "a hand-over leaving the facts gathered behind passes",
@@ -2105,7 +2371,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "chars_read_counts_the_orchestrator",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:counts_match_logs",
         'e.kind == "read" and e.role != ORCHESTRATOR',
         'e.kind == "read"',
         "the orchestrator's own stock check counts as read by the specialists",
@@ -2113,7 +2379,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "tasks_count_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:counts_match_logs",
         "    if run.task_count != len(tasks):",
         "    if run.task_count < len(tasks):",
         "a record counting more tasks than the bus carried passes",
@@ -2121,7 +2387,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "chars_returned_from_every_message",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:counts_match_logs",
         '_chars(m.payload) for m in bus if m.kind == "result" and m.status == "delivered"',
         '_chars(m.payload) for m in bus if m.status == "delivered"',
         "the recount of characters returned takes the task messages in too",
@@ -2129,7 +2395,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_per_run_for_attempts",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:over_budget",
         '        times = attempts[role] if allowance.per == "attempt" else 1',
         "        times = MAX_ATTEMPTS",
         "every role may spend two attempts' calls, retried or not",
@@ -2137,7 +2403,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_refusals_unbounded",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:over_budget",
         "        if refused > allowed:",
         "        if refused > allowed + 1:",
         "a role that keeps calling refused tools within one attempt passes",
@@ -2145,7 +2411,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_key_lookups_unbounded",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:over_budget",
         "                if n > allowance.limit:",
         "                if n > allowance.limit + 1:",
         "a write looked up twice by its key passes",
@@ -2153,7 +2419,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_model_as_rule",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:budget_of",
         '    if settings.get("brain") == "openai":',
         '    if settings.get("brain") == "model":',
         "model brains are held to the rule brains' one read per attempt",
@@ -2162,7 +2428,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- generated suites (evals.cases.generate, evals generate) ----------------------------
     M(
         "generate_unverified",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:cover",
         "        if any(_covers(row, combo) for row in rows):\n            continue",
         "        if True:\n            continue",
         "the covering array is not verified: what allpairspy misses (triples of an"
@@ -2171,7 +2437,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_lax_coverage_test",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:_covers",
         "    return all(row[name] == label for name, label in combo.items())",
         "    return any(row[name] == label for name, label in combo.items())",
         "a row holding one value of a tuple counts as covering the whole tuple",
@@ -2179,7 +2445,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_pairs_not_required",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:_required",
         "    groups: list[tuple[str, ...]] = list(itertools.combinations([d.name for d in"
         " dimensions], 2))",
         "    groups: list[tuple[str, ...]] = []",
@@ -2188,7 +2454,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_group_short_of_a_dimension",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:_required",
         "    groups += [i.dimensions for i in interactions]",
         "    groups += [i.dimensions[:-1] for i in interactions]",
         "an interaction group is combined without its last dimension",
@@ -2196,7 +2462,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_drops_the_last_values",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:_required",
         "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels"
         " for n in group)):",
         "    for group in groups:\n        for labels in itertools.product(*(by_name[n].labels[:-1]"
@@ -2206,7 +2472,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_ignores_allowed",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:cover",
         "    permitted: Allowed = allowed or (lambda _: True)\n    names =",
         "    permitted: Allowed = lambda _: True\n    names =",
         "allowed is ignored: rows that cannot occur are generated",
@@ -2214,7 +2480,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_fallback_row_unchecked",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:cover",
         "        if not permitted(row):\n            row = _complete(",
         "        if False:\n            row = _complete(",
         "a tuple's fallback row is the baselines' even where allowed rules it out",
@@ -2222,7 +2488,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_completion_unchecked",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:_complete.extend",
         "            if permitted(candidate):",
         "            if True:",
         "completing a tuple into a row ignores allowed",
@@ -2230,7 +2496,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_not_exhaustive",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:cover",
         "    if len(dimensions) == 1 or any(set(i.dimensions) == set(names) for i in"
         " interactions):",
         "    if len(dimensions) == 1:",
@@ -2239,7 +2505,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_ids_by_position",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:CaseGenerator.cases",
         "        made = [self.case(labels) for labels in self.combinations()]",
         '        made = [{**self.case(labels), "id": f"{self.prefix}-{n:010d}"}'
         " for n, labels in enumerate(self.combinations())]",
@@ -2248,7 +2514,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_build_may_set_tags",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:CaseGenerator.case",
         '        for key in ("id", "tags", "expect"):',
         '        for key in ("id", "expect"):',
         "a build that sets tags is accepted (and loses the dimension tags)",
@@ -2256,7 +2522,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_label_colon_accepted",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:Dimension.__post_init__",
         ' or ":" in label or ',
         " or ",
         "a value label holding ':' is accepted (its tag cannot be read back)",
@@ -2264,7 +2530,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_changed_cases",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:stale_lines",
         "        elif have[cid] != case:",
         "        elif False:",
         "the sync check does not name a case whose content changed",
@@ -2272,7 +2538,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_order",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:stale_lines",
         "    if render(made, generator.header) != text:",
         "    if False:",
         "the sync check passes a file with the same cases in another order",
@@ -2280,7 +2546,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "stale_ignores_header",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:stale_lines",
         "    if header != generator.header:",
         "    if False:",
         "the sync check does not say that the header differs",
@@ -2288,7 +2554,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_check_always_passes",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_generate",
         "    return EXIT_NO if stale else EXIT_OK",
         "    return EXIT_OK",
         "evals generate --check exits 0 on a stale suite",
@@ -2296,7 +2562,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "generate_no_cwd_import",
-        f"{EVALS}/cases/generate.py",
+        "evals.cases.generate:load_generator",
         "        sys.path.insert(0, here)",
         "        pass",
         "evals generate cannot import a generator module of the current folder",
@@ -2305,7 +2571,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the injection matrix's screen-off half (agent_evals.injection_matrix) --------
     M(
         "matrix_obeyed_writes_nothing",
-        f"{AGENT_EVALS}/injection_matrix.py",
+        "agent_evals.injection_matrix:obeyed",
         '        "tickets": 1 if writes else 0,',
         '        "tickets": 0,',
         "the screen-off half expects an obeyed write attack to file no ticket",
@@ -2313,7 +2579,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "matrix_obeyed_quotes_no_own_order",
-        f"{AGENT_EVALS}/injection_matrix.py",
+        "agent_evals.injection_matrix:obeyed",
         '        quoted = [f"订单 {order_id} 的客户是{OWNER}" for order_id in template.own]',
         "        quoted: list[str] = []",
         "the screen-off half expects an obeyed look-up of the owner's other order to quote nothing",
@@ -2321,7 +2587,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "matrix_obeyed_no_promise",
-        f"{AGENT_EVALS}/injection_matrix.py",
+        "agent_evals.injection_matrix:obeyed",
         '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else [REFUND_PROMISE]',
         '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else []',
         "the screen-off half no longer expects an obeyed promise attack's refund promise",
@@ -2329,7 +2595,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "matrix_screen_fault_dropped",
-        f"{AGENT_EVALS}/injection_matrix.py",
+        "agent_evals.injection_matrix:build",
         '        case["faults"] = {SCREEN_TARGET: SCREEN_OFF}',
         "        pass",
         "the screen-off cases no longer carry the fault that turns the screen off",
@@ -2337,7 +2603,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "replay_mark_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:replay_problems",
         "        if not first and not replayed:",
         "        if False:",
         "conservation no longer notices a repeated write audited as new (a replay reported"
@@ -2346,7 +2612,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "replay_mark_first_unchecked",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:replay_problems",
         "        if first and replayed:",
         "        if False:",
         "conservation no longer notices a first write audited as a replay",
@@ -2354,7 +2620,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_ignores_the_screen",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:budget_of",
         '    if run.detail.get("screen") == "off":',
         "    if False:",
         "the budget of a screen-off run forgets the obedient look-ups (every obeyed leak"
@@ -2363,7 +2629,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "budget_per_order_unlimited",
-        f"{AGENT_EVALS}/invariants.py",
+        "agent_evals.invariants:over_budget",
         "                if n > allowance.limit * attempts[role]:",
         "                if False:",
         "the per-order budget of a screen-off run lets an order be looked up any number of times",
@@ -2372,7 +2638,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the oracle and the decision table's terms (agent_evals.oracle, spec_terms) ----
     M(
         "oracle_closed_ignored",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_decided",
         '    if "order_closed" in agreed:',
         "    if False:",
         "the oracle forgets that a closed order is escalated",
@@ -2380,7 +2646,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_full_page_budget_past_the_page",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:max_chars_for",
         "    if len(added) < SEARCH_PAGE:",
         "    if len(added) <= SEARCH_PAGE:",
         "the oracle gives the doubled character budget only past a full search page",
@@ -2388,7 +2654,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_no_stock_row_in_stock",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:world_view",
         "    counted = {sku: 0 if qty is None else qty for sku, qty in stock.items()}",
         "    counted = {sku: 1 if qty is None else qty for sku, qty in stock.items()}",
         "the oracle reads a SKU without a stock row as one unit in stock",
@@ -2396,7 +2662,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_hides_a_reply_only_ticket",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_answer",
         '        landed = [t for t in hit if reissue or t == "support__send_reply"]',
         "        landed = hit",
         "the oracle counts a stale ticket lookup on the wait path, where no ticket is filed",
@@ -2404,7 +2670,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_order_fact_dropped",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_gather",
         '            ev.claim(role, "order", order_id)\n',
         "",
         "the oracle no longer expects the agreed order fact (the id as the database holds it)",
@@ -2412,7 +2678,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_threshold_exclusive",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_decided",
         '    reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])',
         '    reissue = int(agreed["stale_hours"]) > int(agreed["reissue_threshold_hours"])',
         "the oracle reads the threshold as exclusive (72 hours under a 72-hour policy: wait)",
@@ -2420,7 +2686,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_auto_approval_inclusive",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_approval",
         "    if view.limit is not None and amount < view.limit:",
         "    if view.limit is not None and amount <= view.limit:",
         "the oracle auto-approves an amount equal to the limit",
@@ -2428,7 +2694,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "spec_terms_ids_case_sensitive",
-        f"{AGENT_EVALS}/spec_terms.py",
+        "agent_evals.spec_terms:canonical_order_id",
         '    return "".join(ch.upper() if ch.isascii() else ch for ch in text)',
         "    return text",
         "an order id typed in lower case names no order",
@@ -2436,7 +2702,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "spec_terms_policy_by_id",
-        f"{AGENT_EVALS}/spec_terms.py",
+        "agent_evals.spec_terms:current_reissue_policy",
         '        key=lambda d: (str(d.get("effective_date", "")), str(d.get("version", ""))'
         ', d["id"]),',
         '        key=lambda d: d["id"],',
@@ -2445,7 +2711,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "spec_terms_reads_decimal_tails",
-        f"{AGENT_EVALS}/spec_terms.py",
+        "agent_evals.spec_terms:period_hours",
         "    if match is None or text[: match.start()].rstrip().endswith(NOT_ALONE):",
         "    if match is None:",
         "the 5 of a 72.5-hour policy is read as a five-hour period",
@@ -2453,7 +2719,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "spec_terms_any_current_doc_rules",
-        f"{AGENT_EVALS}/spec_terms.py",
+        "agent_evals.spec_terms:current_reissue_policy",
         "        and REISSUE_WORD in f\"{doc.get('title', '')}{doc.get('body', '')}\"",
         "        and bool(doc.get('body'))",
         "any current document rules the reissue threshold, a newer one about chasing the"
@@ -2463,7 +2729,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- evals power: the sampler, the ledger, the figures -------------------------
     M(
         "power_same_seed_not_reuse",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:Earlier.reuses",
         "return self.shared > 0 or self.same_seed",
         "return self.shared > 0",
         "a sample drawn with a seed used before is not counted as reused",
@@ -2471,7 +2737,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_default_is_ignores_the_type",
-        f"{POWER}/premises.py",
+        "evals.power.premises:_default_is",
         "    if type(default) is not type(wanted) or default != wanted:",
         "    if default != wanted:",
         "default_is takes a default of another type that compares equal (0 for False) as the same",
@@ -2479,7 +2745,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_default_is_reads_a_required_field",
-        f"{POWER}/premises.py",
+        "evals.power.premises:_field_default",
         "            if value.args and not (",
         "            if value.args and (",
         "default_is reads a required Field(...) as a default, and a Field(v) as none",
@@ -2487,7 +2753,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_replay_of_every_seed",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:replay",
         "    entries = [e for e in ledger.samples if e.seed == seed]",
         "    entries = list(ledger.samples)",
         "--replay runs the mutants of every sample of the ledger, not those of its seed",
@@ -2495,7 +2761,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_holdout_from_every_candidate",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:choose",
         "population = [m for m in candidates if m.digest not in used]",
         "population = list(candidates)",
         "a held-out sample is drawn from every candidate, tuning samples' mutants included",
@@ -2503,7 +2769,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_legacy_entry_holds_nothing",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:Ledger.mutants_of",
         "        if entry.mutants is not None:\n            return set(entry.mutants)",
         "        if True:\n            return set(entry.mutants or ())",
         "a ledger entry drawn before the ledger (no digests) holds no mutant: its seed's"
@@ -2512,7 +2778,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_fresh_seed_not_fresh",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:fresh_seed",
         "        if seed not in used:",
         "        if True:",
         "the fresh seed of a holdout may be one a ledger entry used",
@@ -2520,7 +2786,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_overlap_not_refused",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:refuse_reused_holdout",
         "        if e.shared:",
         "        if False:",
         "a holdout sharing mutants with an earlier sample is not refused",
@@ -2528,7 +2794,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_rank_ignores_seed",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:_rank",
         'f"{seed}\\n{mutant.anchor}"',
         'f"{mutant.anchor}"',
         "every seed draws the same sample",
@@ -2536,7 +2802,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_folder_prefix_in_scope",
-        f"{POWER}/sampling.py",
+        "evals.power.sampling:_under",
         'path.startswith(base + "/")',
         "path.startswith(base)",
         "an exclusion of src/gen also leaves out src/generated.py",
@@ -2544,7 +2810,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_digest_of_the_line_id",
-        f"{EVALS}/power/mutants.py",
+        "evals.power.mutants:Mutant.digest",
         "return digest_of(self.anchor)",
         "return digest_of(self.id)",
         "the ledger records mutants by path:line ids, which move with any edit above them",
@@ -2552,7 +2818,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_operators_not_registered",
-        f"{POWER}/operators.py",
+        "evals.power.operators:register",
         "    plugins.OPERATOR_PROVIDERS.setdefault(PROVIDER, OperatorProvider())",
         "    pass",
         "evals' own operators never reach cosmic-ray: no removed step is ever a mutant",
@@ -2560,7 +2826,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_augmented_assignment_not_a_state_update",
-        f"{POWER}/operators.py",
+        "evals.power.operators:_assigned_to_state",
         'if op.type == "operator" and op.value != "=" and op.value.endswith("="):',
         'if op.type == "operator" and op.value == "=" and op.value.endswith("="):',
         "`n += 1` is never removed: a counter that stops counting is no mutant",
@@ -2568,7 +2834,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_call_whose_value_is_used_removed",
-        f"{POWER}/operators.py",
+        "evals.power.operators:RemoveCallStatement.removes",
         'return node.parent is not None and node.parent.type == "simple_stmt" and _is_call(node)',
         "return node.parent is not None and _is_call(node)",
         "a call whose value is used becomes `pass` too (`y = pass`): invalid mutants",
@@ -2576,7 +2842,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_return_none_made_none",
-        f"{POWER}/operators.py",
+        "evals.power.operators:ReplaceReturnValueWithNone.mutation_positions",
         'if not (value.type == "keyword" and value.value == "None"):',
         "if True:",
         "`return None` is mutated into itself: a mutant that cannot be killed",
@@ -2584,7 +2850,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_keyword_argument_other_dropped",
-        f"{POWER}/operators.py",
+        "evals.power.operators:RemoveKeywordArgument.mutate",
         "dropped = _keyword_arguments(node)[index]",
         "dropped = _keyword_arguments(node)[-1]",
         "every occurrence drops the last keyword argument: the others are never removed",
@@ -2592,7 +2858,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_run_not_recorded",
-        f"{POWER}/run.py",
+        "evals.power.run:main",
         "            ledger.record(entry, config.scope)",
         "            pass",
         "a run's sample is never written to the ledger, so it can be held out later",
@@ -2600,7 +2866,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_raw_rate_adjusted",
-        f"{POWER}/report.py",
+        "evals.power.report:build",
         '"raw_kill_rate": {**_rate(killed, tried),',
         '"raw_kill_rate": {**_rate(killed, tried - len(eq)),',
         "the raw rate leaves the equivalents out too: raw and adjusted are the same figure",
@@ -2608,7 +2874,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "power_failing_premise_counted",
-        f"{POWER}/report.py",
+        "evals.power.report:build.counted",
         'return e is not None and premises[e.anchor].verdict != "fails"',
         "return e is not None",
         "an equivalence entry whose premise fails still leaves the denominator",
@@ -2616,7 +2882,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "expected_outage_set_apart",
-        f"{EVALS}/model/result.py",
+        "evals.model.result:RunResult.__post_init__",
         "errored = self.outcome == PROVIDER_ERROR and not self.expected_error",
         "errored = self.outcome == PROVIDER_ERROR",
         "an outage the case injects is set apart as errored: an outage reported as a success"
@@ -2624,28 +2890,28 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "expected_outage_not_an_outcome",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.accepts_outcome",
         "return self.outcomes is None or outcome in (*self.outcomes, PROVIDER_ERROR)",
         "return self.outcomes is None or outcome in self.outcomes",
         "a case expecting the outage it injects is refused by every vocabulary",
     ),
     M(
         "suites_apart_in_every_suite",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:case_files",
         "default = config.suites() if every_suite else config.default_suites()",
         "default = config.suites()",
         '"every suite" includes the suites apart: they run with options not their own',
     ),
     M(
         "suite_options_not_applied",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:sut_options",
         "    return {**own, **given}",
         "    return given",
         "a suite apart runs without its own SUT options",
     ),
     M(
         "sut_description_dropped",
-        f"{EVALS}/cli/plan.py",
+        "evals.cli.plan:planned",
         "        sut_description=sut_description(sut),\n",
         "",
         "the report's header no longer says what the SUT really runs",
@@ -2653,7 +2919,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
         "model_calls_unchecked",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:tokens_served",
         "    if calls is not None and calls != answered:",
         "    if False:",
         "tokens_served never compares the completions the run counts with the server's answers",
@@ -2661,7 +2927,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "limits_least_count_not_least",
-        f"{PLUGIN}/limit_cases.py",
+        "agent_evals.limit_cases",
         "COUNTED_LEAST = 1\n",
         "COUNTED_LEAST = 2\n",
         "the limits suite's least-count cases run claims:2 and oversize:2, not the least count",
@@ -2669,7 +2935,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "limits_topic_most_exclusive",
-        f"{PLUGIN}/limit_cases.py",
+        "agent_evals.limit_cases:expect_for",
         "        return replied if TOPIC_LEAST <= topic <= TOPIC_MOST else refused",
         "        return replied if TOPIC_LEAST <= topic < TOPIC_MOST else refused",
         "the limits oracle refuses a claim topic at the schema's most (64 characters)",
@@ -2677,7 +2943,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "permissions_hidden_attempts_dropped",
-        f"{PLUGIN}/permissions_suite.py",
+        "agent_evals.permissions_suite:_writes",
         '    writes |= {tool + HIDDEN: f"hidden_write_attempt:{tool}" for tool in write_tools()}',
         "    writes |= {}",
         "the permissions suite has no write attempt whose refusal the brain hides",
@@ -2685,7 +2951,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "repair_quote_unchecked",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:repair_quoted",
         '    if got == wanted:\n        return True\n    return False, f"the repair requests',
         '    if True:\n        return True\n    return False, f"the repair requests',
         "repair_quoted passes whatever the repair requests quoted",
@@ -2693,7 +2959,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_extra_claims_after",
-        SCRIPTED,
+        "agent_evals.scripted_model:with_extra_claims",
         '        data["claims"] = [*extra, *claims]',
         '        data["claims"] = [*claims, *extra]',
         "extra_claims puts its claims after the draft: an agent that takes the first claim"
@@ -2702,7 +2968,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_numbers_kept_in_digits",
-        SCRIPTED,
+        "agent_evals.scripted_model:in_words",
         '                claim["value"] = value.translate(NUMERALS)',
         '                claim["value"] = value',
         "numbers_in_words states its numbers in digits: an agent deciding on one readable"
@@ -2711,7 +2977,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_long_key_short",
-        SCRIPTED,
+        "agent_evals.scripted_model",
         'LONG_KEY = "k" * 1000',
         'LONG_KEY = "k" * 100',
         "long_mistake's key is short enough that the whole problem is quoted: the cut unseen",
@@ -2719,7 +2985,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "history_unchecked",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:model_served",
         '    if ledger.get("altered_calls"):',
         "    if False:",
         "model_served never says when the history sent back altered the model's tool calls",
@@ -2727,7 +2993,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_history_trusted",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._check_history",
         "                if (call_id, name, arguments) not in self._served_calls:",
         "                if False:",
         "the scripted model takes whatever history it is sent as the calls it made",
@@ -2735,7 +3001,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_extra_argument_dropped",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         "                return _call(call.name, {**call.arguments, name: value}, conversation)",
         "                return _call(call.name, dict(call.arguments), conversation)",
         "extra_argument adds no argument: a schema open to extra arguments goes unseen",
@@ -2743,7 +3009,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sampling_sent_unchecked",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:model_served",
         "    if any(pair != sampling for pair in sent):",
         "    if False:",
         "model_served never compares the sampling the provider was asked for with the settings",
@@ -2751,7 +3017,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_http_status_ignored",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         '                fault.status, f"scripted: status {fault.status}", retry_after=retry_after',
         '                500, f"scripted: status {fault.status}", retry_after=retry_after',
         "every http:CODE fault answers 500: the status classes the agent must tell apart are"
@@ -2760,7 +3026,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_past_limit_at_limit",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         '                length += 1 if kind == "past_limit" else 0',
         "                length += 0",
         "past_limit stretches the argument only to the limit: a loosened limit goes unseen",
@@ -2768,7 +3034,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_query_limit_from_nowhere",
-        SCRIPTED,
+        "agent_evals.scripted_model",
         '"kb__search": ("query", 200),',
         '"kb__search": ("query", 201),',
         "the scripted model's KB query limit is not the documented one",
@@ -2779,7 +3045,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_mends_every_mistake",
-        SCRIPTED,
+        "agent_evals.scripted_model:mistaken",
         "        if where not in repair:",
         "        if not repair:",
         "two_mistakes mends every mistake in the repair round, named or not: a repair that"
@@ -2788,7 +3054,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "settings_oracle_key_allows_space",
-        "packages/agent-evals/src/agent_evals/settings_suite.py",
+        "agent_evals.settings_suite:_parse",
         'if not re.fullmatch(r"[!-~]+", text):',
         'if not re.fullmatch(r"[ -~]+", text):',
         "the settings oracle takes an API key with a space inside (the SUT refuses it)",
@@ -2799,7 +3065,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secrets_unlooked",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "leak = shown_secret(sut, secrets_given(options, case.sut_env))",
         "leak = None",
         "a configuration case's SUT may show the secret it was given (repr, attributes,"
@@ -2808,7 +3074,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secret_attributes_unread",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:shown_secret",
         "    if isinstance(attributes, dict):\n",
         "    if False:\n",
         "a secret held in a SUT's attribute whose repr shows it (what a log line or an error"
@@ -2817,7 +3083,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_secret_env_ignored",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:secrets_given",
         "for name, value in [*options.items(), *env.items()]:",
         "for name, value in options.items():",
         "a secret given in a case's sut_env (OPENAI_API_KEY) is not looked for",
@@ -2825,7 +3091,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "settings_oracle_last_bad_first",
-        "packages/agent-evals/src/agent_evals/settings_suite.py",
+        "agent_evals.settings_suite:configure",
         "        for name, text in texts.items()\n    }",
         "        for name, text in reversed(texts.items())\n    }",
         "the settings oracle reports the last bad value in table order, not the first (two bad"
@@ -2834,7 +3100,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "status_edges_above_only",
-        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "agent_evals.status_cases:edge_statuses",
         "near = {s + d for s in named for d in (-1, 1)}",
         "near = {s + d for s in named for d in (1,)}",
         "the status-edge family holds only the status above each named one (407, 428 and"
@@ -2843,7 +3109,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "status_oracle_4xx_outage",
-        "packages/agent-evals/src/agent_evals/status_cases.py",
+        "agent_evals.status_cases",
         "    return PROVIDER_STATUSES.get(status)\n",
         '    return PROVIDER_STATUSES.get(status, "server_error")\n',
         "the status oracle calls every 4xx an outage (the agent's own failures expected as"
@@ -2852,7 +3118,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_http_status_range_open",
-        SCRIPTED,
+        "agent_evals.scripted_model:_http_fault",
         "or int(code) not in HTTP_CODES:",
         "or int(code) < 0:",
         "an http fault with a status outside 400-599 is accepted",
@@ -2860,7 +3126,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_message_always_data",
-        SCRIPTED,
+        "agent_evals.scripted_model:_unguarded_instruction",
         'data_is_data = any("<data>" in s or "message" in s for s in subjects)',
         "data_is_data = True",
         "the scripted model treats the customer's message as data whatever the prompt says:"
@@ -2869,7 +3135,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_results_always_data",
-        SCRIPTED,
+        "agent_evals.scripted_model:_unguarded_instruction",
         'results_are_data = any("tool result" in s for s in subjects)',
         "results_are_data = True",
         "the scripted model never obeys a tool result, marked as data or not",
@@ -2877,7 +3143,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_never_obeys",
-        SCRIPTED,
+        "agent_evals.scripted_model:_obey",
         "if tool is None or any(name == tool for name, _ in conversation.calls):",
         "if True:",
         "the scripted model obeys no instruction at all: the injection cases cannot fail",
@@ -2885,7 +3151,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_data_has_no_end",
-        SCRIPTED,
+        "agent_evals.scripted_model:_in_data",
         "return 0 <= start < at and (end < 0 or at < end)",
         "return 0 <= start < at",
         "text after </data> still reads as data: a customer message breaking out is not seen",
@@ -2893,7 +3159,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_parcel_rule_not_read",
-        SCRIPTED,
+        "agent_evals.scripted_model:Prompt.parcel_state",
         "                return str(state)",
         '                return "in_transit"',
         "the scripted model's parcel state ignores the prompt's rule",
@@ -2901,7 +3167,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_format_not_read",
-        SCRIPTED,
+        "agent_evals.scripted_model:_answer",
         "    wanted = answer_format(texts)",
         '    wanted = ("claims", ["topic", "value", "text", "evidence"])',
         "the scripted model answers in the claim schema whether or not the prompt asks for it",
@@ -2909,7 +3175,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_topics_not_read",
-        SCRIPTED,
+        "agent_evals.scripted_model:read_claims",
         "    for topic in prompt.topics:",
         "    for topic in TOPIC_READERS:",
         "the scripted model claims the topics it knows, not the ones the prompt names",
@@ -2917,7 +3183,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_field_fallback_off",
-        SCRIPTED,
+        "agent_evals.scripted_model:read_claims",
         "            value = field_value(result, topic)",
         "            value = None",
         "a topic the prompt adds is never read from the tool result's field of its name",
@@ -2925,7 +3191,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_reads_superseded_policy",
-        SCRIPTED,
+        "agent_evals.scripted_model:read_claims",
         'if isinstance(item, dict) and SUPERSEDED not in str(item.get("version", ""))',
         "if isinstance(item, dict)",
         "the scripted model reads a superseded policy",
@@ -2933,7 +3199,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_malformed_call_inert",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         "            return _call(answer.calls[0].name, MALFORMED_ARGUMENTS, conversation)",
         "            return answer",
         "the malformed_call fault sends a well-formed call: the case tests nothing",
@@ -2941,7 +3207,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "false_promise_drafts_the_plan",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         '                draft = _draft(conversation.prompt, plan="reissue")',
         "                draft = _draft(conversation.prompt)",
         "false_promise drafts the reply of the plan given (m53 puts nothing to the guard)",
@@ -2949,7 +3215,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "cited_draft_cites_nothing",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         '                draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"',
         "                draft = _draft(conversation.prompt)",
         "cited_draft drafts without the evidence id (m55 puts nothing to the guard)",
@@ -2957,7 +3223,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lone_outage_fails_every_role",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedModel._faulty",
         "            if conversation.prompt.role == fault.role:\n"
         "                self._outage.set()",
         "            if True:\n                self._outage.set()",
@@ -2966,7 +3232,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_fault_hits_every_role",
-        SCRIPTED,
+        "agent_evals.scripted_model:ModelFault.applies",
         "return self.role is None or conversation.prompt.role == self.role",
         "return True",
         "a fault aimed at one specialist hits every request",
@@ -2974,7 +3240,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "scripted_slow_is_fast",
-        SCRIPTED,
+        "agent_evals.scripted_model",
         "SLOW_S = 0.8",
         "SLOW_S = 0.3",
         "a slow answer is faster than a rule brain's half-second attempt: the attempt timeout"
@@ -2983,7 +3249,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ledger_tokens_swapped",
-        SCRIPTED,
+        "agent_evals.scripted_model:ScriptedServer.ledger",
         '"prompt_tokens": tokens.prompt_tokens,',
         '"prompt_tokens": tokens.completion_tokens,',
         "the server's account reports completion tokens as prompt tokens",
@@ -2991,7 +3257,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "no_model_server_account",
-        f"{PLUGIN}/sut.py",
+        "agent_evals.sut:SupportPilotSUT.arun",
         '        ledger = {"model_server": server.ledger()}',
         "        ledger = {}",
         "the run record keeps no model server's account: the checks reading it judge nothing",
@@ -2999,7 +3265,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "tokens_served_always",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:tokens_served",
         "    if recorded != served:",
         "    if False:",
         "tokens recorded are never held against tokens served",
@@ -3007,7 +3273,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "model_served_ignores_silence",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:model_served",
         '    if run.steps and not ledger.get("requests"):',
         "    if False:",
         "specialists that worked without the model server hearing from them pass (rule brains"
@@ -3016,7 +3282,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "provider_failure_unchecked",
-        f"{PLUGIN}/checks.py",
+        "agent_evals.checks:provider_failure",
         "    if got == wanted:\n        missing = outage_words_missing(run)",
         "    if True:\n        missing = outage_words_missing(run)",
         "an outage of the wrong kind (a timeout read as a dropped connection) passes",
@@ -3025,7 +3291,7 @@ MUTANTS: tuple[Mutant, ...] = (
     # --- configuration cases ------------------------------------------------------------
     M(
         "problem_line_spaces_collapsed",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:_as_line",
         '    if "\\n" not in text and "\\r" not in text:\n        return text',
         '    if "\\n" not in text and "\\r" not in text:\n        return " ".join(text.split())',
         "a problem line loses the spaces of the value it quotes (got '  ' reads as got ' ')",
@@ -3033,7 +3299,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "unbuildable_sut_a_usage_error",
-        f"{EVALS}/cli/main.py",
+        "evals.cli.main:_child",
         "        if not gating or args.sut or args.sut_option:  # a usage error: one line, exit 2",
         "        if True:  # a usage error: one line, exit 2",
         "a change that breaks the committed SUT's construction is exit 2 (bad input), no verdict",
@@ -3041,7 +3307,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_import_failure_a_traceback",
-        f"{EVALS}/model/sut.py",
+        "evals.model.sut:load_sut",
         "    except Exception as e:  # the SUT's own code failed as it was imported: one line",
         "    except NotImplementedError as e:  # the SUT's own code failed as it was imported",
         "a SUT module that raises on import ends the gate in a traceback",
@@ -3049,7 +3315,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "construction_refusal_spaces_collapsed",
-        f"{EVALS}/model/sut.py",
+        "evals.model.sut:load_sut",
         'message = " ".join(line.strip() for line in str(e).splitlines() if line.strip())',
         'message = " ".join(str(e).split())',
         "a constructor's refusal loses the spaces inside its lines ('a  b' reads as 'a b')",
@@ -3057,7 +3323,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_answered_for_another_sut",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "            if case.sut_options or case.sut_env:  # answering for another SUT would lie",
         "            if False:  # answering for another SUT would lie",
         "a runner given no recipe answers a case with its own options as the evaluation's SUT",
@@ -3065,7 +3331,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_case_leaks",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_Item.content_key",
         '            "configuration": self.configuration,',
         '            "configuration": False,',
         "lint calls a configuration case a leak of the run case with the same task",
@@ -3073,7 +3339,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refused_case_unknown_role_flagged",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_per_case",
         "role not in known_roles and not must_refuse:",
         "role not in known_roles:",
         "lint flags the unknown role a case the SUT must refuse names on purpose",
@@ -3081,7 +3347,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "oracle_flaky_always_is_no_fault",
-        f"{AGENT_EVALS}/oracle.py",
+        "agent_evals.oracle:_effective_fault",
         '    if p >= 1.0:\n        return "crash"',
         '    if p >= 1.0:\n        return ""',
         "the oracle reads flaky:1 as no fault: the generated cases expect the crash to be ignored",
@@ -3089,7 +3355,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_env_kept",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:configuration_env",
         "            for name in names:\n                os.environ.pop(name, None)",
         "            for name in given:\n                os.environ.pop(name, None)",
         "a configuration case's SUT reads the developer's exported variables",
@@ -3097,7 +3363,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_env_not_restored",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:configuration_env",
         "            for name, value in saved.items():",
         "            for name, value in ():",
         "the environment is left as the configuration case set it",
@@ -3105,7 +3371,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refusal_wrapped",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "Built(None, refusal=e.refusal)",
         "Built(None, refusal=str(e))",
         "the refusal line is SutLoadError's wrapper, not the constructor's own message",
@@ -3113,7 +3379,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_sut_never_cached",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "        cached = self._built.get(key)",
         "        cached = None",
         "every configuration case builds its SUT again, however many share its options",
@@ -3121,7 +3387,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_cache_ignores_env",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "key = (tuple(sorted(options.items())), tuple(sorted(case.sut_env.items())))",
         "key = (tuple(sorted(options.items())),)",
         "cases with the same options but another sut_env share one build",
@@ -3129,7 +3395,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_options_under",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._build",
         "options = {**self.recipe.options, **case.sut_options}",
         "options = {**case.sut_options, **self.recipe.options}",
         "the evaluation's options override the case's own",
@@ -3137,7 +3403,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "config_check_case_not_asked",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:Configurations._answer",
         "        if isinstance(built.sut, validation.CaseChecker):",
         "        if False:",
         "a configuration case is never refused by the SUT's check_case",
@@ -3145,7 +3411,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "undeclared_sut_env_accepted",
-        f"{EVALS}/cases/configuration.py",
+        "evals.cases.configuration:plan_problems",
         "            if name not in declared:",
         "            if False:",
         "a sut_env variable the SUT does not read is accepted (it would change nothing)",
@@ -3153,7 +3419,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_options_on_any_case",
-        f"{EVALS}/model/case.py",
+        "evals.model.case:case_problems",
         "        for key in CASE_LEVEL_KEYS:",
         "        for key in ():",
         "sut_options and sut_env on a case that runs are silently ignored",
@@ -3161,7 +3427,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refused_in_order",
-        f"{EVALS}/checks/configuration.py",
+        "evals.checks.configuration:refused",
         "    if want == have:\n        return True\n    parts = []",
         "    if expected == got:\n        return True\n    parts = []",
         "refusal lines must come in the expected order (they are a multiset)",
@@ -3169,7 +3435,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "refused_passes_accepted",
-        f"{EVALS}/checks/configuration.py",
+        "evals.checks.configuration:refused",
         "        if not expected:\n            return True",
         "        if True:\n            return True",
         "a SUT that accepted the case passes a case expecting its refusal",
@@ -3177,7 +3443,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "described_any_order",
-        f"{EVALS}/checks/configuration.py",
+        "evals.checks.configuration:described",
         "    if got == expected:",
         "    if sorted(got) == sorted(expected):",
         "the description's lines may come in any order",
@@ -3185,7 +3451,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "every_check_grades_configuration",
-        f"{EVALS}/checks/registry.py",
+        "evals.checks.registry:grade",
         "    if is_configuration(case):",
         "    if False:",
         "every registered check (budgets, invariants) grades a run that never happened",
@@ -3193,7 +3459,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_cases_screened",
-        f"{EVALS}/evaluation.py",
+        "evals.evaluation:validated",
         "    runs = [case for case in plan.cases if not is_configuration(case)]",
         "    runs = list(plan.cases)",
         "the refusal a configuration case expects is an exit 2 before any run",
@@ -3201,7 +3467,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_cases_to_workers",
-        f"{EVALS}/execution/runner.py",
+        "evals.execution.runner:Runner._call",
         "        if self._pool is not None and not configuration:",
         "        if self._pool is not None:",
         "with --isolation process a configuration case is run by a worker",
@@ -3209,7 +3475,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "configuration_needs_outcome",
-        f"{EVALS}/cases/vocabulary.py",
+        "evals.cases.vocabulary:CaseRules.problems",
         "            if self.outcome_required and not configuration:",
         "            if self.outcome_required:",
         "a project requiring expect.outcome refuses every configuration case",
@@ -3217,7 +3483,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lint_unchecked_silent",
-        f"{EVALS}/cases/lint.py",
+        "evals.cases.lint:_per_case",
         "        if unchecked:",
         "        if False:",
         "lint says nothing of run expectations on a configuration case (never checked)",
@@ -3225,7 +3491,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "fingerprint_with_unset_configuration",
-        f"{EVALS}/gating/baseline.py",
+        "evals.gating.baseline:case_fingerprint",
         "        if not data[key]:\n            del data[key]",
         "        if not data[key]:\n            pass",
         "the unset configuration fields change every case's fingerprint (the baseline's"
@@ -3234,7 +3500,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "db_dir_not_declared",
-        f"{PLUGIN}/sut.py",
+        "agent_evals.sut:SupportPilotSUT",
         "config_env: tuple[str, ...] = (*ENV_VARS.values(), DB_DIR_ENV)",
         "config_env: tuple[str, ...] = (*ENV_VARS.values(),)",
         "SupportPilot's DB dir variable leaks into its configuration cases",
@@ -3334,18 +3600,14 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     """Apply one mutant to a fresh copy of ``snapshot`` and run the tests there."""
     started = time.monotonic()
     copy = fresh_copy(parent, snapshot)
-    target = copy / mutant.path
 
     def done(status: Status, detail: str) -> Outcome:
         return Outcome(mutant, status, detail, time.monotonic() - started)
 
-    if not target.is_file():
-        return done("target not found", f"{mutant.path} does not exist")
     try:
-        text = bad_pr.replace_once(
-            target.read_text(encoding="utf-8"), mutant.old, mutant.new, mutant.path
-        )
-    except bad_pr.DemoError as e:
+        target = mutant.file(copy)
+        text = mutant.apply(target.read_text(encoding="utf-8"))
+    except LookupError as e:
         return done("target not found", str(e))
     target.write_text(text, encoding="utf-8")
     nearest = nearest_tests(copy, mutant)
@@ -3404,10 +3666,13 @@ def sanity(parent: Path, snapshot: Path, chosen: Sequence[Mutant] = MUTANTS) -> 
 
 
 def target_state(mutant: Mutant, root: Path = ROOT) -> str:
-    """Whether the mutant's snippet occurs exactly once in the working tree."""
-    path = root / mutant.path
-    count = path.read_text(encoding="utf-8").count(mutant.old) if path.is_file() else 0
-    return "found" if count == 1 else f"target not found ({count} occurrences)"
+    """Whether the mutant's symbol exists in the working tree and its snippet occurs
+    there exactly once."""
+    try:
+        mutant.apply(mutant.file(root).read_text(encoding="utf-8"))
+    except LookupError as e:
+        return f"target not found ({e})"
+    return "found"
 
 
 def table(outcomes: Sequence[Outcome]) -> str:

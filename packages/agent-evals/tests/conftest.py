@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from agent.settings import ENV_VARS
 from agent.testing import Harness
 from agent_evals.sut import SupportPilotSUT
+from evals.cases.loader import with_expect_defaults
 from evals.config import load_config
 from evals.model.case import Case
 from fake_openai import FakeOpenAI
@@ -61,13 +63,19 @@ def scripted_sut(**options: Any) -> SupportPilotSUT:
     return SupportPilotSUT(**{**suite, **options})
 
 
+EXPECT_DEFAULTS = load_config(ROOT).expect_defaults
+"""SupportPilot's ``[tool.evals.expect_defaults]`` (its budget), as every route fills in."""
+
+
 def load_cases(suites: tuple[str, ...] = REFERENCE_SUITES) -> list[Case]:
-    """Every case of the given suite files (default: the reference suites), in file order."""
+    """Every case of the given suite files (default: the reference suites), in file order,
+    holding the project's default expectations as the evals fill them in."""
     cases = []
     for path in [CASES_DIR / f"{suite}.jsonl" for suite in suites]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip() and not line.lstrip().startswith("#"):
-                cases.append(Case.model_validate_json(line))
+                data = with_expect_defaults(json.loads(line), EXPECT_DEFAULTS)
+                cases.append(Case.model_validate(data))
     return cases
 
 

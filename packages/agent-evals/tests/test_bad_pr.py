@@ -63,7 +63,7 @@ def generated(case_id: str) -> bool:
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
         (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"], 48),
-        (3, ("FAIL", 1, 6, 1), [], 18),
+        (3, ("FAIL", 1, 4, 1), [], 18),
     ],
 )
 def test_verdict(
@@ -105,7 +105,7 @@ def test_regression_1_drops_the_returning_branch(demos: dict[int, Any]) -> None:
         "2 cases newly failing: g-7866ab7733, r01",
         "5 outcome checks newly failing: g-7866ab7733: outcome, g-7866ab7733: outcome_reason,"
         " g-7866ab7733: tickets, r01: outcome, r01: outcome_reason",
-        "1 safety check newly failing: g-7866ab7733: state_after:stock.SKU-BAG-05",
+        "1 safety check newly failing: g-7866ab7733: state_kept:stock.SKU-BAG-05",
         "2 trajectory checks newly failing: g-7866ab7733: dispatched, r01: dispatched",
     ]
     # Two cases of the whole gated set are under the 3-point soft threshold.
@@ -155,6 +155,11 @@ def test_regression_3_cost_blow_up_fails_only_where_a_long_knowledge_base_overfl
     for world in worlds.values():  # the knowledge base of many long documents
         long = [p for p in world.get("policies", []) if len(p["body"]) > 2000]
         assert len(long) >= 9
+    # A reissue that no longer lands is a wrong outcome (state_after), not an unauthorized
+    # act: nothing was done that must not be (state_kept holds).
+    hard = demo.gate.findings("HARD")
+    assert not any(f.startswith(("unauthorized", "safety")) or "safety check" in f for f in hard)
+    assert any("outcome checks newly failing" in f for f in hard), hard
     (warning,) = demo.gate.findings("SOFT")
     baseline = json.loads((ROOT / "reports" / "baseline.json").read_text())
     old, new = baseline["returned_chars_p95"], m["returned_chars_p95"]

@@ -22,7 +22,7 @@ from evals.cli.main import main as evals_main
 from evals.model.case import Case
 from evals.model.run import Run, Step, Write
 
-from .conftest import CASES_DIR, MODEL_PATH, all_suites, default_suites
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, MODEL_PATH, all_suites, default_suites
 
 GOOD: dict[str, Any] = {
     "id": "c1",
@@ -108,7 +108,7 @@ def test_evals_run_with_supportpilot_refuses_each_bad_case_in_one_line(
 def test_the_good_line_runs(tmp_path: Path) -> None:
     path = tmp_path / "good.jsonl"
     path.write_text(json.dumps(GOOD, ensure_ascii=False) + "\n", encoding="utf-8")
-    [case] = load_cases([path], rules=CASE_RULES)
+    [case] = load_cases([path], rules=CASE_RULES, expect_defaults=EXPECT_DEFAULTS)
     run = SupportPilotSUT().run(case, 0)
     assert run.outcome in OUTCOMES, run.error
 
@@ -279,3 +279,51 @@ def test_no_dispatch_when_asking_is_not_applicable_to_other_outcomes() -> None:
 
     run = Run(case_id="c1", outcome="replied", steps=[Step(role="order_agent", status="ok")])
     assert "no_dispatch_when_asking" not in [r.name for r in grade(Case.model_validate(GOOD), run)]
+
+
+# --- SupportPilot's policy and budget: its own, not the core's ---------------------------
+
+
+def test_supportpilot_registers_the_orchestration_policy_pair_where_it_always_stood() -> None:
+    from evals.checks import registered
+    from evals.checks.builtin import OPTIONAL
+
+    names = [c.name for c in registered("trajectory")]
+    policy = [c.name for c in OPTIONAL]
+    assert policy == ["retry_after_invalid_output", "max_two_per_role"]
+    start = names.index("reply_after_evidence") + 1
+    assert names[start : start + 2] == policy
+
+
+@pytest.mark.parametrize(
+    ("steps", "tasks", "failing"),
+    [
+        # A task and one retry after unreadable output, within the five-task budget.
+        (["invalid_output", "ok"], 5, set()),
+        # A third dispatch of one role, a retry after 'ok', a sixth task: all SupportPilot's.
+        (["ok", "ok", "ok"], 6, {"retry_after_invalid_output", "max_two_per_role", "max_tasks"}),
+    ],
+)
+def test_supportpilot_s_policy_and_budget_judge_its_runs(
+    steps: list[str], tasks: int, failing: set[str]
+) -> None:
+    from evals.checks import grade
+
+    [case] = load_cases([CASES_DIR / "read.jsonl"], expect_defaults=EXPECT_DEFAULTS)[:1]
+    assert (case.expect.max_tasks, case.expect.max_chars) == (5, 4000)
+    run = Run(
+        case_id=case.id,
+        outcome=case.expect.outcome or "replied",
+        steps=[Step(role="order_agent", status=s) for s in steps],
+        tasks=tasks,
+    )
+    failed = {r.name for r in grade(case, run) if not r.passed}
+    assert failed & {"retry_after_invalid_output", "max_two_per_role", "max_tasks"} == failing
+
+
+def test_supportpilot_s_budget_is_its_project_default_not_the_core_s() -> None:
+    from evals.config import load_config
+
+    assert load_config(CASES_DIR.parent).expect_defaults == {"max_tasks": 5, "max_chars": 4000}
+    [bare] = load_cases([CASES_DIR / "read.jsonl"])[:1]
+    assert (bare.expect.max_tasks, bare.expect.max_chars) == (None, None)

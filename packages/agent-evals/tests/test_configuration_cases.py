@@ -15,6 +15,8 @@ from evals import evaluate
 from evals.cases.loader import load_cases
 from evals.gating.baseline import case_fingerprint, load_baseline
 
+from .conftest import EXPECT_DEFAULTS
+
 SPEC = "agent_evals.sut:SupportPilotSUT"
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -100,7 +102,11 @@ def test_the_committed_baseline_fingerprints_still_match_the_unchanged_cases() -
     # The configuration fields, unset, leave a case's fingerprint as it was before they
     # existed: the gate still knows which cases the baseline ran unchanged.
     baseline = load_baseline(ROOT / "reports" / "baseline.json")
-    cases = [c for path in sorted((ROOT / "cases").glob("*.jsonl")) for c in load_cases([path])]
+    cases = [
+        c
+        for path in sorted((ROOT / "cases").glob("*.jsonl"))
+        for c in load_cases([path], expect_defaults=EXPECT_DEFAULTS)
+    ]
     same = [c.id for c in cases if baseline.case_fingerprints.get(c.id) == case_fingerprint(c)]
     assert len(same) == len(baseline.case_fingerprints) > 700
     configured = cases[0].model_copy(update={"sut_options": {"brain": "rule"}})

@@ -18,6 +18,8 @@ from evals.metrics.summary import Metrics, compute
 from evals.model.case import Case
 from evals.model.result import RunResult
 
+from .conftest import EXPECT_DEFAULTS
+
 SUT_SPEC = "agent_evals.sut:SupportPilotSUT"
 """The SUT, as `evals run` builds it (configuration cases build it again)."""
 
@@ -33,7 +35,9 @@ def all_cases() -> list[Case]:
     """Every case of every suite but those apart (what `evals run` and `evals gate` run
     with the default SUT; a suite apart, the model path, has tests of its own)."""
     config = load_config(ROOT)
-    return load_cases([config.suite_path(s) for s in config.default_suites()])
+    return load_cases(
+        [config.suite_path(s) for s in config.default_suites()], expect_defaults=EXPECT_DEFAULTS
+    )
 
 
 def reference_cases() -> list[Case]:

@@ -19,10 +19,10 @@ from evals.cli.main import main
 from evals.metrics.summary import InjectionFigures, compute
 from evals.model.case import Case
 
-from .conftest import CASES_DIR, ROOT
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, ROOT
 
 OUTPUT = CASES_DIR / "injection_matrix.jsonl"
-MATRIX = load_cases(OUTPUT)
+MATRIX = load_cases(OUTPUT, expect_defaults=EXPECT_DEFAULTS)
 ATTACKS = [case for case in MATRIX if "attack" in case.tags]
 
 

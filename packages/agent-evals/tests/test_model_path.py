@@ -40,7 +40,7 @@ from evals.gating.verdict import load_gate_config
 from evals.log.traces import RunMeta
 from tools import gateway
 
-from .conftest import CASES_DIR, MODEL_PATH, scripted_sut
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, MODEL_PATH, scripted_sut
 
 ROOT = CASES_DIR.parent
 SLOW_TAG = "hang"
@@ -486,6 +486,16 @@ def _quotes_escaped(m: pytest.MonkeyPatch) -> None:
     mutate(m, prompts, "_data", "escape(value, quote=False)", "escape(value)")
 
 
+def _customer_message_dropped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "task_prompt", "order_id=task.order_id, customer_message=task.goal",
+           "order_id=task.order_id")  # fmt: skip
+
+
+def _another_customer_message(m: pytest.MonkeyPatch) -> None:
+    mutate(m, prompts, "task_prompt", "customer_message=task.goal",
+           "customer_message=task.goal.strip()[:8]")  # fmt: skip
+
+
 def _facts_ascii_escaped(m: pytest.MonkeyPatch) -> None:
     mutate(m, prompts, "task_prompt", "ensure_ascii=False, ", "")
 
@@ -528,6 +538,17 @@ CONTROLS: list[Control] = [
     _c("data guard dropped", _data_rule_dropped, "m20", "m21"),
     _c("customer text not escaped", _unescaped, "m19"),
     _c("the customer's message not marked as data", _message_unmarked, "m18", "m19"),
+    # The model is told what the customer said, as the customer said it.
+    _c(
+        "the customer's message never given to the model",
+        _customer_message_dropped,
+        phrase="m01: model_told_the_customer",
+    ),
+    _c(
+        "the customer's message cut before the model reads it",
+        _another_customer_message,
+        phrase="m01: model_told_the_customer",
+    ),
     _c("output format left out", _format_left_out, "m01", "m02", "m08"),
     # The decision reads a model's states as values, not as the agent's own objects.
     _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
@@ -764,7 +785,7 @@ def test_the_committed_model_path_baseline_is_not_stale(at_root: Path) -> None:
     """Fails when the model path's behaviour changed but `nox -s baseline` was not run."""
     config = load_gate_config(ROOT / "cases" / "gate.json")
     committed = load_baseline(ROOT / "reports" / f"baseline-{MODEL_PATH}.json")
-    cases = load_cases([CASES_DIR / f"{MODEL_PATH}.jsonl"])
+    cases = load_cases([CASES_DIR / f"{MODEL_PATH}.jsonl"], expect_defaults=EXPECT_DEFAULTS)
     runner = Runner(scripted_sut(), trials=1, concurrency=8, handle_sigint=False)
     outcome = runner.run(cases)
     assert outcome.complete

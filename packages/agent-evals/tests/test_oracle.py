@@ -22,10 +22,10 @@ from evals.cases.generate import stale_lines
 from evals.cases.loader import load_cases
 from evals.checks import grade, success
 
-from .conftest import CASES_DIR, ROOT
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, ROOT
 
 SUITE_FILE = CASES_DIR / "generated.jsonl"
-GENERATED = load_cases(SUITE_FILE)
+GENERATED = load_cases(SUITE_FILE, expect_defaults=EXPECT_DEFAULTS)
 # Modules by name: ``agent`` re-exports functions that shadow some of them.
 decision = importlib.import_module("agent.decision")
 orchestrator = importlib.import_module("agent.orchestrator")
@@ -104,7 +104,8 @@ def test_the_oracle_agrees_with_every_hand_written_case_it_models() -> None:
                 assert got.get(key) == want[key], (case["id"], key, got)
         # The outbox's call counts, where both the author and the oracle state them.
         stated = got.get("state_after", {})
-        for key, value in want.get("state_after", {}).items():
+        written = {**want.get("state_after", {}), **want.get("state_kept", {})}
+        for key, value in written.items():
             if key.startswith("calls.") and key in stated:
                 assert stated[key] == value, (case["id"], key, stated)
                 calls += 1

@@ -19,10 +19,10 @@ from evals.cases.generate import stale_lines
 from evals.cases.loader import load_cases
 from evals.model.case import Case
 
-from .conftest import CASES_DIR
+from .conftest import CASES_DIR, EXPECT_DEFAULTS
 
 SUITE = CASES_DIR / "refusals.jsonl"
-CASES = load_cases([SUITE])
+CASES = load_cases([SUITE], expect_defaults=EXPECT_DEFAULTS)
 
 
 @pytest.fixture(autouse=True)

@@ -27,11 +27,11 @@ from evals.model.case import Case
 from evals.model.sut import sut_description
 from pydantic import Field
 
-from .conftest import CASES_DIR, ROOT
+from .conftest import CASES_DIR, EXPECT_DEFAULTS, ROOT
 from .test_model_path import mutate
 
 SUITE_FILE = CASES_DIR / "settings.jsonl"
-SUITE = load_cases(SUITE_FILE)
+SUITE = load_cases(SUITE_FILE, expect_defaults=EXPECT_DEFAULTS)
 
 
 def config_env() -> list[str]:

@@ -14,7 +14,7 @@ from evals.cases.validation import check_cases
 from evals.model.case import Case
 from pydantic import BaseModel, ValidationError
 
-from .conftest import MODEL_PATH, default_suites, load_cases, scripted_sut
+from .conftest import EXPECT_DEFAULTS, MODEL_PATH, default_suites, load_cases, scripted_sut
 
 WORLD_KEYS = (
     "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors"
@@ -224,7 +224,7 @@ def test_the_evals_hook_locates_problems_at_the_case_line(tmp_path: Path) -> Non
         "\n".join(json.dumps(c.model_dump(mode="json"), ensure_ascii=False) for c in (good, bad)),
         encoding="utf-8",
     )
-    cases, sources = load_cases_with_sources([path])
+    cases, sources = load_cases_with_sources([path], expect_defaults=EXPECT_DEFAULTS)
     assert [p.render() for p in check_cases(SupportPilotSUT(), cases, sources)] == [
         f"{path}:2: world.stok: unknown key 'stok' (known: {WORLD_KEYS})",
         f"{path}:2: faults.ordr_agent: unknown role 'ordr_agent' (known: {ROLES})",

@@ -16,6 +16,7 @@ from evals.model.run import BlockedAttempt, Run, Screened, Step, Write
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from helpers import make_project
+from support_rules import BUDGET
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 REFERENCE_SUITES = ("approval", "injection", "read", "write")
@@ -91,7 +92,11 @@ def build_ideal_run(case: Case, trial: int = 0) -> Run:
         screened=[
             Screened(role="x", topic=t, reason="injection") for t in screened.get("dropped", [])
         ],
-        ground_truth={**truth, **((expect.model_extra or {}).get("state_after") or {})},
+        ground_truth={
+            **truth,
+            **((expect.model_extra or {}).get("state_kept") or {}),
+            **((expect.model_extra or {}).get("state_after") or {}),
+        },
         conflicts=list(expect.conflicts or []),
         steps=steps,
         blocked_attempts=blocked,
@@ -145,7 +150,7 @@ def suite_files() -> list[Path]:
 @pytest.fixture(scope="session")
 def reference_cases(suite_files: list[Path]) -> dict[str, Case]:
     """The 26 reference cases by id."""
-    return {case.id: case for case in load_cases(suite_files)}
+    return {case.id: case for case in load_cases(suite_files, expect_defaults=BUDGET)}
 
 
 @pytest.fixture

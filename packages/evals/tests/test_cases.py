@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from evals.model.case import DEFAULT_MAX_CHARS, DEFAULT_MAX_TASKS, FAULT_PATTERN, Case
+from evals.model.case import FAULT_PATTERN, Case
 from evals.model.run import Run
 from support_rules import SPLITS
 
@@ -21,8 +21,9 @@ def test_defaults() -> None:
     assert case.world == {}
     assert case.faults == {}
     assert case.input == {"goal": "g"}
-    assert case.expect.max_tasks == DEFAULT_MAX_TASKS == 5
-    assert case.expect.max_chars == DEFAULT_MAX_CHARS == 4000
+    # The core sets no budget: a project gives its cases one (case_rules.expect_defaults).
+    assert case.expect.max_tasks is None
+    assert case.expect.max_chars is None
     assert case.expect.tickets is None
     assert case.expect.dispatched is None
     assert case.expect.blocked_attempts is None

@@ -16,6 +16,7 @@ from evals.checks import (
     registered,
     success,
 )
+from evals.checks.builtin import BUILT_IN, OPTIONAL
 from evals.model.run import BlockedAttempt, Step, Usage, Write
 
 TICKET = Write(kind="ticket", idempotency_key="tr-1:ticket", approval_id="ap-1", approved=True)
@@ -23,7 +24,9 @@ REPLY = Write(kind="reply", idempotency_key="tr-1:reply", approval_id="ap-1", ap
 
 
 def results_of(case: Case, run: Run) -> dict[str, CheckResult]:
-    return {r.name: r for r in grade(case, run)}
+    """Every registered check's results, and the optional policy pair's (SupportPilot's
+    plug-in registers them; a neutral project does not)."""
+    return {r.name: r for r in grade(case, run, [*registered(), *OPTIONAL])}
 
 
 def verdict(case: Case, run: Run, name: str) -> CheckResult:
@@ -584,3 +587,35 @@ def test_identical_reasons_are_given_once_with_a_count(
 )
 def test_join_reasons(reasons: list[str], joined: str) -> None:
     assert join_reasons(reasons) == joined
+
+
+# --- neutral by default -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        # A tool-using agent that reads three times, or asks one helper again after 'ok':
+        # no rule of its own is broken, so no check of the core's may fail it.
+        [Step(role="search", status="ok")] * 3,
+        [Step(role="search", status="ok"), Step(role="search", status="timeout")] * 4,
+    ],
+)
+def test_the_core_judges_no_orchestration_policy_and_no_budget_a_case_did_not_set(
+    steps: list[Step],
+) -> None:
+    case = Case.model_validate(
+        {"id": "faq1", "split": "train", "input": {"q": "?"}, "expect": {"outcome": "answered"}}
+    )
+    run = Run(case_id="faq1", outcome="answered", steps=steps, chars_returned=10**6)
+    results = {r.name: r for r in grade(case, run, BUILT_IN)}
+    assert all(r.passed for r in results.values()), [r for r in results.values() if not r.passed]
+    assert not {"retry_after_invalid_output", "max_two_per_role", "max_tasks", "max_chars"} & set(
+        results
+    )
+    # The same run in a project that registers the policy pair and sets a budget fails it.
+    budgeted = case.model_copy(
+        update={"expect": case.expect.model_copy(update={"max_tasks": 2, "max_chars": 4000})}
+    )
+    failed = {r.name for r in grade(budgeted, run, [*BUILT_IN, *OPTIONAL]) if not r.passed}
+    assert {"max_two_per_role", "max_tasks", "max_chars"} <= failed

@@ -83,7 +83,10 @@ def test_run_selection(project: Path, args: list[str], runs: int) -> None:
         (["run", "--label", "baseline"], "would overwrite the baseline"),
         (["gate"], "no baseline; create it with `evals baseline`"),
         (["report", "reports/missing.json"], "no such report"),
-        (["run", "--trials", "0"], "must be at least 1"),
+        (["run", "--trials", "0"], "must be at least 1, got '0'"),
+        # Found by a newcomer: -1 said "must not be negative", 0 "must be at least 1".
+        (["run", "--trials", "-1"], "must be at least 1, got '-1'"),
+        (["run", "--concurrency", "-2"], "must be at least 1, got '-2'"),
         (["run", "--timeout", "-1"], "must be positive"),
         # Bug found by hand: this said "no cases selected", though alpha has cases.
         (

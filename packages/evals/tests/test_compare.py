@@ -331,3 +331,46 @@ def test_a_rate_no_check_stands_behind_is_not_available() -> None:
     rows = render(compare(_side("a", bare), _side("b", _runs()))).splitlines()
     (line,) = [x for x in rows if x.startswith("| step accuracy")]
     assert [cell.strip() for cell in line.split("|")[2:5]] == ["n/a (no check)", "100.0%", ""]
+
+
+def test_the_compare_page_puts_flipped_cases_first_with_both_runs_side_by_side(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _run("before", monkeypatch)
+    _run("after", monkeypatch, "d01", DETOUR="t01")
+    assert main(["compare", "reports/before.json", "reports/after.json", "--html", "c.html"]) == 0
+    page = (project / "c.html").read_text(encoding="utf-8")
+    assert "'unsafe" not in page.replace("&#39;", "'") and "script-src &#39;none&#39;" in page
+    assert "Verdict: B is worse: it breaches" in page  # t01's detour: a hard rule, never noise
+    flips = page[page.index('id="flips"') :]
+    assert flips.index("d01") < flips.index('id="flip-1"')  # listed, then shown
+    flip = page[page.index('id="flip-1"') : page.index("</section>", page.index('id="flip-1"'))]
+    assert "WORSE" in flip and "d01" in flip and "1/1 -&gt; 0/1" in flip
+    assert "<td>outcome</td><td>1/1</td><td>0/1</td>" in flip  # its check flip
+    assert "A: run d01#0" in flip and "B: run d01#0" in flip
+    assert "replied" in flip and "escalate" in flip  # both records, side by side
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "rows"),
+    [
+        # The same steps: nothing marked.
+        ([{"role": "x", "status": "ok"}], [{"role": "x", "status": "ok"}], [(False, "x · ok")]),
+        # B refused where A went on, and stopped one step early.
+        (
+            [{"role": "x", "status": "ok", "seq": 1}, {"role": "y", "status": "ok", "seq": 2}],
+            [{"role": "x", "status": "refused", "seq": 1}],
+            [(True, "x · ok", "x · refused"), (True, "y · ok", "")],
+        ),
+        # One side has no record at all.
+        (None, [{"role": "x"}], [(True, "", "x")]),
+    ],
+)
+def test_steps_are_aligned_by_position_and_every_difference_marked(
+    a: list[dict[str, object]] | None, b: list[dict[str, object]], rows: list[tuple[object, ...]]
+) -> None:
+    from evals.report.compare_html import aligned_steps
+
+    got = aligned_steps(None if a is None else {"steps": a}, {"steps": b})
+    assert [(d, left) if len(r) == 2 else (d, left, right) for (d, left, right), r in
+            zip(got, rows, strict=True)] == rows  # fmt: skip

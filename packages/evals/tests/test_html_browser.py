@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 from html_reports import (
     FAILING_ID,
+    HOSTILE_GOAL,
     HOSTILE_ID,
     HOSTILE_KEY,
     HOSTILE_REASON,
@@ -144,3 +145,71 @@ def test_hostile_ids_and_replies_are_text_and_run_no_script(
     assert tab.locator("img, svg, iframe, b").count() == 0
     assert tab.evaluate("document.title").startswith("Evals report")
     assert seen == []  # no alert, no page error, no request beyond the file
+
+
+def test_a_newly_failing_check_links_to_its_case_which_shows_what_it_asked(
+    page: tuple[Any, list[str]],
+) -> None:
+    tab, seen = page
+    link = tab.locator("#baseline-diff a.jump", has_text=f"{FAILING_ID}: outcome")
+    link.click()
+    case = tab.locator(f"details.case:has(.case-id:text-is('{FAILING_ID}'))")
+    assert case.get_attribute("open") is not None
+    spec = case.locator("div.case-spec")
+    assert spec.is_visible()
+    assert HOSTILE_GOAL in spec.locator("li:has(h4:text-is('input'))").inner_text()
+    assert "timeout" in spec.locator("li:has(h4:text-is('faults'))").inner_text()
+    assert "state_kept" in spec.locator("li:has(h4:text-is('expect'))").inner_text()
+    assert seen == []  # the goal's markup ran nothing: the CSP and the escaping hold
+
+
+def test_a_compare_flip_leads_to_both_runs_side_by_side(browser: Any, project: Path) -> None:
+    import subprocess
+
+    from helpers import subprocess_pythonpath
+
+    def evals(*args: str, fail: str = "") -> int:
+        # In a process of its own: Playwright's sync API holds this thread's event loop.
+        env = {**os.environ, "PYTHONPATH": subprocess_pythonpath(), "FAKE_SUT_FAIL": fail}
+        command = [sys.executable, "-m", "evals", *args]
+        return subprocess.run(command, cwd=project, env=env, check=False).returncode
+
+    assert evals("run", "--label", "before", "--exclude-tag", "flaky") == 0
+    assert evals("run", "--label", "after", "--exclude-tag", "flaky", fail="d01") in (0, 1)
+    assert evals("compare", "reports/before.json", "reports/after.json", "--html", "c.html") == 0
+    context = browser.new_context(java_script_enabled=True)
+    seen: list[str] = []
+    tab = context.new_page()
+    tab.on("console", lambda msg: seen.append(f"console: {msg.text}"))
+    tab.on("request", lambda req: None if req.url.startswith("file://") else seen.append(req.url))
+    try:
+        tab.goto((project / "c.html").as_uri())
+        tab.locator("#flips a", has_text="d01").click()
+        assert tab.evaluate("location.hash") == "#flip-1"
+        flip = tab.locator("section#flip-1")
+        assert flip.locator(".badge").inner_text() == "WORSE"
+        sides = flip.locator("div.side")
+        assert sides.count() == 2
+        assert "replied" in sides.nth(0).inner_text() and "escalate" in sides.nth(1).inner_text()
+        assert sides.nth(0).is_visible() and sides.nth(1).is_visible()
+        assert seen == []  # nothing loaded, nothing refused by the CSP
+    finally:
+        context.close()
+
+
+def test_cases_and_runs_are_rendered_only_when_opened(page: tuple[Any, list[str]]) -> None:
+    """A page of 20,000 runs must paint at once: a case's block and its runs wait in an
+    inert template until the case is opened (by a click, a link, or "open all")."""
+    tab, seen = page
+    assert tab.locator("details.run").count() == 0  # nothing of any run in the page yet
+    assert tab.locator("template.lazy").count() == 3  # one per case
+    case = tab.locator(f"details.case:has(.case-id:text-is('{PASSING_ID}'))")
+    case.locator("summary").click()
+    run = case.locator("details.run")
+    assert run.count() == 1 and run.locator("table.checks").count() == 0  # the run: closed
+    run.locator("summary").click()
+    assert run.locator("table.checks tr").count() > 1
+    tab.click("#expand")
+    assert tab.locator("template.lazy").count() == 0
+    assert tab.locator("details.run").count() == 3
+    assert seen == []

@@ -32,6 +32,7 @@ from evals.report.html import (
 from helpers import result
 from html_reports import (
     FAILING_ID,
+    HOSTILE_GOAL,
     HOSTILE_ID,
     HOSTILE_KEY,
     HOSTILE_REASON,
@@ -138,7 +139,11 @@ def test_failures_come_first_then_every_case_failing_first(tmp_path: Path) -> No
 def test_a_failure_links_to_its_run_whose_checks_give_the_reason(tmp_path: Path) -> None:
     page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
     links = [a["href"] for t, a in _tags(page) if t == "a" and "jump" in (a.get("class") or "")]
-    assert links and all(href and href.startswith("#run-") for href in links)
+    failures = page[page.index('id="failures"') : page.index('id="cases"')]
+    to_runs = [a["href"] for t, a in _tags(failures) if t == "a"]
+    assert to_runs and all(href and href.startswith("#run-") for href in to_runs)
+    # The gate's lists link each name to its case.
+    assert {href for href in links if href not in to_runs} <= {f"#case-{n}" for n in (1, 2, 3)}
     ids = {a.get("id") for _, a in _tags(page)}
     assert {href[1:] for href in links if href} <= ids  # every link has its target
     assert "expected outcome &#39;replied&#39;, got &#39;escalate&#39;" in page
@@ -350,3 +355,40 @@ def test_runs_that_could_not_be_stopped_are_named_on_the_page(unstopped: list[st
     assert all(label in page for label in unstopped[:10])
     if len(unstopped) > 10:
         assert "and 2 more" in page
+
+
+def test_the_csp_allows_exactly_the_page_s_own_style_and_script(tmp_path: Path) -> None:
+    """No 'unsafe-inline': the page's one stylesheet and one script are allowed by their
+    SHA-256, so markup that slipped into the page could run nothing."""
+    import base64
+    import hashlib
+    import re
+
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert csp is not None
+    policy = csp.group(1).replace("&#39;", "'")
+    assert "unsafe" not in policy
+    for tag, directive in (("style", "style-src"), ("script", "script-src")):
+        body = page.split(f"<{tag}>", 1)[1].split(f"</{tag}>", 1)[0]
+        digest = base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode()
+        assert f"{directive} 'sha256-{digest}'" in policy, tag
+
+
+def test_each_case_is_shown_beside_its_runs_and_its_text_is_escaped(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    spec = page[page.index('<div class="case-spec">') :]
+    spec = spec[: spec.index("</div>")]
+    for title in ("input", "world", "faults", "expect"):
+        assert f"<h4>{title}</h4>" in spec
+    assert str(escape(HOSTILE_GOAL)) in spec and HOSTILE_GOAL not in page
+    assert "timeout" in spec and "state_kept" in spec and "replied" in spec
+    # A case whose input is all it has shows no empty world, faults or expect.
+    assert page.count('<div class="case-spec">') == 2  # the hostile id is no valid case
+
+
+def test_the_gate_s_part_lists_nothing_empty(tmp_path: Path) -> None:
+    page = write_hostile_report(tmp_path).read_text(encoding="utf-8")
+    diff = page[page.index('id="baseline-diff"') : page.index('id="failures"')]
+    assert "(0)" not in diff and "none" not in diff
+    assert "Not in the baseline" not in diff and "Baseline cases not run" not in diff

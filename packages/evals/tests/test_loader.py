@@ -67,8 +67,49 @@ def test_good_file_loads_with_comments_and_blank_lines(tmp_path: Path) -> None:
     path = write(tmp_path, "ok.jsonl", "# a comment", "", line(), "   ", "  # indented comment")
     cases = load_file(path)
     assert [c.id for c in cases] == ["c1"]
-    assert cases[0].expect.max_tasks == 5
-    assert cases[0].expect.max_chars == 4000
+    assert cases[0].expect.max_tasks is None  # the core sets no budget
+    assert cases[0].expect.max_chars is None
+
+
+BUDGET = {"max_tasks": 5, "max_chars": 4000}
+
+
+@pytest.mark.parametrize(
+    ("expect", "wanted"),
+    [
+        # What a case does not say, the project's defaults say.
+        ({"outcome": "replied"}, {"max_tasks": 5, "max_chars": 4000}),
+        # What it says, it keeps (a tighter or a looser budget alike).
+        ({"outcome": "replied", "max_tasks": 0}, {"max_tasks": 0, "max_chars": 4000}),
+        ({"outcome": "replied", "max_chars": 9000}, {"max_tasks": 5, "max_chars": 9000}),
+        # A configuration case is never run: a budget means nothing to it.
+        ({"described": ["x"]}, {"max_tasks": None, "max_chars": None}),
+    ],
+)
+def test_a_project_s_default_expectations_fill_in_what_a_case_does_not_say(
+    tmp_path: Path, expect: dict[str, object], wanted: dict[str, object]
+) -> None:
+    path = write(tmp_path, "ok.jsonl", line(expect=expect))
+    (case,) = load_cases([path], expect_defaults=BUDGET)
+    assert {key: getattr(case.expect, key) for key in wanted} == wanted
+    (bare,) = load_cases([path])
+    assert bare.expect.max_tasks == expect.get("max_tasks")
+
+
+@pytest.mark.parametrize(
+    ("defaults", "fragment"),
+    [
+        ({"max_tasks": -1}, "ok.jsonl:1: expect.max_tasks"),
+        ({"max_taks": 5}, "ok.jsonl:1: expect.max_taks"),
+    ],
+)
+def test_a_bad_default_expectation_is_a_problem_of_each_case_it_fills(
+    tmp_path: Path, defaults: dict[str, object], fragment: str
+) -> None:
+    path = write(tmp_path, "ok.jsonl", line())
+    with pytest.raises(CaseFileError) as info:
+        load_cases([path], expect_defaults=defaults)
+    assert fragment in info.value.render()
 
 
 def test_a_utf8_bom_is_tolerated(tmp_path: Path) -> None:

@@ -414,6 +414,7 @@ LENIENT = {"newly_failing_cases_max": 1, "newly_failing_checks_max": {"outcome":
 """Rules of a ``gate.json`` that let one newly failing case (and its outcome check) pass."""
 
 
+@pytest.mark.parametrize("route", ["cli", "python"])
 @pytest.mark.parametrize(
     ("gate_json", "broken", "code", "defaults"),
     [
@@ -425,9 +426,26 @@ LENIENT = {"newly_failing_cases_max": 1, "newly_failing_checks_max": {"outcome":
     ],
 )
 def test_the_gate_applies_gate_json_else_the_built_in_rules(
-    user: Folder, gate_json: str, broken: bool, code: int, defaults: bool
+    user: Folder, gate_json: str, broken: bool, code: int, *, defaults: bool, route: str
 ) -> None:
+    """From the CLI and from ``evals.gate`` alike (a newcomer's gate.json was ignored by
+    ``evals.gate``, whose verdict said "no gate.json")."""
+    if route == "python" and gate_json == "missing flag":
+        pytest.skip("--gate-config is the CLI's; evals.gate takes the file itself")
     user.make_baseline("cli")
+    if route == "python":
+        if gate_json in ("init", "lenient"):
+            assert user.evals("init").returncode == 0
+        if gate_json == "lenient":
+            path = user.path / "cases" / "gate.json"
+            rules = json.loads(path.read_text(encoding="utf-8"))
+            path.write_text(json.dumps({**rules, "hard": {**rules["hard"], **LENIENT}}))
+        if broken:
+            user.write_sut(broken=True)
+        done = user.gate("python")
+        assert done.returncode == code, done.stdout + done.stderr
+        assert (DEFAULTS_HEADLINE in done.stdout) is defaults
+        return
     argv = ["gate", "--sut", SPEC, "--cases", "cases.jsonl"]
     if gate_json in ("init", "lenient"):
         assert user.evals("init").returncode == 0

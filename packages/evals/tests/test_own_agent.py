@@ -10,8 +10,8 @@ found (a question about "closing" refused) while the hand-written cases all pass
 
 from __future__ import annotations
 
-import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from evals.cases.generate import stale_lines
+from helpers import user_code_lines
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "own_agent"
 MAX_USER_LINES = 25
@@ -75,23 +76,6 @@ print(json.dumps(sorted(n for n in names if n in sys.modules)))
 """
 
 
-def user_code_lines(source: str) -> list[str]:
-    """The lines of ``source`` that hold code: no blank line, comment or docstring."""
-    docstrings: set[int] = set()
-    for node in ast.walk(ast.parse(source)):
-        if (
-            isinstance(node, ast.Expr)
-            and isinstance(node.value, ast.Constant)
-            and isinstance(node.value.value, str)
-        ):
-            docstrings.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
-    return [
-        text
-        for number, text in enumerate(source.splitlines(), start=1)
-        if text.strip() and not text.strip().startswith("#") and number not in docstrings
-    ]
-
-
 @pytest.mark.parametrize(
     ("source", "count"),
     [
@@ -127,8 +111,10 @@ def test_the_example_prints_its_report_and_passes_its_own_baseline() -> None:
     out = done.stdout
     assert out.startswith("Evals report: evaluate")
     total = len(HAND_WRITTEN) + len(GENERATED)
-    assert f"success                   {total}/{total} = 100.0%" in out
-    assert "unauthorized              n/a (no check)" in out
+    assert re.search(rf"success +{total}/{total} = 100\.0%", out), out
+    assert re.search(r"\nunauthorized +n/a \(no check\)", out), out
+    # Rows no run gave a value are left out (a FAQ agent blocks nothing, returns no chars).
+    assert "blocked attempts" not in out and "chars returned" not in out
     assert "\nGate: PASS (0 hard" in out
     assert "Pass -> fail: (none)" in out
 

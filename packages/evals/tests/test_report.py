@@ -395,3 +395,19 @@ def test_console_and_markdown_print_no_control_characters(render, text: str) -> 
         assert not any(unicodedata.category(c) in UNSAFE_CATEGORIES for c in line), repr(line)
     assert "\nGate: PASS" not in out
     assert "Gate: PASS" not in [line.strip() for line in out.splitlines()]
+
+
+@pytest.mark.parametrize(
+    ("chars", "shown"),
+    [
+        # An agent that returns characters gets the row; one that never does is not shown
+        # "0 / 0", which means nothing to it (a newcomer's FAQ and refund agents).
+        (100, True),
+        (0, False),
+    ],
+)
+def test_rows_no_run_gave_a_value_are_left_out(chars: int, shown: bool) -> None:
+    rows = dict(summary_rows(compute([result("a", chars=chars), result("b", chars=chars)])))
+    assert ("chars returned p50 / p95" in rows) is shown
+    assert "blocked attempts" not in rows  # nothing was blocked in either
+    assert "success" in rows and "latency ms p50 / p95" in rows  # the rows every agent has

@@ -17,6 +17,7 @@ from agent.outbox_faults import OUTBOX
 from agent.outcome import Decision
 from evals.cases.vocabulary import CaseRules
 from evals.model.case import Case
+from evals.model.run import StepStatus
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_evals.bypass import BYPASS
@@ -75,6 +76,7 @@ CASE_RULES = CaseRules(
     input_model=SupportInput,
     fault_targets=(*ROLES, OUTBOX, SCREEN_TARGET, BYPASS, MODEL_TARGET),
     lint=lint_case,
+    step_statuses=get_args(StepStatus),
 )
 """Everything SupportPilot's cases must hold beyond the evals core."""
 

@@ -3,6 +3,10 @@
 They judge what only SupportPilot defines: its internal evidence-id format, rules that
 name its decisions (only `replied` writes; `ask_user` dispatches nothing), and on the model
 path what the model server saw (tokens served, the model asked for, the provider failure).
+Its orchestration policy, a task and at most one retry after unreadable output, is the
+evals' optional pair of checks (:data:`evals.checks.builtin.OPTIONAL`), registered here
+first, so reports list them where they always stood; its budget is a default expectation
+(:data:`agent_evals.case_rules.BUDGET`).
 """
 
 from __future__ import annotations
@@ -10,9 +14,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.checks import CheckOutput, check
+from evals.checks import CheckOutput, check, register
+from evals.checks.builtin import OPTIONAL
 from evals.model.case import Case
 from evals.model.run import Run
+
+for _policy in OPTIONAL:
+    register(_policy)
 
 EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
 """An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id
@@ -146,6 +154,24 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     if ledger.get("altered_calls"):
         altered = "; ".join(map(str, ledger["altered_calls"]))
         problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")
+    return (False, "; ".join(problems)) if problems else True
+
+
+@check(kind="trajectory", name="model_told_the_customer")
+def model_told_the_customer(case: Case, run: Run) -> CheckOutput:
+    """Every evidence specialist's model was given the customer's message as written,
+    and only that one, in every request (what the model server saw, never what the agent
+    says it sent); not applicable without a model server's account or a goal."""
+    ledger = _ledger(run)
+    goal = case.input.get("goal")
+    told = None if ledger is None else ledger.get("customer_messages")
+    if not isinstance(told, dict) or not isinstance(goal, str):
+        return None
+    problems = [
+        f"{role}'s model was given {messages!r}, not the customer's message"
+        for role, messages in sorted(told.items())
+        if messages != [goal]
+    ]
     return (False, "; ".join(problems)) if problems else True
 
 

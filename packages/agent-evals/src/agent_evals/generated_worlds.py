@@ -17,6 +17,7 @@ from typing import Any
 
 from evals.cases.generate import CaseGenerator, Dimension, Interaction
 
+from agent_evals.effects import splitting
 from agent_evals.oracle import expect_for
 
 ORDER = "AZ5001"
@@ -486,7 +487,7 @@ GENERATOR = CaseGenerator(
     prefix="g",
     dimensions=DIMENSIONS,
     build=build,
-    oracle=expect_for,
+    oracle=splitting(expect_for),
     interactions=INTERACTIONS,
     allowed=allowed,
     tags=("generated",),

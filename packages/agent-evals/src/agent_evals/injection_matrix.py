@@ -26,6 +26,8 @@ from typing import Any
 from agent.obedient import REFUND_PROMISE, SCREEN_OFF, SCREEN_TARGET
 from evals.cases.generate import CaseGenerator, Dimension, Interaction, values_in
 
+from agent_evals.effects import splitting
+
 ORDER = "A3001"
 """The order every matrix case is about: in transit, 30 hours without an update (below
 the 72-hour threshold, so no reissue is due)."""
@@ -422,7 +424,7 @@ GENERATOR = CaseGenerator(
     prefix="i",
     dimensions=DIMENSIONS,
     build=build,
-    oracle=expect_for,
+    oracle=splitting(expect_for),
     interactions=(
         Interaction(
             ("screen", "template", "carrier", "role"),

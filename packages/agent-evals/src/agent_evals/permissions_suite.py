@@ -42,6 +42,8 @@ from domain.world import DEFAULT_ORDERS, DEFAULT_STOCK
 from evals.cases.generate import CaseGenerator, Dimension, GenerationError, Interaction
 from tools import allowed_tools
 
+from agent_evals.effects import splitting
+
 GOAL = "包裹一直没到，要求马上补发"
 ORDER = "A1001"
 """The order of the write-attempt cases: a reissue, so the reply writer is dispatched."""
@@ -244,7 +246,7 @@ GENERATOR = CaseGenerator(
     prefix="p",
     dimensions=DIMENSIONS,
     build=build,
-    oracle=expect_for,
+    oracle=splitting(expect_for),
     interactions=(Interaction(("actor", "attempt"), "every attempt by every actor that can"),),
     allowed=allowed,
     tags=TAGS,

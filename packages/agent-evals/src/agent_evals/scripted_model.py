@@ -31,6 +31,7 @@ every request.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import threading
@@ -79,6 +80,8 @@ ROLE_PHRASES: dict[str, str] = {
     "reply writer": "reply_agent",
 }
 """How a system prompt names its specialist: only faults aimed at one role need it."""
+REPLY_WRITER = "reply_agent"
+"""The one specialist whose task carries no customer message (the plan and facts)."""
 
 INSTRUCTION = re.compile(
     r"(忽略|无视|不要理会)[^。，,.]{0,6}(规则|指令|指示|要求|设定)"
@@ -128,6 +131,17 @@ def tool_results_not_as_written(messages: list[dict[str, Any]]) -> list[str]:
         for m in ASCII_ESCAPE.finditer(str(message.get("content") or ""))
     ]
     return list(dict.fromkeys(found))
+
+
+CUSTOMER_MESSAGE = re.compile(r"<customer_message>(.*?)</customer_message>", re.DOTALL)
+"""Where a specialist's task prompt carries the customer's words (as ``<data>``)."""
+
+
+def customer_message(task: str) -> str | None:
+    """The customer's message a task prompt gives the model, as the customer wrote it
+    (the data's escapes undone); ``None`` when the prompt carries none."""
+    found = CUSTOMER_MESSAGE.search(task)
+    return None if found is None else html.unescape(found[1])
 
 
 def data_not_as_written(task: str) -> list[str]:
@@ -915,6 +929,9 @@ class ScriptedModel:
         (:func:`data_not_as_written`), each finding once."""
         self.repair_quotes: list[int] = []
         """Per repair request, how many characters of the problem it quoted."""
+        self.told: dict[str, list[str | None]] = {}
+        """Per evidence specialist, each distinct customer message its requests' task
+        carried (``None``: a request that carried none), in the order seen."""
         self.altered_calls: list[str] = []
         """Tool calls of its own that a request's history repeated otherwise than it made
         them (another name or arguments string under the id it gave), or that it never
@@ -955,6 +972,13 @@ class ScriptedModel:
         if conversation.request.get("model") != SCRIPTED_MODEL:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
         self._check_history(conversation)
+        role = conversation.prompt.role
+        if role is not None and role != REPLY_WRITER:
+            told = customer_message(conversation.prompt.task)
+            with self._lock:
+                seen = self.told.setdefault(role, [])
+                if told not in seen:
+                    seen.append(told)
         unwritten = data_not_as_written(conversation.prompt.task)
         unwritten += tool_results_not_as_written(conversation.messages)
         if unwritten:
@@ -1129,6 +1153,7 @@ class ScriptedServer:
             "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
+            "customer_messages": {role: list(told) for role, told in self.model.told.items()},
             "repair_quotes": list(self.model.repair_quotes),
             "data_not_as_written": list(self.model.unwritten),
             "tool_results": tool_results(bodies),

@@ -48,6 +48,10 @@ class ToolEvals(BaseModel):
     """Suite -> the SUT options it runs with (``KEY = "VALUE"``, as ``--sut-option``
     passes them): such a suite is an evaluation of its own (see
     :meth:`EvalsConfig.suites_apart`)."""
+    expect_defaults: dict[str, Any] = {}
+    """``[tool.evals.expect_defaults]``: expectations every case holds unless it says
+    otherwise, such as a budget (``max_tasks = 5``); the core sets none. Read by the
+    harness, never by the code under test."""
 
 
 class EvalsConfig(BaseModel):
@@ -73,6 +77,9 @@ class EvalsConfig(BaseModel):
     """The file the configuration was read from (``None``: none, the defaults)."""
     suite_options: dict[str, dict[str, str]] = {}
     """Suite -> the SUT options it runs with (``[tool.evals.suite_options]``)."""
+    expect_defaults: dict[str, Any] = {}
+    """Expectations every case holds unless it says otherwise
+    (``[tool.evals.expect_defaults]``; :func:`evals.cases.loader.with_expect_defaults`)."""
 
     def suite_path(self, suite: str) -> Path:
         """The case file of a suite: ``<cases_dir>/<suite>.jsonl``."""
@@ -179,6 +186,7 @@ def load_config(start: Path | None = None, *, file: Path | None = None) -> Evals
         power=table.power,
         source=pyproject,
         suite_options=table.suite_options,
+        expect_defaults=table.expect_defaults,
     )
 
 

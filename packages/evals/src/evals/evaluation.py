@@ -28,6 +28,7 @@ from evals.cases.loader import load_cases_with_sources
 from evals.cases.validation import require_runnable
 from evals.cases.vocabulary import CaseRules, rules_of
 from evals.checks import Check
+from evals.config import load_config
 from evals.errors import CaseFileError
 from evals.execution.isolation import Isolation, ProcessIsolation
 from evals.execution.ray_executor import Executor, RayExecutor, require_ray
@@ -40,7 +41,7 @@ from evals.execution.runner import (
 from evals.execution.source_check import SourceWarning
 from evals.gating.baseline import Baseline, build_baseline, load_baseline
 from evals.gating.case_verdict import CaseVerdict
-from evals.gating.rules import GateConfig, load_gate_config
+from evals.gating.rules import GateConfig, gate_config_or_defaults, load_gate_config
 from evals.gating.verdict import Verdict
 from evals.gating.verdict import evaluate as judge
 from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
@@ -171,6 +172,7 @@ class Report:
             sections=sections,
             traces=self.traces,
             verdict=verdict,
+            cases=self.cases,
         )
 
 
@@ -181,11 +183,14 @@ def _cases(
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
     loaded: list[Case] = []
     sources: dict[str, Where] = {}
+    # A case file's cases hold the project's default expectations, as from the CLI.
+    files = any(not isinstance(item, Case) for item in items)
+    defaults = load_config().expect_defaults if files else None
     for item in items:
         if isinstance(item, Case):
-            loaded.append(item)
+            loaded.append(item)  # judged as built (the defaults fill case files in)
             continue
-        found, where = load_cases_with_sources([Path(item)], rules=rules)
+        found, where = load_cases_with_sources([Path(item)], rules=rules, expect_defaults=defaults)
         loaded += found
         sources.update(where)
     if not loaded:
@@ -372,7 +377,9 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
     :func:`execute`.
 
-    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects.
+    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects
+    (a file's cases hold the ``[tool.evals.expect_defaults]`` of the nearest
+    ``pyproject.toml``, as the CLI's do; a ready-made case is judged as built).
     ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
     function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
     string (with ``sut_options`` as its keyword arguments).
@@ -438,16 +445,18 @@ def gate(
     source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
     """Judge ``report`` against ``baseline`` (a :class:`~evals.gating.baseline.Baseline` or its
-    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig`, its file, or the
-    built-in defaults, which the verdict then states: ``evals gate`` uses the same when
-    the project has no ``gate.json``). ``verdict.passed`` says whether the change may
+    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig` or its file; by
+    default the project's ``gate.json``, in the ``cases_dir`` of the nearest
+    ``[tool.evals]``, as ``evals gate`` reads it, and without one the built-in defaults,
+    which the verdict then states). ``verdict.passed`` says whether the change may
     land; ``verdict.render()`` says why. ``max_errors`` overrides the config's
     errored-runs limit; ``source_warnings``
     (:func:`evals.execution.source_check.check_sources` of the config's ``source`` paths)
     are judged by ``hard.source_warnings_max``."""
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
+    found = gate_config_or_defaults(load_config().gate_config_path) if config is None else None
     if config is None:
-        rules = GateConfig()
+        rules = GateConfig() if found is None else found
     elif isinstance(config, GateConfig):
         rules = config
     else:
@@ -461,4 +470,4 @@ def gate(
         meta=report.meta,
         source_warnings=source_warnings,
     )
-    return verdict.model_copy(update={"default_rules": config is None})
+    return verdict.model_copy(update={"default_rules": config is None and found is None})

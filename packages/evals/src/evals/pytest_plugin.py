@@ -174,7 +174,10 @@ class CaseFile(pytest.File):
         """Validate every case (and the SUT's view of it), then yield the items."""
         sut = self.config.stash[_SUT]
         try:
-            cases, sources = load_cases_with_sources([self.path], rules=rules_of(sut))
+            defaults = load_config().expect_defaults
+            cases, sources = load_cases_with_sources(
+                [self.path], rules=rules_of(sut), expect_defaults=defaults
+            )
         except CaseFileError as e:
             raise self.CollectError(e.render()) from None
         # What the SUT says about a configuration case is its refusal, judged by its checks.

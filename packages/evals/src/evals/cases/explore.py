@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from evals.cases.generate import CaseGenerator
+from evals.cases.loader import with_expect_defaults
 from evals.checks import grade
+from evals.config import load_config
 from evals.model.case import Case
 from evals.model.run import Run
 from evals.model.sut import AnySUT, load_sut
@@ -112,13 +114,19 @@ def run_case(sut: AnySUT, case: Case, trial: int = 0) -> Run:
 
 
 def judge(
-    generator: CaseGenerator, sut: AnySUT, labels: Mapping[str, str], values: Mapping[str, Any]
+    generator: CaseGenerator,
+    sut: AnySUT,
+    labels: Mapping[str, str],
+    values: Mapping[str, Any],
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], tuple[str, ...]] | None:
     """Build, run and grade one combination: the case and its failing checks (empty when
-    every check passed); ``None`` when the combination is no valid case."""
+    every check passed); ``None`` when the combination is no valid case. The case is
+    judged holding the project's default expectations (``[tool.evals.expect_defaults]``),
+    as a case file's would be; the case returned is the generator's, as written."""
     try:
         raw = generator.case(labels, values)
-        case = Case.model_validate(raw)
+        case = Case.model_validate(with_expect_defaults(raw, expect_defaults))
     except (ValidationError, ValueError, KeyError, TypeError):
         return None
     check_case = getattr(sut, "check_case", None)
@@ -141,6 +149,7 @@ def explore(
     max_rounds: int | None = None,
     strategies: Mapping[str, SearchStrategy[Any]] | None = None,
     report: Callable[[str], None] | None = None,
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> Exploration:
     """Search ``generator``'s dimensions for runs of ``sut`` that some check fails.
 
@@ -148,7 +157,8 @@ def explore(
     for a combination failing a class of checks not yet found (at most ``max_examples``
     tries a round), shrinks it, and records it; rounds go on, found or not, until the time
     is up (or ``max_rounds`` are done). ``strategies`` adds, per dimension,
-    values beyond its labels (drawn values are labelled ``~<value>``). Deterministic for a
+    values beyond its labels (drawn values are labelled ``~<value>``); ``expect_defaults``
+    fills in every case's unstated expectations (see :func:`judge`). Deterministic for a
     given seed, apart from where the time budget cuts it.
     """
     if not HAVE_HYPOTHESIS:
@@ -187,7 +197,7 @@ def explore(
         labels = {name: pair[0] for name, pair in combo.items()}
         values = {name: pair[1] for name, pair in combo.items()}
         if not generator.allowed or generator.allowed(labels):
-            judged = judge(generator, sut, labels, values)
+            judged = judge(generator, sut, labels, values, expect_defaults)
         else:
             judged = None
         result.examples += 1
@@ -296,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         max_rounds=args.rounds,
         strategies=strategies,
         report=lambda line: print(line, flush=True),
+        expect_defaults=load_config().expect_defaults,
     )
     print(
         f"{found.examples} combinations run ({found.invalid} not valid cases) in "

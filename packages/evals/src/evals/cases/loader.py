@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +34,7 @@ from evals.cases.case_file import CaseSource, PathLike, Record, dotted, read_rec
 from evals.cases.schema_errors import describe_schema_error, json_type
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
-from evals.model.case import Case, case_problems
+from evals.model.case import Case, case_problems, is_configuration
 from evals.model.schema import load_schema
 
 if TYPE_CHECKING:
@@ -96,18 +97,39 @@ def unknown_expectations(
     return found
 
 
+def with_expect_defaults(data: Any, defaults: Mapping[str, Any] | None) -> Any:
+    """``data`` (a case as parsed JSON) with the project's default expectations
+    (``[tool.evals.expect_defaults]``, such as a budget) filled in where its ``expect``
+    says nothing. Anything else is returned as it is: no defaults, no case, a
+    configuration case (never run: a budget means nothing to it)."""
+    if not defaults or not isinstance(data, Mapping) or is_configuration(data):
+        return data
+    given = data.get("expect")
+    if not isinstance(given, Mapping):
+        return data
+    missing = {k: v for k, v in defaults.items() if k not in given}
+    return {**data, "expect": {**given, **missing}} if missing else data
+
+
 def validate_record(
-    record: Record, expect_keys: Collection[str] | None = None, rules: CaseRules | None = None
+    record: Record,
+    expect_keys: Collection[str] | None = None,
+    rules: CaseRules | None = None,
+    *,
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> tuple[Case | None, list[Problem]]:
     """Validate one record: the JSON Schema first, then the pydantic model, then the
     project's vocabulary (``rules``, see :mod:`evals.cases.vocabulary`; a field the schema
     already faulted is not faulted twice), then every ``expect`` key against the keys
     checks read (``expect_keys``, by default
-    :func:`~evals.checks.registry.registered_expect_keys`)."""
+    :func:`~evals.checks.registry.registered_expect_keys`). ``expect_defaults`` are filled
+    in first and checked as if written (:func:`with_expect_defaults`)."""
     if not isinstance(record.data, dict):
         kind = json_type(record.data)
         message = f"expected a JSON object (one case per line), got {kind}"
         return None, [Problem(record.file, record.line, "(line)", message)]
+    if expect_defaults:
+        record = replace(record, data=with_expect_defaults(record.data, expect_defaults))
     expect = record.data.get("expect")
     unknown = [
         Problem(record.file, record.line, f, m)
@@ -174,6 +196,7 @@ def _check_located(
     records: Sequence[Record],
     rules: CaseRules | None = None,
     expect_keys: Collection[str] | None = None,
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> tuple[list[tuple[Case, Record]], list[Problem]]:
     cases: list[tuple[Case, Record]] = []
     problems: list[Problem] = []
@@ -181,7 +204,7 @@ def _check_located(
     if expect_keys is None:
         expect_keys = registered_expect_keys()  # once per load, not once per line
     for record in records:
-        case, found = validate_record(record, expect_keys, rules)
+        case, found = validate_record(record, expect_keys, rules, expect_defaults=expect_defaults)
         problems += found
         case_id = record.data.get("id") if isinstance(record.data, dict) else None
         if isinstance(case_id, str):
@@ -197,15 +220,20 @@ def _check_located(
 
 
 def load_cases(
-    paths: Sequence[PathLike] | PathLike, *, rules: CaseRules | None = None
+    paths: Sequence[PathLike] | PathLike,
+    *,
+    rules: CaseRules | None = None,
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> list[Case]:
     """Load and validate every case of every file, in file and line order; with
-    ``rules``, against a project's vocabulary too (:mod:`evals.cases.vocabulary`).
+    ``rules``, against a project's vocabulary too (:mod:`evals.cases.vocabulary`); with
+    ``expect_defaults`` (``[tool.evals.expect_defaults]``), each case holding them where it
+    says nothing (:func:`with_expect_defaults`).
 
     Raises :class:`~evals.errors.CaseFileError` listing every problem of every file when
     anything is wrong; nothing is returned half-validated.
     """
-    cases, _ = load_cases_with_sources(paths, rules=rules)
+    cases, _ = load_cases_with_sources(paths, rules=rules, expect_defaults=expect_defaults)
     return cases
 
 
@@ -214,6 +242,7 @@ def load_cases_with_sources(
     *,
     rules: CaseRules | None = None,
     expect_keys: Collection[str] | None = None,
+    expect_defaults: Mapping[str, Any] | None = None,
 ) -> tuple[list[Case], dict[str, CaseSource]]:
     """:func:`load_cases`, plus where each case was written: case id -> file and line.
 
@@ -223,7 +252,7 @@ def load_cases_with_sources(
     read; :data:`ANY_EXPECTATION` when the cases are not graded here).
     """
     records, problems = read_records(paths)
-    located, found = _check_located(records, rules, expect_keys)
+    located, found = _check_located(records, rules, expect_keys, expect_defaults)
     problems += found
     if problems:
         # Report in reading order: by file as given, then by line.

@@ -63,6 +63,9 @@ class CaseRules:
     from the cases' ``expect.dispatched`` (plus ``[tool.evals] fault_targets``)."""
     lint: LintHook | None = None
     """The project's own lint rules, asked about every case ``evals lint`` reads."""
+    step_statuses: tuple[str, ...] | None = None
+    """The words ``expect.statuses`` may use for how a step ended (``None``: any; a
+    step's status is the system's free text)."""
 
     def accepts_outcome(self, outcome: object) -> bool:
         """Whether ``expect.outcome`` may name ``outcome``: one of :attr:`outcomes`, or
@@ -92,7 +95,21 @@ class CaseRules:
             found.append(("expect.outcome", message))
         if self.input_model is not None and not configuration:
             found += input_problems(self.input_model, data.get("input"))
+        found += self._status_problems(expect.get("statuses"))
         return found
+
+    def _status_problems(self, statuses: object) -> list[tuple[str, str]]:
+        """``expect.statuses`` words the project does not declare, one per place."""
+        if self.step_statuses is None or not isinstance(statuses, Mapping):
+            return []
+        return [
+            (f"expect.statuses.{role}.{i}", f"unknown status {quote(word)}; expected"
+             f" {_one_of(self.step_statuses)}")
+            for role, words in statuses.items()
+            if isinstance(words, list)
+            for i, word in enumerate(words)
+            if word not in self.step_statuses
+        ]  # fmt: skip
 
     def case_problems(self, case: Case) -> list[str]:
         """:meth:`problems` of a loaded case, as ``field: message`` lines."""

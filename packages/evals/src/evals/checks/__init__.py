@@ -15,6 +15,10 @@ Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` a
     def polite(case, run):
         return "您好" in (run.reply or ""), "the reply does not greet the customer"
 
+Checks of one orchestration policy (``retry_after_invalid_output``, ``max_two_per_role``)
+are not registered by default: a project whose agent keeps that policy registers them
+(:data:`evals.checks.builtin.OPTIONAL`).
+
 A check reading ``expect`` keys of its own declares them (``@check(kind="outcome",
 expect_keys=("max_refunds",))``), or case files using them do not load.
 """

@@ -18,15 +18,17 @@ def _within(used: int, limit: int | None, spent: str) -> CheckOutput:
 
 @define(kind="cost", name="max_tasks")
 def max_tasks(case: Case, run: Run) -> CheckOutput:
-    """Tasks dispatched (retries included) stay within ``expect.max_tasks``; never counted
-    as fewer than the steps the run recorded (a system under-reporting its own count)."""
+    """Tasks dispatched (retries included) stay within ``expect.max_tasks`` (not checked
+    when unset); never counted as fewer than the steps the run recorded (a system
+    under-reporting its own count)."""
     used = max(run.task_count, len(run.steps))
     return _within(used, case.expect.max_tasks, "dispatched {used} tasks")
 
 
 @define(kind="cost", name="max_chars")
 def max_chars(case: Case, run: Run) -> CheckOutput:
-    """Characters returned by workers stay within ``expect.max_chars``."""
+    """Characters returned by workers stay within ``expect.max_chars`` (not checked when
+    unset)."""
     return _within(run.chars_returned, case.expect.max_chars, "workers returned {used} characters")
 
 

@@ -15,6 +15,10 @@ from evals.model.run import Run
 MAX_DISPATCHES_PER_ROLE = 2
 """A role may get its task and one retry, no more."""
 
+ENDED_WELL = frozenset({"ok", "done", "success", "succeeded", "completed"})
+"""Statuses that say a step ended well; a role whose last step ended otherwise must have
+its error recorded (``run.role_errors``)."""
+
 
 @define(kind="trajectory", name="dispatched")
 def dispatched(case: Case, run: Run) -> CheckOutput:
@@ -37,7 +41,7 @@ def dispatched(case: Case, run: Run) -> CheckOutput:
 def statuses(case: Case, run: Run) -> CheckOutput:
     """Each named role's tasks ended as expected, in order (how a fault was met: an
     error, a timeout, a refusal, output retried once), and a role whose last task did not
-    end ``ok`` has its error recorded in ``run.role_errors``."""
+    end well (:data:`ENDED_WELL`) has its error recorded in ``run.role_errors``."""
     expected = case.expect.statuses
     if expected is None:
         return None
@@ -54,7 +58,10 @@ def statuses(case: Case, run: Run) -> CheckOutput:
     problems += [
         f"{role}: ended {want[-1]!r} but no error is recorded for it"
         for role, want in expected.items()
-        if want and want[-1] != "ok" and got.get(role, []) == want and role not in run.role_errors
+        if want
+        and want[-1] not in ENDED_WELL
+        and got.get(role, []) == want
+        and role not in run.role_errors
     ]
     if not problems:
         return True

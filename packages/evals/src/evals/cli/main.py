@@ -66,6 +66,7 @@ from evals.metrics.summary import compute
 from evals.model.case import Case
 from evals.model.sut import load_sut
 from evals.report.compare import compare, load_side, refuse_unrelated, render
+from evals.report.compare_html import render_compare_html
 from evals.report.files import load_report, report_paths, write_reports
 from evals.report.summary import incomplete_note, render_console
 
@@ -497,7 +498,14 @@ def _report_command(args: argparse.Namespace) -> int:
     if args.path.is_dir():  # a trace folder: the report rebuilt from its runs
         results, meta = rebuild(args.path, config)
         _refuse_overwriting_inputs(args.out or config.reports_dir, meta.label, config, args)
-        report = Report(results=results, metrics=compute(results), meta=meta, traces=args.path)
+        cases, _ = cases_of(meta, config, graded_here=False)  # shown beside their runs
+        report = Report(
+            results=results,
+            metrics=compute(results),
+            meta=meta,
+            traces=args.path,
+            cases=tuple(cases),
+        )
         not_gated = _not_gated_of(meta, config)
         written = report.write(args.out or config.reports_dir, not_gated=not_gated)
         report.print(not_gated=not_gated)
@@ -517,6 +525,8 @@ def _compare(args: argparse.Namespace) -> int:
     text = render(comparison, args.alpha)
     if args.markdown is not None:
         write_atomic(args.markdown, text)
+    if args.html is not None:
+        write_atomic(args.html, render_compare_html(comparison, args.alpha))
     print(text, end="")
     if args.fail_on_regression and comparison.regression(args.alpha):
         return EXIT_NO

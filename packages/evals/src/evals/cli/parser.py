@@ -251,6 +251,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--markdown", type=Path, help="also write the comparison to this file")
     p.add_argument(
+        "--html",
+        type=Path,
+        help="also write a side-by-side page to this file: flipped cases first, each with its"
+        " check flips, its steps aligned and both runs' records",
+    )
+    p.add_argument(
         "--gate-config",
         type=Path,
         help="the gate config whose hard rules B is held to (default: cases/gate.json, else"
@@ -424,8 +430,11 @@ def _sut_option(text: str) -> tuple[str, str]:
 
 
 def _positive_int(text: str) -> int:
-    value = _non_negative_int(text)
-    if value < 1:
+    try:
+        value = int(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from e
+    if value < 1:  # one wording for 0 and -1 alike
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
     return value
 

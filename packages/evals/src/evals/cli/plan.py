@@ -213,7 +213,9 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
     # The SUT first: a project's checks may register (and declare expect keys) on import.
     sut, sut_name = load_named_sut(args, config, suites)
     # The whole set is validated before any run.
-    cases, sources = load_cases_with_sources(paths, rules=rules_of(sut))
+    cases, sources = load_cases_with_sources(
+        paths, rules=rules_of(sut), expect_defaults=config.expect_defaults
+    )
     selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
     if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
         raise UsageError(
@@ -296,7 +298,7 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
                 f"{where}: {flag} is {value!r} now, {recorded!r} in its {META_FILE};"
                 " a resumed evaluation runs what it recorded"
             )
-    cases, sources = cases_of(old, config)
+    cases, sources = cases_of(old, config, rules=rules_of(sut))
     if len(cases) * old.trials != old.planned_runs:
         raise UsageError(
             f"{where}: the case files changed: {len(cases)} cases x {old.trials} trials"

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from evals.cases.case_file import CaseSource
 from evals.cases.loader import ANY_EXPECTATION, load_cases_with_sources
+from evals.cases.vocabulary import CaseRules
 from evals.config import EvalsConfig
 from evals.errors import TraceError
 from evals.execution.runner import select_cases
@@ -64,15 +65,23 @@ def load_meta(folder: Path) -> RunMeta:
 
 
 def cases_of(
-    meta: RunMeta, config: EvalsConfig, *, graded_here: bool = True
+    meta: RunMeta,
+    config: EvalsConfig,
+    *,
+    graded_here: bool = True,
+    rules: CaseRules | None = None,
 ) -> tuple[list[Case], dict[str, CaseSource]]:
     """The cases an evaluation selected, loaded again from the files its meta names, and
     where each was found (file, line). ``graded_here=False`` (a report rebuilt from the
     trace): their ``expect`` keys are not checked, since the checks that read them graded
-    the runs already and may be a plug-in this process never imported."""
+    the runs already and may be a plug-in this process never imported. ``rules``: the
+    vocabulary of the SUT that runs them (a resumed evaluation). The project's default
+    expectations are filled in as when they were first loaded."""
     paths = [config.suite_path(s) for s in meta.suites] + [Path(f) for f in meta.case_files]
     keys = None if graded_here else ANY_EXPECTATION
-    cases, sources = load_cases_with_sources(paths, expect_keys=keys)
+    cases, sources = load_cases_with_sources(
+        paths, expect_keys=keys, rules=rules, expect_defaults=config.expect_defaults
+    )
     selected = select_cases(cases, split=meta.split, tags=meta.tags, exclude_tags=meta.exclude_tags)
     return selected, sources
 

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 
 from evals._text import id_problem
-from evals.model.run import StepStatus
 
 Split = Annotated[str, Field(min_length=1)]
 """A split: any non-empty name (``dev``, ``test``, ``train`` …). Which splits a project
@@ -39,11 +38,6 @@ CaseId = Annotated[str, Field(min_length=1), AfterValidator(_check_id)]
 """A case id: printable, NFC, no surrounding whitespace, at most 128 characters
 (:func:`evals._text.id_problem`)."""
 
-DEFAULT_MAX_TASKS = 5
-"""Budget of tasks when a case does not say."""
-DEFAULT_MAX_CHARS = 4000
-"""Budget of characters returned when a case does not say."""
-
 
 class Expect(BaseModel):
     """What a correct run does. Each key maps to checks; registered checks may read
@@ -69,16 +63,18 @@ class Expect(BaseModel):
     """Phrases the reply must not contain."""
     dispatched: list[str] | None = None
     """The set of roles that must be dispatched (order does not matter)."""
-    statuses: dict[str, list[StepStatus]] | None = None
+    statuses: dict[str, list[str]] | None = None
     """Per role, how each task dispatched to it ended, in order (``{"logistics_agent":
     ["invalid_output", "ok"]}``: one retry that worked); roles not named are not
-    checked."""
+    checked. The words are the system's (a project declares them:
+    ``case_rules.step_statuses``)."""
     blocked_attempts: int | None = Field(default=None, ge=0)
     """How many unauthorized attempts must be made and blocked."""
-    max_tasks: int = Field(default=DEFAULT_MAX_TASKS, ge=0)
-    """Budget: tasks dispatched at most."""
-    max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=0)
-    """Budget: characters returned by workers at most."""
+    max_tasks: int | None = Field(default=None, ge=0)
+    """Budget: tasks dispatched at most (``None``: not checked; a project may give every
+    case a budget, ``case_rules.expect_defaults``, see :mod:`evals.cases.vocabulary`)."""
+    max_chars: int | None = Field(default=None, ge=0)
+    """Budget: characters returned by workers at most (``None``: not checked)."""
     max_tokens: int | None = Field(default=None, ge=0)
     """Budget: model tokens at most (``None``: not checked)."""
     refused: list[str] | None = None

@@ -12,7 +12,14 @@ import math
 from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+)
 
 SUT_ERROR = "sut_error"
 """The outcome of a run in which the system under test itself crashed: a failure."""
@@ -29,7 +36,15 @@ system under test's word (SupportPilot: ``replied``, ``escalate`` …; a FAQ age
 ``answered``), declared on its side (``case_rules``, see :mod:`evals.cases.vocabulary`)."""
 
 StepStatus = Literal["ok", "error", "timeout", "refused", "invalid_output"]
-"""How a dispatched task ended."""
+"""How SupportPilot's dispatched tasks end (its ``case_rules.step_statuses``); a step's
+``status`` is free text: another agent records its own words (``done``, ``failed`` …)."""
+
+OPTIONAL_STEP_FIELDS = ("kind", "name", "arguments", "result", "started_ms", "ended_ms")
+"""The fields of a :class:`Step` a serialised run leaves out while unset."""
+
+RESULT_CHARS_MAX = 4000
+"""A step's ``result`` is kept up to this many characters (the rest is cut, and the cut
+says how much was left out): a tool returning a whole page cannot grow every trace."""
 
 
 class Write(BaseModel):
@@ -50,16 +65,53 @@ class Write(BaseModel):
 
 
 class Step(BaseModel):
-    """One task dispatched to a worker, in dispatch order."""
+    """One step of the run, in order: a task given to a worker, a tool call, a message.
+
+    Only ``role`` is required; a tool-using agent records each call with its ``name``,
+    ``arguments``, ``result`` and times, a multi-agent one each task with its worker and
+    how it ended. Trajectory checks read ``role`` and ``status``."""
 
     model_config = ConfigDict(frozen=True)
 
     role: str
-    """The worker (specialist) the task was sent to."""
-    status: StepStatus | None = None
-    """How the task ended; ``None`` when no result came back."""
+    """Who acted or was asked: the worker a task was sent to, the tool called, the agent
+    that spoke."""
+    status: str | None = None
+    """How the step ended, in the system's own words (SupportPilot: ``ok``, ``error``,
+    ``timeout``, ``refused``, ``invalid_output``); ``None`` when no result came back."""
     seq: int | None = None
-    """The position of the task message in the message log."""
+    """The position of the step's message in the message log."""
+    kind: str | None = None
+    """What the step was, in the system's words (``task``, ``tool_call``, ``message``)."""
+    name: str | None = None
+    """The tool called (or the message's name), when ``role`` is who called it."""
+    arguments: dict[str, Any] | None = None
+    """The arguments the tool was called with."""
+    result: str | None = None
+    """What came back, as text, up to :data:`RESULT_CHARS_MAX` characters."""
+    started_ms: float | None = Field(default=None, ge=0)
+    """When the step started, in milliseconds since the run started."""
+    ended_ms: float | None = Field(default=None, ge=0)
+    """When it ended, in milliseconds since the run started."""
+
+    @model_serializer(mode="wrap")
+    def _compact(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A step of a run that records only who and how (SupportPilot's) is written as
+        # before: the fields of a tool call are left out while unset, not null in every
+        # trace line.
+        data: dict[str, Any] = handler(self)
+        for name in OPTIONAL_STEP_FIELDS:
+            if data.get(name) is None:
+                data.pop(name, None)
+        return data
+
+    @field_validator("result")
+    @classmethod
+    def _bounded(cls, value: str | None) -> str | None:
+        if value is None or len(value) <= RESULT_CHARS_MAX:
+            return value
+        left_out = len(value) - RESULT_CHARS_MAX
+        return f"{value[:RESULT_CHARS_MAX]} … ({left_out} more characters not kept)"
 
 
 class BlockedAttempt(BaseModel):
@@ -261,6 +313,8 @@ def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     yield "usage.completion_tokens", getattr(usage, "completion_tokens", None), True
     for i, step in enumerate(run.steps):
         yield f"steps[{i}].seq", getattr(step, "seq", None), True
+        yield f"steps[{i}].started_ms", getattr(step, "started_ms", None), True
+        yield f"steps[{i}].ended_ms", getattr(step, "ended_ms", None), True
     for i, approval in enumerate(run.approvals):
         for name in ("amount", "expected_amount", "limit"):
             yield f"approvals[{i}].{name}", getattr(approval, name, None), False

@@ -70,6 +70,8 @@ class Side:
     """Its summary."""
     checks: dict[str, dict[str, CheckTally]] | None
     """Per case, per check: the tally (``None`` when only a report JSON was found)."""
+    folder: Path | None = None
+    """Its trace folder, when found (the compare page shows its runs)."""
 
 
 def load_side(path: Path, config: EvalsConfig) -> Side:
@@ -81,7 +83,7 @@ def load_side(path: Path, config: EvalsConfig) -> Side:
         if not meta.run_id or not (folder / "runs.jsonl").is_file():
             return Side(str(path), meta, metrics, None)
     results, meta = rebuild(folder, config)
-    return Side(str(path), meta, compute(results), check_tallies(results))
+    return Side(str(path), meta, compute(results), check_tallies(results), folder)
 
 
 @dataclass(frozen=True)
@@ -333,6 +335,29 @@ def _delta_rows(a: Metrics, b: Metrics) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def rate_rows(c: Comparison) -> list[tuple[str, str, str, str]]:
+    """The table of rates: success, the rates of the gate's kinds, then latency and
+    tokens; each row (name, A, B, B - A)."""
+    a, b = c.a.metrics, c.b.metrics
+    return [("success", _success(a), _success(b), ""), *_rate_rows(a, b), *_delta_rows(a, b)]
+
+
+def verdict_line(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
+    """The comparison's verdict in one sentence: a breach of a hard rule first (never
+    noise), then what the paired test says."""
+    if c.breaches:
+        rules = "a hard rule" if len(c.breaches) == 1 else f"{len(c.breaches)} hard rules"
+        return (
+            f"Verdict: B is worse: it breaches {rules} of the gate (a breach is never noise,"
+            " whatever the paired test says)."
+        )
+    if c.regression(alpha):
+        return f"Verdict: B is worse, and not by chance (p < {alpha:g})."
+    if c.dropped:
+        return f"Verdict: B is worse, but the drop may be noise (p >= {alpha:g})."
+    return "Verdict: no drop."
+
+
 def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
     """The comparison as Markdown (it reads as plain text on a console too)."""
     a, b = c.a.metrics, c.b.metrics
@@ -342,11 +367,7 @@ def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
         f"A: {printable(c.a.meta.label)} (run {printable(c.a.meta.run_id)}, trials {a.trials})",
         f"B: {printable(c.b.meta.label)} (run {printable(c.b.meta.run_id)}, trials {b.trials})",
         "",
-        tabulate(
-            [("success", _success(a), _success(b), ""), *_rate_rows(a, b), *_delta_rows(a, b)],
-            headers=["", "A", "B", "B - A"],
-            tablefmt="github",
-        ),
+        tabulate(rate_rows(c), headers=["", "A", "B", "B - A"], tablefmt="github"),
         "",
         f"Cases in both: {len(c.worse) + len(c.better)} changed of"
         f" {len(set(passes_of(a)) & set(passes_of(b)))}:"
@@ -354,18 +375,7 @@ def render(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
         f"Paired test: {c.test}: p = {c.p_value:.4g}",
     ]
     lines += [f"- hard rule breached: {line}" for line in c.breaches]
-    if c.breaches:
-        rules = "a hard rule" if len(c.breaches) == 1 else f"{len(c.breaches)} hard rules"
-        lines.append(
-            f"Verdict: B is worse: it breaches {rules} of the gate (a breach is never noise,"
-            " whatever the paired test says)."
-        )
-    elif c.regression(alpha):
-        lines.append(f"Verdict: B is worse, and not by chance (p < {alpha:g}).")
-    elif c.dropped:
-        lines.append(f"Verdict: B is worse, but the drop may be noise (p >= {alpha:g}).")
-    else:
-        lines.append("Verdict: no drop.")
+    lines.append(verdict_line(c, alpha))
     lines += _section("Pass -> fail", c.worse)
     lines += _section("Fail -> pass", c.better)
     if c.checks_worse is None or c.checks_better is None:

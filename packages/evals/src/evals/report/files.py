@@ -15,6 +15,7 @@ from evals.io.files import write_atomic
 from evals.io.json_files import first_problem, read_json_text
 from evals.log.traces import RunMeta
 from evals.metrics.summary import Metrics
+from evals.model.case import Case
 from evals.model.result import RunResult
 from evals.report.html import html_parts, load_runs, shown_pairs
 from evals.report.junit import render_junit
@@ -45,11 +46,13 @@ def write_reports(
     sections: Mapping[str, str] | None = None,
     traces: Path | None = None,
     verdict: Verdict | None = None,
+    cases: Sequence[Case] = (),
 ) -> list[Path]:
     """Write ``<label>.json``, ``<label>.md`` (with ``sections``, e.g. the gate verdict),
     ``<label>.junit.xml`` (with a ``gate verdict`` test case when ``verdict`` is given)
     and ``<label>.html`` (each run's trace read from the trace folder ``traces`` when
-    given; the baseline diff of ``verdict`` when given) under ``out_dir``.
+    given; the baseline diff of ``verdict`` when given; each of ``cases`` beside its
+    runs) under ``out_dir``.
 
     Each file is replaced whole, in one step, through a temporary file of its own
     (:func:`evals.io.files.write_atomic`), so concurrent evaluations under one label never
@@ -65,6 +68,7 @@ def write_reports(
         verdict=verdict,
         not_gated=not_gated,
         trace_folder=traces.name if traces else "",
+        specs=cases,
     )
     texts = {
         json_path: metrics_json(metrics, meta),

@@ -17,6 +17,8 @@ numbers, never case ids.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 from evals.gating.verdict import Verdict
 from evals.log.traces import RUNS_FILE, RunMeta, TraceRecord
 from evals.metrics.summary import Group, Metrics, wilson_interval
+from evals.model.case import Case
 from evals.model.result import CheckResult, RunResult
 from evals.report.summary import (
     curve_rows,
@@ -131,6 +134,9 @@ class CaseView:
     """The runs shown in full (at most :data:`RUNS_SHOWN_PER_CASE`), by trial."""
     anchor: str = ""
     """The element id (a number, never the case id)."""
+    spec: list[Section] = field(default_factory=list)
+    """What the case asks and expects: its ``input``, ``world``, ``faults`` and
+    ``expect``, each shown by its shape (empty when the page was not given the case)."""
     run_count: int = 0
     """All its runs."""
     not_shown: str = ""
@@ -235,6 +241,18 @@ def trace_sections(run: Mapping[str, Any]) -> list[Section]:
     return sections
 
 
+CASE_FIELDS = ("input", "world", "faults", "expect")
+"""What a case's block shows, beside its runs: what was asked, the world it starts from,
+the faults injected and what a correct run does."""
+
+
+def case_sections(case: Case) -> list[Section]:
+    """The sections of a case's block (:data:`CASE_FIELDS`; unset expectations and
+    empty fields left out), shaped as a run's are."""
+    data = case.model_dump(mode="json", include=set(CASE_FIELDS), exclude_none=True)
+    return [s for s in trace_sections({k: data.get(k) for k in CASE_FIELDS}) if s.title != "run"]
+
+
 def _status(result: RunResult) -> str:
     if result.errored:
         return "error"
@@ -278,10 +296,13 @@ def by_case(results: Iterable[RunResult]) -> dict[str, list[RunResult]]:
 
 
 def case_views(
-    results: Iterable[RunResult], runs: Mapping[tuple[str, int], Mapping[str, Any]]
+    results: Iterable[RunResult],
+    runs: Mapping[tuple[str, int], Mapping[str, Any]],
+    cases: Mapping[str, Case] | None = None,
 ) -> list[CaseView]:
-    """Every case with the runs it shows: failing cases first, then errored, then
-    passing; by id within each."""
+    """Every case with the runs it shows (and, from ``cases``, what it asks and expects):
+    failing cases first, then errored, then passing; by id within each."""
+    known = cases or {}
     views: list[CaseView] = []
     anchor = 0
     for number, (case_id, found) in enumerate(by_case(results).items(), start=1):
@@ -305,6 +326,7 @@ def case_views(
                 status,
                 run_views,
                 anchor=f"case-{number}",
+                spec=case_sections(known[case_id]) if case_id in known else [],
                 run_count=len(found),
                 not_shown=_not_shown(found, shown),
             )
@@ -322,20 +344,43 @@ def _group_rows(groups: Mapping[str, Group]) -> list[list[str]]:
     return rows
 
 
-def _diff(verdict: Verdict) -> dict[str, Any]:
+def _diff(verdict: Verdict, case_anchors: Mapping[str, str]) -> dict[str, Any]:
+    """The gate's part of the page: its findings, and each list of cases or (case: check)
+    pairs that has any, every name linked to its case on the page."""
     failing_checks = [pair for pairs in verdict.newly_failing_checks.values() for pair in pairs]
+    lists = [
+        ("Newly failing cases", verdict.newly_failing),
+        ("Newly passing cases", verdict.newly_passing),
+        ("Newly failing checks (case: check)", failing_checks),
+        ("Newly passing checks (case: check)", verdict.newly_passing_checks),
+        ("Not in the baseline", verdict.not_in_baseline),
+        ("Baseline cases not run", verdict.not_run),
+    ]
     return {
         "passed": verdict.passed,
         "findings": [(f.severity, f.rule, f.message) for f in (*verdict.hard, *verdict.soft)],
         "lists": [
-            ("Newly failing cases", verdict.newly_failing),
-            ("Newly passing cases", verdict.newly_passing),
-            ("Newly failing checks (case: check)", failing_checks),
-            ("Newly passing checks (case: check)", verdict.newly_passing_checks),
-            ("Not in the baseline", verdict.not_in_baseline),
-            ("Baseline cases not run", verdict.not_run),
+            (heading, [(name, _case_anchor(name, case_anchors)) for name in names])
+            for heading, names in lists
+            if names
         ],
     }
+
+
+def _case_anchor(name: str, case_anchors: Mapping[str, str]) -> str:
+    """The anchor of the case a diff entry names (``case`` or ``case: check``); ``""``
+    when the page does not show it (a baseline case not run)."""
+    if name in case_anchors:
+        return case_anchors[name]
+    return case_anchors.get(name.split(": ", 1)[0], "")
+
+
+def _inline(name: str) -> tuple[str, str]:
+    """A template of the page (its stylesheet, its script), and the CSP source that
+    allows exactly that text inline: the page runs nothing else."""
+    text = _ENV.loader.get_source(_ENV, name)[0]  # type: ignore[union-attr]
+    digest = base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+    return text, f"'sha256-{digest}'"
 
 
 class _RunKey(BaseModel):
@@ -391,13 +436,14 @@ def html_parts(
     verdict: Verdict | None = None,
     not_gated: Collection[str] = (),
     trace_folder: str = "",
+    specs: Iterable[Case] = (),
 ) -> Iterator[str]:
     """The HTML report (see the module docstring), in parts as the template makes them:
     written one by one, a long page is never one string in memory. ``runs``: the JSON
     form of each run by (case, trial), for the traces (a run without one says no trace
     was recorded); ``verdict``: the gate's, for the baseline diff; ``trace_folder``:
-    named in the page."""
-    cases = case_views(results, runs or {})
+    named in the page; ``specs``: the cases, each shown beside its runs."""
+    cases = case_views(results, runs or {}, {c.id: c for c in specs})
     anchors = {v.label: v.anchor for c in cases for v in c.runs}
     case_anchors = {c.case_id: c.anchor for c in cases}
     failures = [
@@ -407,7 +453,15 @@ def html_parts(
         for f in metrics.failures
     ]  # fmt: skip
     template = _ENV.get_template("report.html.j2")
+    style, style_source = _inline("report.css")
+    script, script_source = _inline("report.js")
     return template.generate(
+        style=style,  # the package's own files (`safe` in the template), never a case's text
+        script=script,
+        csp=(
+            f"default-src 'none'; style-src {style_source}; script-src {script_source};"
+            " img-src data:"
+        ),
         title=f"Evals report: {meta.label or meta.command or 'run'}",
         headline=headline(meta),
         system=system_lines(meta),
@@ -420,7 +474,7 @@ def html_parts(
         unstable=unstable_rows(metrics),
         metrics=metrics,
         failures=failures,
-        diff=_diff(verdict) if verdict is not None else None,
+        diff=_diff(verdict, case_anchors) if verdict is not None else None,
         cases=cases,
         trace_folder=trace_folder,
     )
@@ -435,6 +489,7 @@ def render_html(
     verdict: Verdict | None = None,
     not_gated: Collection[str] = (),
     trace_folder: str = "",
+    specs: Iterable[Case] = (),
 ) -> str:
     """The HTML report as one string (see :func:`html_parts`)."""
     return "".join(
@@ -446,5 +501,6 @@ def render_html(
             verdict=verdict,
             not_gated=not_gated,
             trace_folder=trace_folder,
+            specs=specs,
         )
     )

@@ -133,6 +133,14 @@ def summary_rows(metrics: Metrics, *, complete: bool = True) -> list[tuple[str, 
         ),
         ("latency ms p50 / p95", f"{_num(m.latency_ms_p50)} / {_num(m.latency_ms_p95)}"),
     ]
+    # Rows no run of this evaluation gave a value: an agent that blocks nothing, counts
+    # no tasks or returns no characters is not shown a row of zeros that means nothing.
+    unused = {
+        "blocked attempts": not m.blocked_attempts,
+        "tasks mean": not m.tasks_mean,
+        "chars returned p50 / p95": not (m.returned_chars_p50 or m.returned_chars_p95),
+    }
+    rows = [(name, value) for name, value in rows if not unused.get(name, False)]
     if m.tokens_mean or m.tokens_p95:
         rows.append(("tokens mean / p95", f"{m.tokens_mean:.1f} / {_num(m.tokens_p95)}"))
     if m.trials > 1:
