@@ -392,3 +392,11 @@ def test_the_gate_s_part_lists_nothing_empty(tmp_path: Path) -> None:
     diff = page[page.index('id="baseline-diff"') : page.index('id="failures"')]
     assert "(0)" not in diff and "none" not in diff
     assert "Not in the baseline" not in diff and "Baseline cases not run" not in diff
+
+
+def test_a_count_nothing_added_to_is_left_out_of_the_trace() -> None:
+    from evals.report.html import trace_sections
+
+    (head,) = trace_sections({"outcome": "x", "rejected_messages": 0, "tasks": 2, "x_ms": 0.0})
+    shown = [cells[0] for _, cells in head.rows]
+    assert shown == ["outcome", "tasks", "x ms"]  # a measured 0.0 stays: it was measured

@@ -200,7 +200,7 @@ def _marked(values: Iterable[Any]) -> bool:
 def trace_sections(run: Mapping[str, Any]) -> list[Section]:
     """The sections of a run's trace, from its JSON form, in field order: one-value
     fields together first (``run``), then each list or mapping field by its shape.
-    Absent fields (``None``, empty) are skipped."""
+    Absent fields (``None``, empty) and counts of zero are skipped."""
     scalars: list[tuple[bool, list[str]]] = []
     sections: list[Section] = []
     for name, value in run.items():
@@ -233,6 +233,8 @@ def trace_sections(run: Mapping[str, Any]) -> list[Section]:
             sections.append(Section(title, "pairs", rows=pairs, flagged=flagged))
         elif isinstance(value, str) and "\n" in value:
             sections.append(Section(title, "text", items=[_text(value)]))
+        elif type(value) is int and value == 0:
+            continue  # a count nothing added to (no rejected message, no character read)
         else:
             scalars.append((_marked([value]) or name == "error", [title, _cell(value)]))
     if scalars:
