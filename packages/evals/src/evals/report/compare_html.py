@@ -12,8 +12,6 @@ counts only). Every string from a case or a run is escaped.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import zip_longest
@@ -21,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.report.compare import DEFAULT_ALPHA, Comparison, Flip, rate_rows, verdict_line
-from evals.report.html import _ENV, Section, load_runs, trace_sections
+from evals.report.html import _ENV, Section, _inline, load_runs, trace_sections
 
 SHOWN_TRIAL = 0
 """The trial of each side the page shows for a flipped case."""
@@ -114,14 +112,13 @@ def render_compare_html(c: Comparison, alpha: float = DEFAULT_ALPHA) -> str:
     """The compare page (see the module docstring)."""
     flipped = [f.case for f in (*c.worse, *c.better)]
     views = flip_views(c, _runs_of(c.a.folder, flipped), _runs_of(c.b.folder, flipped))
-    style = _ENV.loader.get_source(_ENV, "report.css")[0]  # type: ignore[union-attr]
-    digest = base64.b64encode(hashlib.sha256(style.encode("utf-8")).digest()).decode("ascii")
+    style, style_source = _inline("report.css")
     shared = len(
         {*c.a.metrics.case_passes, *c.a.metrics.case_success}
         & {*c.b.metrics.case_passes, *c.b.metrics.case_success}
     )
     return _ENV.get_template("compare.html.j2").render(
-        csp=f"default-src 'none'; style-src 'sha256-{digest}'; script-src 'none'",
+        csp=f"default-src 'none'; style-src {style_source}; script-src 'none'",
         style=style,
         c=c,
         title=f"Compare: {c.a.meta.label or c.a.name} -> {c.b.meta.label or c.b.name}",
