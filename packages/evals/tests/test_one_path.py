@@ -433,30 +433,22 @@ def test_the_gate_applies_gate_json_else_the_built_in_rules(
     if route == "python" and gate_json == "missing flag":
         pytest.skip("--gate-config is the CLI's; evals.gate takes the file itself")
     user.make_baseline("cli")
-    if route == "python":
-        if gate_json in ("init", "lenient"):
-            assert user.evals("init").returncode == 0
-        if gate_json == "lenient":
-            path = user.path / "cases" / "gate.json"
-            rules = json.loads(path.read_text(encoding="utf-8"))
-            path.write_text(json.dumps({**rules, "hard": {**rules["hard"], **LENIENT}}))
-        if broken:
-            user.write_sut(broken=True)
-        done = user.gate("python")
-        assert done.returncode == code, done.stdout + done.stderr
-        assert (DEFAULTS_HEADLINE in done.stdout) is defaults
-        return
-    argv = ["gate", "--sut", SPEC, "--cases", "cases.jsonl"]
     if gate_json in ("init", "lenient"):
         assert user.evals("init").returncode == 0
     if gate_json == "lenient":
         path = user.path / "cases" / "gate.json"
         rules = json.loads(path.read_text(encoding="utf-8"))
         path.write_text(json.dumps({**rules, "hard": {**rules["hard"], **LENIENT}}))
-    elif gate_json == "missing flag":
-        argv += ["--gate-config", "nowhere.json"]
     if broken:
         user.write_sut(broken=True)
+    if route == "python":
+        done = user.gate("python")
+        assert done.returncode == code, done.stdout + done.stderr
+        assert (DEFAULTS_HEADLINE in done.stdout) is defaults
+        return
+    argv = ["gate", "--sut", SPEC, "--cases", "cases.jsonl"]
+    if gate_json == "missing flag":
+        argv += ["--gate-config", "nowhere.json"]
     done = user.evals(*argv)
     assert done.returncode == code, done.stdout + done.stderr
     assert (DEFAULTS_HEADLINE in done.stdout) is defaults
