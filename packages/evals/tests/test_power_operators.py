@@ -45,6 +45,19 @@ def test_each_example_mutates_as_stated(
         ("RemoveKeywordArgument", "x = d[k]\n"),
         ("RemoveRaise", "def f():\n    return 1\n"),
         ("RemoveComprehensionFilter", "y = [a for a in b]\n"),
+        ("RemoveDictEntry", "y = {**d}\n"),  # an unpacking, not an entry
+        ("RemoveDictEntry", "y = {k: v for k, v in d}\n"),
+        ("RemoveDictEntry", "y = {a, b}\n"),  # a set
+        ("RemoveCollectionElement", "y = [a]\n"),  # one element: nothing left to tell
+        ("RemoveCollectionElement", "y = (a)\n"),  # parentheses, not a tuple
+        ("RemoveCollectionElement", "y = [a for a in b]\n"),
+        ("RemoveCollectionElement", "y = [*a, b]\n"),
+        ("RemoveCollectionElement", "__all__ = ['a', 'b']\n"),  # only `import *` reads it
+        ("RemoveCollectionElement", "y = {'a': 1, 'b': 2}\n"),  # a dict
+        ("RemoveIfStatement", "if a:\n    b()\nelse:\n    c()\n"),
+        ("RemoveIfStatement", "if a:\n    b()\nelif c:\n    d()\n"),
+        ("RemoveIfStatement", "if TYPE_CHECKING:\n    import x\n"),
+        ("RemoveIfStatement", "if __name__ == '__main__':\n    main()\n"),
     ],
 )
 def test_nothing_to_remove(name: str, code: str) -> None:
@@ -75,6 +88,27 @@ def test_a_dropped_argument_keeps_a_multi_line_call_valid() -> None:
     assert got is not None
     compile(got, "m.py", "exec")
     assert "b=" not in got and "c=3" in got and "a" in got
+
+
+@pytest.mark.parametrize(
+    ("name", "code"),
+    [
+        (
+            "RemoveDictEntry",
+            "x = {\n    'a': 1,  # why\n    **d,\n    'b': [\n        2,\n    ],\n}\n",
+        ),
+        ("RemoveCollectionElement", "x = (\n    'a',  # one\n    'b',\n)\n"),
+        ("RemoveIfStatement", "def f(x):\n    if x:\n        g()\n\n    # later\n    h()\n"),
+    ],
+)
+def test_every_mutant_of_a_multi_line_display_or_block_compiles(name: str, code: str) -> None:
+    op = operators.OPERATORS[name]()
+    got = [mutate_code(code, op, i) for i in range(4)]
+    made = [g for g in got if g is not None]
+    assert made and len(set(made)) == len(made)
+    for g in made:
+        compile(g, "m.py", "exec")
+        assert g != code
 
 
 def test_registered_beside_cosmic_rays_own_and_used_by_a_session(tmp_path: Path) -> None:

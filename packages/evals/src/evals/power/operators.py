@@ -16,7 +16,15 @@ boolean, an exception class); none removes a step. These do, one thing each:
   passed on: the callee's default runs instead);
 - ``evals/RemoveRaise``: ``raise …`` becomes ``pass`` (a refusal or a validation lost);
 - ``evals/RemoveComprehensionFilter``: a comprehension's ``if`` clause is dropped (a filter
-  forgotten).
+  forgotten);
+- ``evals/RemoveDictEntry``: one ``key: value`` of a dict display is dropped (a field a
+  payload, a row or a schema forgets);
+- ``evals/RemoveCollectionElement``: one element of a list, set or tuple display is dropped
+  (an allowlist entry, a status or a column forgotten; ``__all__`` left alone: it only
+  changes ``import *``);
+- ``evals/RemoveIfStatement``: an ``if`` without ``elif`` or ``else`` becomes ``pass`` (a
+  branch or a guard forgotten; ``if TYPE_CHECKING:`` and ``if __name__ == "__main__":``
+  left alone: neither runs in the system).
 
 They are registered with cosmic-ray's provider table by :func:`register`, in the process
 of ``evals power`` only (no entry point): a project that also runs cosmic-ray itself keeps
@@ -230,6 +238,184 @@ class RemoveComprehensionFilter(Operator):  # type: ignore[misc]
         )
 
 
+def _redisplayed(node: Any, kept: list[Any], opener: str, closer: str, tuple_: bool) -> Any:
+    """A display of ``kept`` elements (their code without comments) in ``node``'s place,
+    parsed by parso so the tree stays one."""
+    body = ", ".join(k.get_code(include_prefix=False) for k in kept)
+    if tuple_ and len(kept) == 1:
+        body += ","
+    return _in_place_of(node, opener + body + closer)
+
+
+def _in_place_of(node: Any, code: str) -> Any:
+    """The expression ``code``, parsed by parso, ready to take ``node``'s place."""
+    module = parso.parse("_ = " + code)  # type: ignore[no-untyped-call]
+    stmt = module.children[0]
+    if stmt.type == "simple_stmt":
+        stmt = stmt.children[0]
+    expression = stmt.children[2]
+    expression.get_first_leaf().prefix = node.get_first_leaf().prefix
+    expression.parent = node.parent
+    return expression
+
+
+def _dict_entries(node: Any) -> list[tuple[Any, ...]]:
+    """The ``key: value`` entries of a dict display ``{…}`` (not a comprehension, not a
+    ``**mapping``), each as its (key, colon, value) nodes."""
+    if node.type != "atom" or node.children[0].value != "{" or len(node.children) != 3:
+        return []
+    inner = node.children[1]
+    if inner.type != "dictorsetmaker":
+        return []
+    items = inner.children
+    if any(c.type in ("comp_for", "sync_comp_for") for c in items):
+        return []
+    entries: list[tuple[Any, ...]] = []
+    i = 0
+    while i < len(items):
+        if getattr(items[i], "value", None) == "**":
+            i += 3  # `**d` and its comma
+            continue
+        if i + 2 < len(items) and getattr(items[i + 1], "value", None) == ":":
+            entries.append((items[i], items[i + 1], items[i + 2]))
+            i += 4
+            continue
+        return []  # a set display
+    return entries
+
+
+def _dict_parts(node: Any) -> list[tuple[Any, ...]]:
+    """Every part of a dict display: ``(key, colon, value)`` or ``(**, mapping)``."""
+    items = node.children[1].children
+    parts: list[tuple[Any, ...]] = []
+    i = 0
+    while i < len(items):
+        if getattr(items[i], "value", None) == "**":
+            parts.append((items[i], items[i + 1]))
+            i += 3
+        else:
+            parts.append((items[i], items[i + 1], items[i + 2]))
+            i += 4
+    return parts
+
+
+def _spaced(leaf_or_node: Any) -> str:
+    """A part's code without its prefix; a colon followed by a space."""
+    code: str = leaf_or_node.get_code(include_prefix=False)
+    return code + " " if leaf_or_node.type == "operator" and code == ":" else code
+
+
+class RemoveDictEntry(Operator):  # type: ignore[misc]
+    """One ``key: value`` entry of a dict display, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for key, _, value in _dict_entries(node):
+            yield (key.start_pos, value.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        dropped = _dict_entries(node)[index]
+        kept = [p for p in _dict_parts(node) if p[0] is not dropped[0]]
+        body = ", ".join("".join(_spaced(n) for n in part) for part in kept)
+        return _in_place_of(node, "{" + body + "}")
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("x = {'a': 1, 'b': 2}\n", "x = {'b': 2}\n"),
+            Example("x = {'a': 1, 'b': 2}\n", "x = {'a': 1}\n", occurrence=1),
+            Example("x = {**d, 'a': 1}\n", "x = {**d}\n"),
+            Example("x = {'a': 1}\n", "x = {}\n"),
+        )
+
+
+def _all_names(node: Any) -> bool:
+    """Whether ``node`` is the value of an ``__all__ = …`` assignment."""
+    parent = node.parent
+    return bool(
+        parent is not None
+        and parent.type == "expr_stmt"
+        and parent.children[0].type == "name"
+        and parent.children[0].value == "__all__"
+    )
+
+
+def _elements(node: Any) -> list[Any]:
+    """The elements of a list, set or parenthesised tuple display of two or more (no
+    comprehension, no starred element), or none."""
+    if node.type != "atom" or len(node.children) != 3:
+        return []
+    opener, inner = node.children[0].value, node.children[1]
+    if opener not in ("[", "(", "{") or _all_names(node):
+        return []
+    if opener == "{" and inner.type != "dictorsetmaker":
+        return []
+    if opener != "{" and inner.type != "testlist_comp":
+        return []
+    items = inner.children
+    if any(c.type in ("comp_for", "sync_comp_for", "star_expr") for c in items):
+        return []
+    if any(getattr(c, "value", None) in (":", "**") for c in items):
+        return []  # a dict display
+    elements = [c for c in items if not (c.type == "operator" and c.value == ",")]
+    return elements if len(elements) >= 2 else []
+
+
+class RemoveCollectionElement(Operator):  # type: ignore[misc]
+    """One element of a list, set or tuple display, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for element in _elements(node):
+            yield (element.start_pos, element.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        elements = _elements(node)
+        kept = [e for i, e in enumerate(elements) if i != index]
+        opener = node.children[0].value
+        closer = {"[": "]", "(": ")", "{": "}"}[opener]
+        return _redisplayed(node, kept, opener, closer, tuple_=opener == "(")
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("x = ['a', 'b', 'c']\n", "x = ['b', 'c']\n"),
+            Example("x = ('a', 'b')\n", "x = ('a',)\n", occurrence=1),
+            Example("x = {1, 2}\n", "x = {2}\n"),
+        )
+
+
+_NEVER_RUN = ("TYPE_CHECKING", "__name__")
+
+
+class RemoveIfStatement(Operator):  # type: ignore[misc]
+    """An ``if`` without ``elif`` or ``else`` -> ``pass``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.type != "if_stmt" or len(node.children) != 4:
+            return
+        condition = node.children[1].get_code(include_prefix=False)
+        if any(word in condition for word in _NEVER_RUN):
+            return
+        yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        module = parso.parse("pass\n")  # type: ignore[no-untyped-call]
+        stmt = module.children[0]
+        stmt.children[0].prefix = node.get_first_leaf().prefix
+        stmt.parent = node.parent
+        return stmt
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "def f(x):\n    if x:\n        g()\n        h()\n    return x\n",
+                "def f(x):\n    pass\n    return x\n",
+            ),
+            Example("if a: b()\nc()\n", "pass\nc()\n"),
+        )
+
+
 OPERATORS: dict[str, type[Operator]] = {
     op.__name__: op
     for op in (
@@ -239,6 +425,9 @@ OPERATORS: dict[str, type[Operator]] = {
         RemoveKeywordArgument,
         RemoveRaise,
         RemoveComprehensionFilter,
+        RemoveDictEntry,
+        RemoveCollectionElement,
+        RemoveIfStatement,
     )
 }
 
