@@ -59,14 +59,16 @@ def tests(session: nox.Session, package: str) -> None:
     groups = {
         "fake-openai": ("test", "openai-client"),
         # The HTML report's browser test: Playwright drives the system's Chromium.
-        "evals": ("test", "browser"),
+        # OpenTelemetry in: two real agent frameworks graded from their own spans.
+        "evals": ("test", "browser", "otel-frameworks"),
     }.get(package, ("test",))
     # The evals alone, and the agent alone: each proves it needs nothing of the other
     # (an exact sync, so a reused venv keeps nothing an earlier lock put there).
     isolated = {"evals": "EVALS_ISOLATED", "agent": "AGENT_ISOLATED"}
     # The Ray executor's tests run on a real local Ray, those of `evals power` on a real
     # cosmic-ray: the evals extras that bring them.
-    extras = ("ray", "power") if package == "evals" else ()
+    # The OpenTelemetry SDK for evals.otel's collector.
+    extras = ("ray", "power", "otel") if package == "evals" else ()
     sync(session, package, groups=groups, extras=extras, exact=package in isolated)
     env = {isolated[package]: "1"} if package in isolated else {}
     session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)

@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("io",),
     ("config",),
     ("model",),
+    ("otel",),
     ("checks",),
     ("metrics",),
     ("cases",),
