@@ -74,6 +74,9 @@ MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.cases.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
+OTEL_TESTS = ("packages/evals/tests/test_otel.py",)
+"""What runs against every mutant of OpenTelemetry in (``evals.otel``): its own tests, on
+spans the real SDK made (the framework agents' tests are slower and catch the same)."""
 POWER = f"{EVALS}/power"
 POWER_TESTS = tuple(
     f"packages/evals/tests/test_power_{name}.py"
@@ -3545,6 +3548,54 @@ MUTANTS: tuple[Mutant, ...] = (
         "config_env: tuple[str, ...] = (*ENV_VARS.values(),)",
         "SupportPilot's DB dir variable leaks into its configuration cases",
         tests=CONFIGURATION_TESTS,
+    ),
+    M(
+        "otel_negative_tokens_counted",
+        "evals.otel.conventions:_tokens",
+        "if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:",
+        "if isinstance(value, bool) or not isinstance(value, int | float):",
+        "a span's negative token count is summed: a run spends less than nothing",
+        tests=OTEL_TESTS,
+    ),
+    M(
+        "otel_exception_event_ignored",
+        "evals.otel.conventions:_error",
+        'if getattr(event, "name", "") == "exception":',
+        'if getattr(event, "name", "") == "exceptions":',
+        "a tool that raised is an error step that says only 'failed'",
+        tests=OTEL_TESTS,
+    ),
+    M(
+        "otel_speaker_not_looked_up",
+        "evals.otel.record:_agent_of",
+        'if found is not None and found.kind == "agent":',
+        'if found is not None and found.kind == "model":',
+        "model calls inside an agent span are the anonymous 'model', not the agent",
+        tests=OTEL_TESTS,
+    ),
+    M(
+        "otel_times_since_epoch",
+        "evals.otel.record:steps_from_spans",
+        "started_ms=None if began is None else (began - start) / _NS_PER_MS,",
+        "started_ms=None if began is None else began / _NS_PER_MS,",
+        "a step's start is counted from 1970, not from the run's first span",
+        tests=OTEL_TESTS,
+    ),
+    M(
+        "otel_first_answer_taken",
+        "evals.otel.record:run_from_spans",
+        '"reply": reply if reply is not None else (said[-1] if said else None),',
+        '"reply": reply if reply is not None else (said[0] if said else None),',
+        "the reply is the first thing the model said, not its final answer",
+        tests=OTEL_TESTS,
+    ),
+    M(
+        "otel_spans_of_every_trial_kept",
+        "evals.otel.collect:SpanCollector.on_end",
+        "held = self._open.get(context.trace_id)",
+        "held = next(iter(self._open.values()), None)",
+        "concurrent trials' spans land in the first trial open: runs graded on another's tools",
+        tests=OTEL_TESTS,
     ),
 )
 
