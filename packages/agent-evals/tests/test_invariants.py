@@ -32,6 +32,7 @@ from agent.aggregate import Aggregate
 from agent.brain import Task, ToolBox
 from agent.bus import Bus, Message, MessageKind
 from agent.contracts import Claim
+from agent.errors import InjectedCrashError
 from agent.faults import attempt_write
 from agent.orchestrator import Orchestrator
 from agent.outcome import Budget, Handover, Outcome
@@ -46,6 +47,7 @@ from evals.model.result import CheckResult
 from evals.model.run import Run
 from fake_openai import FakeOpenAI, ToolCall, ToolCalls
 from tools import ToolError
+from tools.errors import ToolFailedError
 from tools.registry import ToolContext
 
 from .conftest import MODEL_PATH, default_suites, load_cases, openai_sut, scripted_sut
@@ -71,6 +73,7 @@ INVARIANTS = (
     "tells_the_decision",
     "gateway_as_specified",
     "failures_explained",
+    "errors_name_their_cause",
 )
 ALL_CASES = [
     case
@@ -1839,6 +1842,41 @@ POSITIVE_CONTROLS += [
         BUS_TASK_OVER,
         {},
         "rejected task message 2 to logistics_agent gives the reason '' (missing 64001, 64000)",
+    ),
+]
+
+
+def _message_dropped(cls: type[BaseException]) -> Callable[[pytest.MonkeyPatch], None]:
+    """An exception class whose ``__init__`` keeps its fields but never passes its message
+    on (``super().__init__(…)`` dropped): ``str(e)`` is empty."""
+
+    def breakage(monkeypatch: pytest.MonkeyPatch) -> None:
+        original = cls.__init__
+
+        def init(self: BaseException, *args: Any, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            self.args = ()
+
+        monkeypatch.setattr(cls, "__init__", init)
+
+    breakage.__name__ = f"{cls.__name__}_without_its_message"
+    return breakage
+
+
+POSITIVE_CONTROLS += [
+    (
+        "errors_name_their_cause",
+        _message_dropped(ToolFailedError),
+        _case(world={"tool_errors": {TRACK: "系统繁忙，请稍后再试"}}),
+        {},
+        "(logistics__track, error)'s reason names no cause: ''",
+    ),
+    (
+        "errors_name_their_cause",
+        _message_dropped(InjectedCrashError),
+        _case(faults={"order_agent": "crash"}),
+        {},
+        "role_errors['order_agent'] names no cause: 'InjectedCrashError:'",
     ),
 ]
 

@@ -55,6 +55,13 @@ code: an invariant that shared the agent's reading of the world would share its 
   order when the run names a customer (:mod:`agent_evals.gateway_spec`,
   ``run.detail["gateway"]``).
 
+- ``errors_name_their_cause`` (trajectory): every error text the run records or shows —
+  each role's first error, the run's own error, a result's ``error`` on the bus, a
+  rejection's reason, an audited call's refusal or failure, the error an escalation's
+  suggestion quotes — says something: never empty, never an exception's class name with
+  nothing after it (``OrderNotFoundError: ``), never a cause left empty (``（）``, a
+  closing colon), so an exception that lost its message shows wherever it lands.
+
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
 """
@@ -1909,3 +1916,59 @@ def failures_explained(case: Case, run: Run) -> CheckOutput:
     if environment_of(run) is None:
         return None
     return _verdict(failure_problems(case, run))
+
+
+# --- every error names its cause ---------------------------------------------------------
+
+_BARE_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception)(?::\s*(?=$|[;,)\n])|\(\))")
+"""An exception rendered with no message: ``OrderNotFoundError: `` at the end of a text or
+before a separator, or ``OrderNotFoundError()``."""
+
+
+_EMPTY_CAUSE = re.compile(r"\(\)|（）|[:：]$")
+"""A cause left empty inside a text: ``（）`` where the error went, or a colon ending it
+(``'reserve_stock' failed: ``, ``写入失败：``)."""
+
+
+def _silent(text: str) -> bool:
+    """Whether an error text names no cause: empty, a cause left empty inside it, or an
+    exception with no message."""
+    said = text.strip()
+    return not said or bool(_EMPTY_CAUSE.search(said) or _BARE_EXCEPTION.search(said))
+
+
+def error_texts(run: Run) -> list[tuple[str, str]]:
+    """Every error text of ``run`` with where it was found: ``role_errors``, ``error``,
+    the bus log's result errors and rejection reasons, the audit log's refusals and
+    failures (their ``reason``), and an escalation's suggestion (which quotes the error
+    that made the run escalate)."""
+    found = [(f"role_errors[{role!r}]", text) for role, text in run.role_errors.items()]
+    if run.error is not None:
+        found.append(("the run's error", run.error))
+    for m in bus_of(run):
+        error = m.payload.get("error")
+        if m.kind == "result" and m.payload.get("status") not in (None, "ok"):
+            found.append((f"message {m.seq}'s error", error if isinstance(error, str) else ""))
+        if m.status == "rejected":
+            found.append((f"message {m.seq}'s rejection reason", m.reason))
+    for i, call in enumerate(audit_of(run)):
+        if call.status != "ok":
+            found.append((f"audit row {i + 1} ({call.tool}, {call.status})'s reason", call.reason))
+    handover = run.detail.get("handover")
+    suggestion = handover.get("suggestion") if isinstance(handover, dict) else None
+    if isinstance(suggestion, str) and suggestion.strip():
+        found.append(("the hand-over's suggestion", suggestion))
+    return found
+
+
+@check(kind="trajectory", name="errors_name_their_cause")
+def errors_name_their_cause(case: Case, run: Run) -> CheckOutput:
+    """Every error text the run records or shows names its cause (module docstring): an
+    exception that lost its message (a ``super().__init__`` dropped, an ``error=`` not
+    passed on) leaves an operator, and a model reading the result, with nothing to act
+    on."""
+    if environment_of(run) is None:
+        return None
+    texts = error_texts(run)
+    problems = [f"{where} names no cause: {_quote(text)}" for where, text in texts if _silent(text)]
+    return _verdict(problems)
