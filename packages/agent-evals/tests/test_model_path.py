@@ -38,6 +38,7 @@ from evals.execution.runner import Runner
 from evals.gating.baseline import build_baseline, load_baseline
 from evals.gating.verdict import load_gate_config
 from evals.log.traces import RunMeta
+from pydantic import ConfigDict
 from tools import gateway
 
 from .conftest import CASES_DIR, EXPECT_DEFAULTS, MODEL_PATH, scripted_sut
@@ -390,6 +391,16 @@ def _amount_topic_by_identity(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _unknown_key_ignored(m: pytest.MonkeyPatch) -> None:
+    """The output schema no longer forbids keys it does not name (``extra="forbid"``
+    dropped): an answer with one is taken as it is, never repaired."""
+
+    class Lenient(openai_brain.WorkerOutput):
+        model_config = ConfigDict(extra="ignore")
+
+    m.setattr(openai_brain, "WorkerOutput", Lenient)
+
+
 def _no_repair_round(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "repaired = False", "repaired = True")
 
@@ -626,6 +637,11 @@ CONTROLS: list[Control] = [
     _c("one readable number of hours enough to decide", _one_readable_number_enough, "m50", "m51"),
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
     _c("no repair round", _no_repair_round, "m08"),
+    _c(
+        "an answer's unknown top-level key ignored",
+        _unknown_key_ignored,
+        phrase="m61: model_requests",
+    ),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),

@@ -76,6 +76,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "past_limit": True,
     "extra_argument": True,
     "long_mistake": True,
+    "extra_key": True,
     "extra_claims": True,
     "bare_claims": False,
     "numbers_in_words": True,

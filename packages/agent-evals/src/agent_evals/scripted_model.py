@@ -651,6 +651,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
         "its first final answer carries an unknown key of 1,000 characters; its repaired one"
         " is good",
     ),
+    "extra_key": (
+        True,
+        "its first final answer carries, beside its claims, a top-level key the output"
+        " schema does not name (confidence); its repaired one is good",
+    ),
     "extra_claims": (
         True,
         "its final answers carry, before the claims asked for, two it was never asked for:"
@@ -712,6 +717,10 @@ LONG_KEY = "k" * 1000
 """The unknown key a ``long_mistake`` answer puts in its first claim: its location alone
 makes the problem far longer than a repair request quotes (docs/models.md: the problems
 cut to their first 300 characters)."""
+EXTRA_KEY = ("confidence", "高")
+"""What an ``extra_key`` answer adds beside its ``claims``: a top-level key the output
+schema does not name (docs/models.md, "The claim schema": an object holding ``claims``
+alone), so the agent must refuse the answer and ask for a repair."""
 REPAIR_QUOTE = re.compile(r"could not be used: (.*?)\. Answer again with only", re.DOTALL)
 """Where a repair request quotes the problem (the prompt's wording, agent.prompts)."""
 
@@ -820,6 +829,17 @@ def with_long_key(content: str) -> str:
         data = json.loads(content)
         data["claims"][0][LONG_KEY] = ""
     except (ValueError, KeyError, IndexError, TypeError):
+        return content
+    return json.dumps(data, ensure_ascii=False)
+
+
+def with_extra_key(content: str) -> str:
+    """``content`` (a claims answer) with :data:`EXTRA_KEY` beside its claims."""
+    try:
+        data = json.loads(content)
+        name, value = EXTRA_KEY
+        data[name] = value
+    except (ValueError, TypeError):
         return content
     return json.dumps(data, ensure_ascii=False)
 
@@ -1070,6 +1090,8 @@ class ScriptedModel:
             and not conversation.answered_before
         ):
             return replace(answer, content=with_long_key(answer.content))
+        if kind == "extra_key" and isinstance(answer, Reply) and not conversation.answered_before:
+            return replace(answer, content=with_extra_key(answer.content))
         if kind == "two_mistakes" and isinstance(answer, Reply):
             repair = conversation.messages[-1] if conversation.answered_before else {}
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
