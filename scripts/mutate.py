@@ -3597,6 +3597,46 @@ MUTANTS: tuple[Mutant, ...] = (
         "concurrent trials' spans land in the first trial open: runs graded on another's tools",
         tests=OTEL_TESTS,
     ),
+    M(
+        "silent_error_colon_allowed",
+        "agent_evals.invariants",
+        '_EMPTY_CAUSE = re.compile(r"\\(\\)|（）|[:：]$")',
+        '_EMPTY_CAUSE = re.compile(r"\\(\\)|（）")',
+        "an error that wraps an empty cause (`'logistics__track' failed:`) passes as named",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "silent_error_only_when_empty",
+        "agent_evals.invariants:_silent",
+        "return not said or bool(_EMPTY_CAUSE.search(said) or _BARE_EXCEPTION.search(said))",
+        "return not said",
+        "a bare exception class name (`InjectedCrashError:`) passes as a cause",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "silent_error_audit_unread",
+        "agent_evals.invariants:error_texts",
+        '        if call.status != "ok":\n            found.append((f"audit row',
+        '        if False:\n            found.append((f"audit row',
+        "a refused or failed call's empty reason in the audit log goes unseen",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "silent_error_roles_unread",
+        "agent_evals.invariants:error_texts",
+        'found = [(f"role_errors[{role!r}]", text) for role, text in run.role_errors.items()]',
+        "found = []",
+        "a role's first error naming no cause goes unseen",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "extra_key_fault_never_applied",
+        "agent_evals.scripted_model",
+        'if kind == "extra_key" and isinstance(answer, Reply)',
+        'if kind == "extra_keys" and isinstance(answer, Reply)',
+        "the extra_key fault answers well at once: the output schema's own guard is never tried",
+        tests=MODEL_TESTS,
+    ),
 )
 
 

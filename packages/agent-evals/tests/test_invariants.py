@@ -2240,3 +2240,31 @@ def test_a_rejected_message_gives_the_reason_the_spec_derives(
     )
     found = invariants._rejection_problems(message)
     assert found == [] if problem is None else any(problem in p for p in found), found
+
+
+# --- errors_name_their_cause: what counts as naming no cause -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "silent"),
+    [
+        ("", True),
+        ("   ", True),
+        ("'logistics__track' failed:", True),  # the wrapped cause was empty
+        ("'logistics__track' failed: ", True),
+        ("写入失败：", True),
+        ("补发商品 SKU-TEE-01 的库存无法查询（），请人工核实后处理。", True),
+        ("InjectedCrashError:", True),
+        ("provider failed for 'order_agent' (timeout): ProviderError: ", True),
+        ("OrderNotFoundError()", True),
+        ("ToolFailedError: ; retried", True),
+        ("injected fault 'crash': 'order_agent' brain crashed", False),
+        ("'logistics__track' failed: 系统繁忙，请稍后再试", False),
+        ("no answer within 0.05 s", False),
+        ("refused: unauthorized: role 'reply_agent' may not call 'support__create_ticket'", False),
+        ("InjectedCrashError: injected fault 'crash': 'order_agent' brain crashed", False),
+        ("补发商品 SKU-TEE-01 的库存无法查询（数据库忙），请人工核实后处理。", False),
+    ],
+)
+def test_what_names_no_cause(text: str, silent: bool) -> None:
+    assert invariants._silent(text) is silent
