@@ -111,13 +111,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   69/69 = 100.0%" in out
+    assert "success                   71/71 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 69
+    assert len(recorded) == 71
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -401,6 +401,22 @@ def _unknown_key_ignored(m: pytest.MonkeyPatch) -> None:
     m.setattr(openai_brain, "WorkerOutput", Lenient)
 
 
+def _not_required(topic: str) -> Break:
+    """``topic`` no longer among the facts the decision needs: a specialist that leaves it
+    out leaves no gap behind."""
+
+    def apply(m: pytest.MonkeyPatch) -> None:
+        module = importlib.import_module("agent.aggregate")  # `agent.aggregate` is a function
+        kept = tuple(t for t in module.REQUIRED_TOPICS if t != topic)
+        m.setattr(module, "REQUIRED_TOPICS", kept)
+
+    return apply
+
+
+def _no_claims_accepted(m: pytest.MonkeyPatch) -> None:
+    mutate(m, worker.Worker, "perform", "if not kept:", "if False:")
+
+
 def _no_repair_round(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain.OpenAIBrain, "think", "repaired = False", "repaired = True")
 
@@ -642,6 +658,8 @@ CONTROLS: list[Control] = [
         _unknown_key_ignored,
         phrase="m61: model_requests",
     ),
+    _c("the stale hours not a required fact", _not_required("stale_hours"), "m62"),
+    _c("an answer without claims accepted", _no_claims_accepted, "m63"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),
     _c("a malformed tool call is fatal", _malformed_arguments_fatal, "m06"),

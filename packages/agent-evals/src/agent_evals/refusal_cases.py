@@ -77,6 +77,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "extra_argument": True,
     "long_mistake": True,
     "extra_key": True,
+    "last_topic_left_out": True,
     "extra_claims": True,
     "bare_claims": False,
     "numbers_in_words": True,

@@ -656,6 +656,12 @@ FAULTS: dict[str, tuple[bool, str]] = {
         "its first final answer carries, beside its claims, a top-level key the output"
         " schema does not name (confidence); its repaired one is good",
     ),
+    "last_topic_left_out": (
+        True,
+        "its final answers leave out the claim of the last topic its prompt asks for (the"
+        " logistics specialist's stale_hours, the policy specialist's"
+        " reissue_threshold_hours): a fact the agent must then treat as unknown",
+    ),
     "extra_claims": (
         True,
         "its final answers carry, before the claims asked for, two it was never asked for:"
@@ -840,6 +846,19 @@ def with_extra_key(content: str) -> str:
         name, value = EXTRA_KEY
         data[name] = value
     except (ValueError, TypeError):
+        return content
+    return json.dumps(data, ensure_ascii=False)
+
+
+def without_topic(content: str, topic: str) -> str:
+    """``content`` (a claims answer) without its claims of ``topic``."""
+    try:
+        data = json.loads(content)
+        claims = data["claims"]
+        data["claims"] = [
+            c for c in claims if not (isinstance(c, dict) and c.get("topic") == topic)
+        ]
+    except (ValueError, KeyError, TypeError):
         return content
     return json.dumps(data, ensure_ascii=False)
 
@@ -1092,6 +1111,9 @@ class ScriptedModel:
             return replace(answer, content=with_long_key(answer.content))
         if kind == "extra_key" and isinstance(answer, Reply) and not conversation.answered_before:
             return replace(answer, content=with_extra_key(answer.content))
+        topics = conversation.prompt.topics
+        if kind == "last_topic_left_out" and isinstance(answer, Reply) and topics:
+            return replace(answer, content=without_topic(answer.content, topics[-1]))
         if kind == "two_mistakes" and isinstance(answer, Reply):
             repair = conversation.messages[-1] if conversation.answered_before else {}
             return replace(answer, content=mistaken(answer.content, str(repair.get("content", ""))))
