@@ -19,6 +19,8 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
 PACKAGES = ["domain", "tools", "agent", "evals", "agent-evals", "judge", "fake-openai"]
+FRAMEWORK_TESTS = "test_otel_frameworks.py"
+"""The evals' tests that need the agent frameworks (and with them openai)."""
 
 
 def sync(
@@ -46,9 +48,16 @@ def sync(
 
 
 @nox.session
-@nox.parametrize("package", [*PACKAGES, "repo"])
+@nox.parametrize("package", [*PACKAGES, "otel-frameworks", "repo"])
 def tests(session: nox.Session, package: str) -> None:
     """Run one package's tests in a venv holding only that package and its dependencies."""
+    if package == "otel-frameworks":
+        # OpenTelemetry in, proven with real agent frameworks (pydantic-ai, the OpenAI
+        # Agents SDK): evals with its otel extra and the frameworks, which bring openai; so
+        # apart from the evals' own venv, which must hold no openai.
+        sync(session, "evals", "fake-openai", groups=("test", "otel-frameworks"), extras=("otel",))
+        session.run("pytest", f"packages/evals/tests/{FRAMEWORK_TESTS}", "-q", *session.posargs)
+        return
     if package == "repo":
         # The repository's own automation (workflow, sessions, Makefile) and its use of
         # `evals power` (tests/test_power.py: the configuration, the ledger, the equivalents
@@ -59,8 +68,7 @@ def tests(session: nox.Session, package: str) -> None:
     groups = {
         "fake-openai": ("test", "openai-client"),
         # The HTML report's browser test: Playwright drives the system's Chromium.
-        # OpenTelemetry in: two real agent frameworks graded from their own spans.
-        "evals": ("test", "browser", "otel-frameworks"),
+        "evals": ("test", "browser"),
     }.get(package, ("test",))
     # The evals alone, and the agent alone: each proves it needs nothing of the other
     # (an exact sync, so a reused venv keeps nothing an earlier lock put there).
@@ -71,7 +79,9 @@ def tests(session: nox.Session, package: str) -> None:
     extras = ("ray", "power", "otel") if package == "evals" else ()
     sync(session, package, groups=groups, extras=extras, exact=package in isolated)
     env = {isolated[package]: "1"} if package in isolated else {}
-    session.run("pytest", f"packages/{package}/tests", "-q", *session.posargs, env=env)
+    # The framework agents' tests run in a session of their own (above).
+    skip = ["--ignore", f"packages/evals/tests/{FRAMEWORK_TESTS}"] if package == "evals" else []
+    session.run("pytest", f"packages/{package}/tests", "-q", *skip, *session.posargs, env=env)
 
 
 @nox.session

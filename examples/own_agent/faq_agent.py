@@ -16,9 +16,6 @@ KB: dict[str, str] = {
 }
 """The knowledge base the lookup tool reads."""
 
-BROKEN_KB: dict[str, str] = {**KB, "hours": "We open at 10:00 and close at 17:00."}
-"""A stale knowledge base: the positive control of the example (its hours are wrong)."""
-
 TOPICS: dict[str, tuple[str, ...]] = {
     # "closing" holds no "close": the generated suite found it (generated.jsonl).
     "hours": ("open", "close", "closing", "hours"),

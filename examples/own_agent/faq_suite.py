@@ -21,7 +21,7 @@ QUESTIONS: dict[str, dict[str, str]] = {
     "hours": {
         "plain": "What time do you open on Monday?",
         "inflected": "Are you closing early today?",
-        "noun": "What are your opening hours?",
+        "noun": "What are your hours on Sunday?",
     },
     "refund": {
         "plain": "Can I get a refund?",
@@ -46,7 +46,8 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(
         "wording",
         {"plain": "plain", "inflected": "inflected", "noun": "noun"},
-        "a plain verb, an inflected one (closing, refunded, delivering), or a noun",
+        "a plain verb, an inflected one (closing, refunded, delivering), or the topic's"
+        " noun alone (hours, money back, shipping)",
     ),
     Dimension(
         "letter_case",

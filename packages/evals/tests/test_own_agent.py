@@ -43,7 +43,8 @@ BROKEN = """
 import sys
 sys.path.insert(0, sys.argv[1])
 import faq_agent, grade
-raise SystemExit(grade.main(faq_agent.FaqAgent(faq_agent.BROKEN_KB)))
+stale = {**faq_agent.KB, "hours": "We open at 10:00 and close at 17:00."}  # wrong hours
+raise SystemExit(grade.main(faq_agent.FaqAgent(stale)))
 """
 
 BEFORE_THE_FIX = """
@@ -178,7 +179,7 @@ def test_the_example_needs_nothing_of_supportpilot() -> None:
 
 def test_the_committed_baseline_is_the_example_s_own() -> None:
     baseline = json.loads((EXAMPLE / "baseline.json").read_text(encoding="utf-8"))
-    assert baseline["sut"] == "task"
+    assert baseline["sut"] == "grade:evaluate.<locals>.task"  # as rebaseline.py names it
     assert baseline["case_success"] == dict.fromkeys(
         sorted([*HAND_WRITTEN, *(str(c["id"]) for c in GENERATED)]), True
     )
@@ -212,5 +213,9 @@ def test_evals_power_measures_the_example_s_own_suite(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "power-own_agent.json").read_text(encoding="utf-8"))
     assert report["scope"]["paths"] == ["faq_agent.py"]
     assert report["tried"] == report["candidates"] > 0
-    assert report["counts"]["killed"] == report["tried"]  # the example's gate kills them all
+    # The example's gate kills every mutant but the one its equivalents file lists (a
+    # shipping word that another holds: matching is by substring), whose premise holds.
+    assert report["counts"]["killed"] == report["tried"] - 1
+    assert report["equivalent_in_sample"] == 1 and report["premise_fails"] == []
+    assert report["kill_rate"]["rate"] == 1.0
     assert {m["path"] for m in report["mutants"]} == {"faq_agent.py"}
