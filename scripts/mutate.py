@@ -2900,6 +2900,15 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=POWER_TESTS,
     ),
     M(
+        "power_stop_signals_left_alone",
+        "evals.power.run:run_all",
+        "previous = {signum: signal.signal(signum, _interrupted) for signum in STOP_SIGNALS}",
+        "previous = {}",
+        "a run started in the background (SIGINT ignored) or sent SIGTERM cannot stop and keep"
+        " what finished",
+        tests=POWER_TESTS,
+    ),
+    M(
         "power_run_not_recorded",
         "evals.power.run:main",
         "            ledger.record(entry, config.scope)",

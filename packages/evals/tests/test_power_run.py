@@ -7,6 +7,7 @@ whose unmutated copy fails."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 import textwrap
@@ -165,6 +166,44 @@ def test_the_whole_population_then_no_holdout_is_left(tmp_path: Path) -> None:
     assert again.returncode == 2
     assert "a held-out sample of 1 cannot be drawn" in again.stderr
     assert len(json.loads((root / "power" / "samples.json").read_text())["samples"]) == 1
+
+
+def _ignore_sigint() -> None:
+    """What a shell does to a job it starts in the background (``nohup evals power … &``):
+    SIGINT ignored from the start."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_keeps_what_finished_even_in_the_background(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    root = make(tmp_path, gate="import time\ntime.sleep(0.5)\n" + GATE)
+    code = "import sys\nfrom evals.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
+    args = ["power", "--sample", "8", "--jobs", "1"]
+    with subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignore_sigint,  # noqa: PLW1509 (a test of exactly that)
+    ) as proc:
+        assert proc.stderr is not None
+        seen = []
+        for line in proc.stderr:
+            seen.append(line)
+            if line.startswith("[1/8]"):
+                break
+        proc.send_signal(signum)
+        _, rest = proc.communicate(timeout=300)
+    err = "".join(seen) + rest
+    assert proc.returncode == 130, err[-2000:]
+    assert "interrupted; waiting for the running mutants" in err
+    report = json.loads((root / "reports" / "power.json").read_text(encoding="utf-8"))
+    assert report["complete"] is False
+    assert 1 <= report["tried"] < 8
+    assert "INCOMPLETE" in (root / "reports" / "power.md").read_text(encoding="utf-8")
 
 
 def test_a_holdout_gets_a_fresh_seed_and_a_reused_seed_is_refused(tmp_path: Path) -> None:

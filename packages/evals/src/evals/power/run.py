@@ -40,6 +40,7 @@ from cosmic_ray.work_db import WorkDB, use_db  # type: ignore[import-untyped]
 from cosmic_ray.work_item import WorkerOutcome  # type: ignore[import-untyped]
 
 from evals.config import git_revision, load_config
+from evals.execution.stop_signals import STOP_SIGNALS
 from evals.power import report as power_report
 from evals.power import session
 from evals.power.config import PowerConfig, describe, expand, power_config
@@ -277,6 +278,11 @@ class Progress:
         )
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """A stop signal, as the Ctrl-C it stands for."""
+    raise KeyboardInterrupt
+
+
 def run_all(
     sample: Sequence[Mutant],
     specs: dict[str, Any],
@@ -286,8 +292,8 @@ def run_all(
 ) -> tuple[list[power_report.Result], bool]:
     """Run ``sample`` on ``workers`` (one mutant each at a time); (results, complete).
 
-    Ctrl-C stops handing out mutants; the running ones finish (each within its timeout)
-    and are kept; a second Ctrl-C is ignored until they have.
+    Ctrl-C or SIGTERM stops handing out mutants; the running ones finish (each within its
+    timeout) and are kept; a second signal is ignored until they have.
     """
     todo: queue.Queue[Mutant] = queue.Queue()
     for mutant in sample:
@@ -320,6 +326,10 @@ def run_all(
         results.append(item)
 
     complete = True
+    # Ctrl-C and SIGTERM (what CI runners, `timeout` and container stops send) both stop
+    # the run and keep what finished; set here, so a run started in the background, whose
+    # shell left SIGINT ignored, still stops when asked.
+    previous = {signum: signal.signal(signum, _interrupted) for signum in STOP_SIGNALS}
     try:
         while len(results) < len(sample) and any(t.is_alive() for t in threads):
             try:
@@ -331,15 +341,18 @@ def run_all(
     except KeyboardInterrupt:
         complete = False
         stop.set()
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for signum in STOP_SIGNALS:  # a second one waits for the running mutants too
+            signal.signal(signum, signal.SIG_IGN)
         say(f"interrupted; waiting for the running mutants (at most {timeout_s:g}s)")
         for t in threads:
             t.join()
-        signal.signal(signal.SIGINT, previous)
         while not done.empty():
             item = done.get()
             if not isinstance(item, BaseException):
                 take(item)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     while not done.empty():  # finished between the last check and the loop's end
         take(done.get())
     complete = complete and len(results) == len(sample)
