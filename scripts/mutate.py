@@ -3639,6 +3639,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "request_answering_no_call_taken",
+        "agent_evals.scripted_model:request_problems",
+        "elif call_id not in pending:",
+        "elif False:",
+        "a tool result answering a call nobody made is taken: the API would refuse it",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "request_unanswered_calls_taken",
+        "agent_evals.scripted_model:request_problems",
+        'if role != "tool" and pending:',
+        "if False:",
+        "an assistant's calls left without their results are taken: the API would refuse it",
+        tests=MODEL_TESTS,
+    ),
+    M(
         "extra_key_fault_never_applied",
         "agent_evals.scripted_model",
         'if kind == "extra_key" and isinstance(answer, Reply)',

@@ -413,6 +413,25 @@ def _not_required(topic: str) -> Break:
     return apply
 
 
+def _tool_message_unlinked(m: pytest.MonkeyPatch) -> None:
+    """A tool result sent back without the id of the call it answers."""
+    mutate(m, openai_brain.OpenAIBrain, "think",
+           '{"role": "tool", "tool_call_id": call.id, "content": content}',
+           '{"role": "tool", "content": content}')  # fmt: skip
+
+
+def _call_type_dropped(m: pytest.MonkeyPatch) -> None:
+    """The model's function calls repeated without their ``type``."""
+    mutate(m, openai_brain, "_assistant_turn", '"type": "function",', "")
+
+
+def _assistant_role_dropped(m: pytest.MonkeyPatch) -> None:
+    """The model's own turn sent back without its role."""
+    mutate(m, openai_brain, "_assistant_turn",
+           '{"role": "assistant", "content": message.content}',
+           '{"content": message.content}')  # fmt: skip
+
+
 def _no_claims_accepted(m: pytest.MonkeyPatch) -> None:
     mutate(m, worker.Worker, "perform", "if not kept:", "if False:")
 
@@ -659,6 +678,25 @@ CONTROLS: list[Control] = [
         phrase="m61: model_requests",
     ),
     _c("the stale hours not a required fact", _not_required("stale_hours"), "m62"),
+    # The requests an agent sends are ones the API takes.
+    _c(
+        "a tool result without its call's id",
+        _tool_message_unlinked,
+        "m01",
+        phrase="m01: model_served",
+    ),
+    _c(
+        "a function call repeated without its type",
+        _call_type_dropped,
+        "m01",
+        phrase="m01: model_served",
+    ),
+    _c(
+        "the model's turn sent back without its role",
+        _assistant_role_dropped,
+        "m01",
+        phrase="m01: model_served",
+    ),
     _c("an answer without claims accepted", _no_claims_accepted, "m63"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),
     _c("the repair names only the last problem", _last_problem_only, "m40"),

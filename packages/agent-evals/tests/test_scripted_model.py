@@ -30,6 +30,7 @@ from agent_evals.scripted_model import (
     in_words,
     parse_model_fault,
     read_claims,
+    request_problems,
     with_extra_claims,
 )
 from fake_openai import Hang, HttpError, Raw, Reply, ToolCalls
@@ -515,3 +516,40 @@ def test_bare_claims_leave_out_every_optional_field() -> None:
         ]
     }
     assert bare("好的") == "好的"  # not a claims answer: as it is
+
+
+# --- the requests the API takes -----------------------------------------------------------
+
+_CALL = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}
+_ASKS = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "problem"),
+    [
+        (_ASKS, None),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"}], None),
+        ([*_ASKS, {"role": "assistant", "content": "a"}, {"role": "user", "content": "fix"}], None),
+        ([], "messages: a non-empty array is required"),
+        ([{"content": "u"}], "messages[0].role: one of"),
+        ([{"role": "user"}], "messages[0].content: a string or an array of parts is required"),
+        ([*_ASKS, {"role": "assistant"}], "messages[2]: content or tool_calls is required"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [{**_CALL, "type": None}]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"}], "tool_calls[0].type"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+          {"role": "tool", "content": "r"}], "messages[3].tool_call_id: a string is required"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+          {"role": "tool", "tool_call_id": "c9", "content": "r"}], "'c9' answers no call"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+          {"role": "user", "content": "u"}], "the tool calls c1 have no tool message"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]}],
+         "the tool calls c1 have no tool message"),
+    ],
+)  # fmt: skip
+def test_what_the_api_refuses(messages: list[dict[str, Any]], problem: str | None) -> None:
+    found = request_problems({"messages": messages})
+    if problem is None:
+        assert found == []
+    else:
+        assert found and problem in found[0], found

@@ -154,6 +154,11 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     if ledger.get("altered_calls"):
         altered = "; ".join(map(str, ledger["altered_calls"]))
         problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")
+    if ledger.get("invalid_requests"):
+        invalid = ledger["invalid_requests"]
+        problems.append(
+            f"{len(invalid)} request(s) the API refuses as invalid (answered 400): {invalid[0]}"
+        )
     return (False, "; ".join(problems)) if problems else True
 
 

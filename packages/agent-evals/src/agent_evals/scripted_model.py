@@ -434,6 +434,99 @@ def _call_part(call: object) -> tuple[str, str] | None:
     return None
 
 
+ROLES_SENT = ("system", "developer", "user", "assistant", "tool")
+"""The message roles the Chat Completions API takes."""
+
+
+def _call_problems(where: str, call: object) -> list[str]:
+    """What is wrong with one tool call of an assistant message, as the API checks it."""
+    if not isinstance(call, dict):
+        return [f"{where} is not an object"]
+    if not isinstance(call.get("id"), str) or not call.get("id"):
+        return [f"{where}.id: a string is required"]
+    kind = call.get("type")
+    fields = {"function": "arguments", "custom": "input"}
+    if kind not in fields:
+        return [f"{where}.type: 'function' or 'custom' is required, got {kind!r}"]
+    body = call.get(kind)
+    if not isinstance(body, dict):
+        return [f"{where}.{kind}: an object is required"]
+    problems = []
+    if not isinstance(body.get("name"), str):
+        problems.append(f"{where}.{kind}.name: a string is required")
+    if not isinstance(body.get(fields[kind]), str):
+        problems.append(f"{where}.{kind}.{fields[kind]}: a string is required")
+    return problems
+
+
+def request_problems(request: Mapping[str, Any]) -> list[str]:
+    """What the Chat Completions API would refuse in ``request`` (HTTP 400): messages
+    that are not objects or have no known ``role``; a system, developer or user message
+    without ``content``; an assistant message with neither ``content`` nor ``tool_calls``,
+    or a malformed call; a tool message without a ``tool_call_id`` answering a call of the
+    assistant message before it; an assistant's calls left unanswered before the next
+    message of another role; a tool offered without ``type: function`` and a name."""
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return ["messages: a non-empty array is required"]
+    problems: list[str] = []
+    pending: list[str] = []
+    for i, m in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(m, dict):
+            problems.append(f"{where}: an object is required")
+            continue
+        role = m.get("role")
+        if role not in ROLES_SENT:
+            problems.append(
+                f"{where}.role: one of {', '.join(ROLES_SENT)} is required, got {role!r}"
+            )
+            continue
+        if role != "tool" and pending:
+            problems.append(f"{where}: the tool calls {', '.join(pending)} have no tool message")
+            pending = []
+        content = m.get("content")
+        if role in ("system", "developer", "user") and not isinstance(content, str | list):
+            problems.append(f"{where}.content: a string or an array of parts is required")
+        elif role == "assistant":
+            calls = m.get("tool_calls")
+            if calls is None and not isinstance(content, str | list):
+                problems.append(f"{where}: content or tool_calls is required")
+            if calls is not None:
+                if not isinstance(calls, list) or not calls:
+                    problems.append(f"{where}.tool_calls: a non-empty array is required")
+                    continue
+                for j, call in enumerate(calls):
+                    found = _call_problems(f"{where}.tool_calls[{j}]", call)
+                    problems += found
+                    if not found:
+                        pending.append(str(call["id"]))
+        elif role == "tool":
+            call_id = m.get("tool_call_id")
+            if not isinstance(call_id, str):
+                problems.append(f"{where}.tool_call_id: a string is required")
+            elif call_id not in pending:
+                problems.append(f"{where}.tool_call_id: {call_id!r} answers no call before it")
+            else:
+                pending.remove(call_id)
+            if not isinstance(content, str | list):
+                problems.append(f"{where}.content: a string or an array of parts is required")
+    if pending:
+        problems.append(f"the tool calls {', '.join(pending)} have no tool message")
+    tools = request.get("tools")
+    if tools is not None:
+        if not isinstance(tools, list):
+            problems.append("tools: an array is required")
+        else:
+            for k, tool in enumerate(tools):
+                function = tool.get("function") if isinstance(tool, dict) else None
+                if not isinstance(tool, dict) or tool.get("type") != "function":
+                    problems.append(f"tools[{k}].type: 'function' is required")
+                elif not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                    problems.append(f"tools[{k}].function.name: a string is required")
+    return problems
+
+
 def _custom_call(name: str, text: str, conversation: Conversation) -> Raw:
     """A completion whose message makes one custom tool call (``type: custom``, free
     text input instead of JSON arguments): a kind of call no request offered."""
@@ -975,6 +1068,9 @@ class ScriptedModel:
         """Tool calls of its own that a request's history repeated otherwise than it made
         them (another name or arguments string under the id it gave), or that it never
         made: the history an agent sends back must repeat the model's calls verbatim."""
+        self.invalid_requests: list[str] = []
+        """Per request the API would refuse (:func:`request_problems`), its first problem:
+        such a request is answered 400, as the real API answers it."""
         self._outage = threading.Event()
         """Set once a ``lone_outage`` role's request was answered with its failure."""
 
@@ -1010,6 +1106,11 @@ class ScriptedModel:
         conversation = Conversation(request if isinstance(request, dict) else {})
         if conversation.request.get("model") != SCRIPTED_MODEL:
             return HttpError(404, f"model {conversation.request.get('model')!r} does not exist")
+        refused = request_problems(conversation.request)
+        if refused:
+            with self._lock:
+                self.invalid_requests.append(refused[0])
+            return HttpError(400, f"scripted: invalid request: {refused[0]}")
         self._check_history(conversation)
         role = conversation.prompt.role
         if role is not None and role != REPLY_WRITER:
@@ -1197,6 +1298,7 @@ class ScriptedServer:
             "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
+            "invalid_requests": list(self.model.invalid_requests),
             "customer_messages": {role: list(told) for role, told in self.model.told.items()},
             "repair_quotes": list(self.model.repair_quotes),
             "data_not_as_written": list(self.model.unwritten),
