@@ -74,6 +74,8 @@ MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.cases.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
+RUBRIC_TESTS = ("packages/evals/tests/test_rubric.py",)
+"""What runs against every mutant of the rubric judge and the rule that gates it."""
 OTEL_TESTS = ("packages/evals/tests/test_otel.py",)
 """What runs against every mutant of OpenTelemetry in (``evals.otel``): its own tests, on
 spans the real SDK made (the framework agents' tests are slower and catch the same)."""
@@ -3605,6 +3607,38 @@ MUTANTS: tuple[Mutant, ...] = (
         "held = next(iter(self._open.values()), None)",
         "concurrent trials' spans land in the first trial open: runs graded on another's tools",
         tests=OTEL_TESTS,
+    ),
+    M(
+        "rubric_edited_after_calibration_gates",
+        "evals.checks.calibration:calibration_problem",
+        "if calibration.fingerprint != rubric.fingerprint:",
+        "if False:",
+        "a rubric edited after its calibration (criteria, model, prompt) still gates",
+        tests=RUBRIC_TESTS,
+    ),
+    M(
+        "rubric_attacks_let_through",
+        "evals.checks.calibration:calibrate",
+        "if passed_attacks > limits.attack_false_passes_max:",
+        "if passed_attacks > limits.attack_false_passes_max + 2:",
+        "a judge that passes the attacks aimed at it is calibrated",
+        tests=RUBRIC_TESTS,
+    ),
+    M(
+        "rubric_position_unswapped",
+        "evals.checks.calibration:calibrate",
+        'and judge.compare(p.worse, p.better, p.context) == "B"',
+        "",
+        "a judge that prefers whichever reply comes first passes the position-swap test",
+        tests=RUBRIC_TESTS,
+    ),
+    M(
+        "rubric_unsure_passes",
+        "evals.checks.rubric:rubric_check",
+        'if verdict.label == "pass":',
+        'if verdict.label != "fail":',
+        "a judge that cannot tell vouches for the reply",
+        tests=RUBRIC_TESTS,
     ),
     M(
         "silent_error_colon_allowed",
