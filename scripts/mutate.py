@@ -2911,6 +2911,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=POWER_TESTS,
     ),
     M(
+        "power_sample_run_in_file_order",
+        "evals.power.run:run_order",
+        '    random.Random(f"run-order:{seed}").shuffle(order)',
+        "    pass",
+        "a stopped run has judged the first modules in file order: a biased part of the sample",
+        tests=POWER_TESTS,
+    ),
+    M(
         "power_run_not_recorded",
         "evals.power.run:main",
         "            ledger.record(entry, config.scope)",

@@ -168,6 +168,19 @@ def test_the_whole_population_then_no_holdout_is_left(tmp_path: Path) -> None:
     assert len(json.loads((root / "power" / "samples.json").read_text())["samples"]) == 1
 
 
+def test_a_sample_runs_in_an_order_its_seed_shuffles() -> None:
+    from evals.power.mutants import Mutant
+    from evals.power.run import run_order
+
+    sample = [Mutant(f"j{i}", f"m{i // 10}.py", i, 0, i, 1, "core/AddNot", 0) for i in range(40)]
+    once, again, other = run_order(sample, 7), run_order(sample, 7), run_order(sample, 8)
+    assert once == again  # the same every time for one seed
+    assert sorted(once, key=lambda m: m.line) == sample  # every mutant, once
+    assert once not in (sample, other)  # not file order; another seed, another order
+    first_half = {m.path for m in once[:20]}
+    assert len(first_half) > 2  # a stopped run's first half spans the modules
+
+
 def _ignore_sigint() -> None:
     """What a shell does to a job it starts in the background (``nohup evals power … &``):
     SIGINT ignored from the start."""
@@ -203,7 +216,8 @@ def test_a_stop_signal_keeps_what_finished_even_in_the_background(
     report = json.loads((root / "reports" / "power.json").read_text(encoding="utf-8"))
     assert report["complete"] is False
     assert 1 <= report["tried"] < 8
-    assert "INCOMPLETE" in (root / "reports" / "power.md").read_text(encoding="utf-8")
+    md = (root / "reports" / "power.md").read_text(encoding="utf-8")
+    assert "INCOMPLETE" in md and "those that ran are a random part of it" in md
 
 
 def test_a_holdout_gets_a_fresh_seed_and_a_reused_seed_is_refused(tmp_path: Path) -> None:

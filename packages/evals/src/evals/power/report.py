@@ -279,10 +279,17 @@ def headline(report: Mapping[str, Any]) -> str:
     )
 
 
+RANDOM_PART = (
+    "the sample runs in an order shuffled by its seed, so those that ran are a random part"
+    " of it (a wider interval, not a biased one)"
+)
+"""What an interrupted report says of the mutants that ran."""
+
+
 def summary(report: Mapping[str, Any]) -> str:
     """The figures in a few lines (printed at the end of a run)."""
     c = report["counts"]
-    head = "" if report["complete"] else "INCOMPLETE (interrupted): "
+    head = "" if report["complete"] else f"INCOMPLETE (interrupted; {RANDOM_PART}): "
     sc = report["scope"]
     return (
         f"{head}{headline(report)}\n"
@@ -383,6 +390,8 @@ def render(report: Mapping[str, Any]) -> str:
     mutants = report["mutants"]
     title = "# Power of the suites on mutants of the project"
     lines = [title if report["complete"] else f"{title} (INCOMPLETE: interrupted)", ""]
+    if not report["complete"]:
+        lines += [f"Interrupted: {report['tried']} of the sample ran; {RANDOM_PART}.", ""]
     lines += [f"**{headline(report)}.**", ""]
     lines += [
         f"**Raw kill rate: {_frac(report['raw_kill_rate'])}** (killed / tried; every"

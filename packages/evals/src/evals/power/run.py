@@ -20,6 +20,7 @@ import argparse
 import difflib
 import os
 import queue
+import random
 import shlex
 import shutil
 import signal
@@ -278,6 +279,15 @@ class Progress:
         )
 
 
+def run_order(sample: Sequence[Mutant], seed: int | None) -> list[Mutant]:
+    """The order the sample runs in: shuffled by its seed (the same every time), so a run
+    stopped part way leaves a random part of the sample judged, not the first modules in
+    file order."""
+    order = list(sample)
+    random.Random(f"run-order:{seed}").shuffle(order)
+    return order
+
+
 def _interrupted(signum: int, frame: object) -> None:
     """A stop signal, as the Ctrl-C it stands for."""
     raise KeyboardInterrupt
@@ -431,7 +441,8 @@ def main(args: argparse.Namespace) -> int:
             earlier_digests = ledger.used(pop.candidates)
             ledger.record(entry, config.scope)
             say(f"recorded in {ledger_path}: {entry.describe()}")
-            results, complete = run_all(drawn.sample, pop.specs, workers, timeout_s, db)
+            order = run_order(drawn.sample, drawn.seed)
+            results, complete = run_all(order, pop.specs, workers, timeout_s, db)
         out.mkdir(parents=True, exist_ok=True)
         shutil.copy2(session_file, out / f"{label}.sqlite")
         project = Project(
