@@ -204,12 +204,16 @@ def test_cases_and_runs_are_rendered_only_when_opened(page: tuple[Any, list[str]
     assert tab.locator("details.run").count() == 0  # nothing of any run in the page yet
     assert tab.locator("template.lazy").count() == 3  # one per case
     case = tab.locator(f"details.case:has(.case-id:text-is('{PASSING_ID}'))")
+    # The page renders on the "toggle" event, which the browser fires after the click
+    # returns: wait for what it renders (expect retries), never count at once (CI flake).
+    expect = sync_api.expect
     case.locator("summary").click()
     run = case.locator("details.run")
-    assert run.count() == 1 and run.locator("table.checks").count() == 0  # the run: closed
+    expect(run).to_have_count(1)
+    expect(run.locator("table.checks")).to_have_count(0)  # the run: closed
     run.locator("summary").click()
-    assert run.locator("table.checks tr").count() > 1
+    expect(run.locator("table.checks tr").nth(1)).to_be_attached()  # a header and a check
     tab.click("#expand")
-    assert tab.locator("template.lazy").count() == 0
-    assert tab.locator("details.run").count() == 3
+    expect(tab.locator("template.lazy")).to_have_count(0)
+    expect(tab.locator("details.run")).to_have_count(3)
     assert seen == []
