@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from agent import (
     amount_format,
+    amounts,
     decision,
     openai_brain,
     orchestrator,
@@ -111,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   71/71 = 100.0%" in out
+    assert "success                   73/73 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 71
+    assert len(recorded) == 73
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -389,6 +390,24 @@ def _amount_topic_by_identity(m: pytest.MonkeyPatch) -> None:
         'claim.get("topic") != PAID_TOPIC',
         'claim.get("topic") is not PAID_TOPIC',
     )
+
+
+def _unreadable_amount_read_as_zero(m: pytest.MonkeyPatch) -> None:
+    # An amount in words read as 0 yuan: under an auto-approval limit it would pass.
+    mutate(
+        m,
+        amounts,
+        "parse_amount",
+        "if not NUMBER.fullmatch(body):\n        return None",
+        "if not NUMBER.fullmatch(body):\n        return 0.0",
+    )
+
+
+def _amount_style_fails_on_words(m: pytest.MonkeyPatch) -> None:
+    # The amount-style fault meets a value that is no number and raises, instead of
+    # leaving it as it is (the role then fails for the fault, not for its brain).
+    mutate(m, amount_format, "_restated_claim", "except (TypeError, ValueError):",
+           "except TypeError:")  # fmt: skip
 
 
 def _unknown_key_ignored(m: pytest.MonkeyPatch) -> None:
@@ -671,6 +690,8 @@ CONTROLS: list[Control] = [
     _c("a claim's text required (the claim schema's optional field)", _claim_text_required, "m60"),
     _c("one readable number of hours enough to decide", _one_readable_number_enough, "m50", "m51"),
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
+    _c("an amount in words read as 0", _unreadable_amount_read_as_zero, "m52", "m64", "m65"),
+    _c("an amount style fault failing on words", _amount_style_fails_on_words, "m65"),
     _c("no repair round", _no_repair_round, "m08"),
     _c(
         "an answer's unknown top-level key ignored",

@@ -1314,6 +1314,17 @@ def handlers_let_no_domain_error_out() -> list[str]:
     return problems
 
 
+def missing_attempt_args(write_tools: Iterable[str], attempt_args: Mapping[str, Any]) -> list[str]:
+    """The write tools ``attempt_args`` holds no attempt arguments for."""
+    return [f"{name}: no attempt arguments" for name in write_tools if name not in attempt_args]
+
+
+def write_tools_have_attempt_args() -> list[str]:
+    """Premise: every write tool of the registry has the arguments a ``write_attempt`` fault
+    passes (so ``write_attempt_tool``'s last refusal never fires)."""
+    return missing_attempt_args(faults_module.write_tools(), faults_module.WRITE_ATTEMPT_ARGS)
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -1346,6 +1357,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "flaky_kind_is_never_read": flaky_kind_is_never_read,
     "empty_fts_phrase_matches_nothing": empty_fts_phrase_matches_nothing,
     "handlers_let_no_domain_error_out": handlers_let_no_domain_error_out,
+    "write_tools_have_attempt_args": write_tools_have_attempt_args,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1838,3 +1850,19 @@ def test_the_domain_error_probe_catches_a_handler_that_lets_one_out() -> None:
     raises = store_raises([Store])
     assert raises["create_ticket"] == {"ApprovalRequiredError", "OutOfStockError"}
     assert raises["get_order"] == {"OrderNotFoundError"}
+
+
+@pytest.mark.parametrize(
+    ("write_tools", "bad"),
+    [
+        (("support__create_ticket", "support__send_reply"), []),
+        # A write tool added to the registry without attempt arguments.
+        (("support__create_ticket", "support__send_reply", "support__refund"), ["support__refund"]),
+    ],
+)
+def test_the_attempt_args_probe_catches_a_write_tool_without_them(
+    write_tools: tuple[str, ...], bad: list[str]
+) -> None:
+    """The positive control of ``write_tools_have_attempt_args``."""
+    found = missing_attempt_args(write_tools, faults_module.WRITE_ATTEMPT_ARGS)
+    assert found == [f"{name}: no attempt arguments" for name in bad]

@@ -715,8 +715,12 @@ topic picks one of these."""
 CITED_EVIDENCE = "order#1"
 """What a ``cited_draft`` reply cites: an evidence id, which a customer must never read."""
 
-NUMERALS = str.maketrans("0123456789", "〇一二三四五六七八九")
-"""Digit -> its Chinese numeral (what a ``numbers_in_words`` answer writes)."""
+NUMERALS = str.maketrans("0123456789.", "〇一二三四五六七八九点")
+"""Digit (and decimal point) -> its Chinese word (what a ``numbers_in_words`` answer
+writes)."""
+WRITTEN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+"""A value a ``numbers_in_words`` answer rewrites: ASCII digits, at most one decimal point
+(an amount paid, ``59.00``, as much as a count of hours)."""
 
 FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
@@ -909,13 +913,14 @@ def bare(content: str) -> str:
 
 
 def in_words(content: str) -> str:
-    """``content`` (a claims answer) with every claim value made of ASCII digits alone
-    written in Chinese numerals (``120`` -> ``一二〇``); other values as they are."""
+    """``content`` (a claims answer) with every claim value that is a number written in
+    ASCII digits, with or without one decimal point, written in Chinese numerals digit by
+    digit (``120`` -> ``一二〇``, ``59.00`` -> ``五九点〇〇``); other values as they are."""
     try:
         data = json.loads(content)
         for claim in data["claims"]:
             value = claim.get("value")
-            if isinstance(value, str) and value.isascii() and value.isdigit():
+            if isinstance(value, str) and WRITTEN_NUMBER.fullmatch(value):
                 claim["value"] = value.translate(NUMERALS)
     except (ValueError, KeyError, TypeError, AttributeError):
         return content

@@ -8,43 +8,32 @@ needs the field path, what was expected and what was given:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Union, get_args, get_origin
+from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 _EXPECTED: dict[str, str] = {
     "float_type": "a number",
-    "float_parsing": "a number",
     "finite_number": "a finite number",
     "int_type": "an integer",
-    "int_parsing": "an integer",
-    "int_from_float": "an integer",
     "bool_type": "true or false",
-    "bool_parsing": "true or false",
     "string_type": "a string",
     "dict_type": "an object",
     "model_type": "an object",
-    "model_attributes_type": "an object",
     "list_type": "an array",
 }
-"""Pydantic error type -> what the field wanted, in words."""
-
-
-def _unwrap(annotation: Any) -> Any:
-    """``X | None`` -> ``X``; anything else unchanged."""
-    if get_origin(annotation) in (Union, type(int | None)):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0]
-    return annotation
+"""Pydantic error type -> what the field wanted, in words: the types a *strict* model
+(every world model is one) reports for a JSON value. Lax-mode types (``int_parsing``,
+``float_parsing``, ``bool_parsing``, ``int_from_float``) and ``model_attributes_type``
+(``from_attributes``) never occur; were a model made lax, they would read as pydantic's
+own one-line message, still followed by the value given."""
 
 
 def _model_at(root: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel] | None:
     """The model holding the value at ``loc`` below ``root`` (``None`` if not a model)."""
     current: Any = root
     for part in loc:
-        current = _unwrap(current)
         if isinstance(current, type) and issubclass(current, BaseModel):
             field = current.model_fields.get(str(part))
             if field is None:
@@ -56,7 +45,6 @@ def _model_at(root: type[BaseModel], loc: Sequence[int | str]) -> type[BaseModel
             current = get_args(current)[0]
         else:
             return None
-    current = _unwrap(current)
     if isinstance(current, type) and issubclass(current, BaseModel):
         return current
     return None
