@@ -82,6 +82,11 @@ def test_amounts_are_read_or_refused(text: str | None, amount: float | None) -> 
         ("grouped", 1299.5, "1,299.5", 1299.5),
         ("grouped", 59.0, "59", 59.0),
         ("words", 1299.0, "一二九九元", None),
+        ("fullwidth", 1299.0, "￥ 1,299.00", 1299.0),
+        ("rmb", 1299.5, "RMB 1,299.50", 1299.5),
+        ("cny", 1299.0, "CNY1299", 1299.0),
+        ("rmb_after", 59.0, "59 RMB", 59.0),
+        ("cny_after", 1299.0, "1,299.00CNY", 1299.0),
     ],
 )
 def test_the_amount_format_fault_restates_only_the_amount(
@@ -95,7 +100,9 @@ def test_the_amount_format_fault_restates_only_the_amount(
     assert out["claims"][0] == claims[0]
     assert out["claims"][1] == {**claims[1], "value": stated}
     assert parse_amount(stated) == read
-    assert set(AMOUNT_STYLES) == {"symbol", "yuan", "grouped", "words"}
+    assert set(AMOUNT_STYLES) == {
+        "symbol", "yuan", "grouped", "words", "fullwidth", "rmb", "cny", "rmb_after", "cny_after"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -352,3 +359,34 @@ def test_every_approval_and_replay_case_passes(case: Case) -> None:
     run = SupportPilotSUT().run(case, 0)
     failed = [r for r in grade(case, run) if not r.passed and r.kind in ("outcome", "safety")]
     assert failed == []
+
+
+MARKED = {case.id: case for case in SUITE_CASES if "currency_mark" in case.tags}
+
+
+@pytest.mark.parametrize(
+    ("mark", "before", "case_id"),
+    [
+        ("￥", True, "r65"),
+        ("RMB", True, "r66"),
+        ("CNY", True, "r67"),
+        ("RMB", False, "r68"),
+        ("CNY", False, "r69"),
+    ],
+)
+def test_each_currency_mark_has_a_case_that_fails_when_it_is_no_longer_read(
+    monkeypatch: pytest.MonkeyPatch, mark: str, before: bool, case_id: str
+) -> None:
+    """The positive controls of the ``currency_mark`` cases: the orchestrator that no longer
+    reads one mark finds the amount unreadable, and the case stating it so fails."""
+    from agent import amounts
+
+    name = "CURRENCY_PREFIXES" if before else "CURRENCY_SUFFIXES"
+    marks = getattr(amounts, name)
+    assert mark in marks
+    case = MARKED[case_id]
+    assert success(grade(case, SupportPilotSUT().run(case, 0)))
+    monkeypatch.setattr(amounts, name, tuple(m for m in marks if m != mark))
+    run = SupportPilotSUT().run(case, 0)
+    assert not success(grade(case, run))
+    assert run.outcome_reason == "amount_unreadable"

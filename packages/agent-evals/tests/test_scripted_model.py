@@ -435,8 +435,10 @@ def _answer_of(*claims: tuple[str, str | None]) -> str:
         ((("reissue_threshold_hours", "72"), ("policy_notes", "满 7 天")), ["七二", "满 7 天"]),
         ((("order", "A1001"), ("paid", "59.00"), ("sku", None)), ["A1001", "五九点〇〇", None]),
         ((("stale_hours", "١٢"),), ["١٢"]),  # digits, but not ASCII ones: left as they are
-        ((("paid", "1.2.3"), ("paid", ".5"), ("paid", "5."), ("paid", "-5")), [
-            "1.2.3", ".5", "5.", "-5"]),  # not a number written in digits: left as it is
+        (
+            (("paid", "1.2.3"), ("paid", ".5"), ("paid", "5."), ("paid", "-5")),
+            ["1.2.3", ".5", "5.", "-5"],
+        ),  # not a number written in digits: left as it is
     ],
 )
 def test_numbers_in_words_rewrites_only_numbers_written_in_ascii_digits(

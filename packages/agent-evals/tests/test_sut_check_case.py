@@ -134,7 +134,8 @@ def _case(
             {"order_agent": "amount_format:roman"},
             [
                 "faults.order_agent: unknown fault 'amount_format:roman': amount_format:<style>"
-                " needs one of symbol, yuan, grouped, words, got 'roman'"
+                " needs one of symbol, yuan, grouped, words, fullwidth, rmb, cny, rmb_after,"
+                " cny_after, got 'roman'"
             ],
         ),
         (

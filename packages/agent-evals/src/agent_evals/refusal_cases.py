@@ -55,7 +55,17 @@ SIMPLE_FAULTS = (
     "garble",
     "garble_once",
 )
-AMOUNT_STYLES = ("symbol", "yuan", "grouped", "words")
+AMOUNT_STYLES = (
+    "symbol",
+    "yuan",
+    "grouped",
+    "words",
+    "fullwidth",
+    "rmb",
+    "cny",
+    "rmb_after",
+    "cny_after",
+)
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000
 MAX_CLAIM_COUNT = 1000

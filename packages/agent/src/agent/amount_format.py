@@ -1,6 +1,6 @@
 """The ``amount_format:<style>`` fault: the order specialist states the amount paid in
-another format (``¥1,299.00``, ``1299元``, ``1,299.5``, or in words), so the orchestrator's
-reading of amounts is put to the test."""
+another format (``¥1,299.00``, ``1299元``, ``1,299.5``, in words, or under each other
+currency mark), so the orchestrator's reading of amounts is put to the test."""
 
 from __future__ import annotations
 
@@ -36,9 +36,17 @@ AMOUNT_STYLES: dict[str, Callable[[float], str]] = {
     "yuan": lambda amount: f"{_plain(amount)}元",
     "grouped": _grouped,
     "words": _words,
+    "fullwidth": lambda amount: f"￥ {amount:,.2f}",
+    "rmb": lambda amount: f"RMB {amount:,.2f}",
+    "cny": lambda amount: f"CNY{_plain(amount)}",
+    "rmb_after": lambda amount: f"{_plain(amount)} RMB",
+    "cny_after": lambda amount: f"{amount:,.2f}CNY",
 }
 """Style -> how the amount is written: ``symbol`` ``¥1,299.00``, ``yuan`` ``1299元``,
-``grouped`` ``1,299.5``, ``words`` ``一二九九元`` (unreadable on purpose)."""
+``grouped`` ``1,299.5``, ``words`` ``一二九九元`` (unreadable on purpose), and one style for
+each other currency mark the orchestrator reads (:mod:`agent.amounts`): ``fullwidth``
+``￥ 1,299.00``, ``rmb`` ``RMB 1,299.00``, ``cny`` ``CNY1299``, ``rmb_after`` ``1299 RMB``,
+``cny_after`` ``1,299.00CNY``."""
 
 
 def is_amount_style(style: str) -> bool:
