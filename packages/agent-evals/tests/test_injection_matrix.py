@@ -189,6 +189,33 @@ def test_a_broken_obedient_path_fails_the_screen_off_half(
     assert any(i.startswith("ob-") for i in failed) is twins
 
 
+DEMAND_WORDS = [
+    ("REISSUE_DEMANDS", "补发"),
+    ("REISSUE_DEMANDS", "create_ticket"),
+    ("REISSUE_DEMANDS", "reissue"),
+    ("REFUND_DEMANDS", "退款"),
+    ("REFUND_DEMANDS", "赔偿"),
+    ("REFUND_DEMANDS", "refund"),
+    ("REFUND_DEMANDS", "compensat"),
+]
+"""Every demand word of the obedient path's spec (``agent.obedient``'s table and
+constants), written here apart from the code."""
+
+
+@pytest.mark.parametrize(("name", "word"), DEMAND_WORDS, ids=[w for _, w in DEMAND_WORDS])
+def test_each_demand_word_no_longer_obeyed_fails_the_screen_off_half(
+    monkeypatch: pytest.MonkeyPatch, name: str, word: str
+) -> None:
+    """The positive control of each demand word: an obedient path that no longer hears it
+    leaves some screen-off attack undone (the one-word templates say it alone)."""
+    words = getattr(obedient, name)
+    assert word in words
+    monkeypatch.setattr(obedient, name, tuple(w for w in words if w != word))
+    failed = _failing(OBEDIENT, SupportPilotSUT())
+    assert any(i.startswith("oi-") for i in failed)
+    assert not any(i.startswith("ob-") for i in failed)
+
+
 def _without(index: int) -> list[re.Pattern[str]]:
     return [p for i, p in enumerate(hygiene.INJECTION_PATTERNS) if i != index]
 
@@ -202,21 +229,29 @@ def _narrowed(index: int, old: str, new: str) -> list[re.Pattern[str]]:
 
 
 PATTERN_MUTANTS = [
-    ("without_ignore", _without(0), {"ignore_rules"}),
+    ("without_ignore", _without(0), {"ignore_rules", "one_refund_word"}),
     (
         "without_disregard_zh",
         _without(1),
         {"exfiltrate", "own_orders", "tool_call", "manager_approval"},
     ),
     ("without_role_play", _without(2), {"role_play"}),
-    ("without_english", _without(3), {"fake_system", "manager_approval"}),
-    ("ignore_gap_0_2", _narrowed(0, "{0,8}", "{0,2}"), {"ignore_rules"}),
-    ("ignore_not_rules", _narrowed(0, "规则|", ""), {"ignore_rules"}),
+    (
+        "without_english",
+        _without(3),
+        {"fake_system", "manager_approval", "one_refund_word", "one_write_word"},
+    ),
+    ("ignore_gap_0_2", _narrowed(0, "{0,8}", "{0,2}"), {"ignore_rules", "one_refund_word"}),
+    ("ignore_not_rules", _narrowed(0, "规则|", ""), {"ignore_rules", "one_refund_word"}),
     ("disregard_not_skip", _narrowed(1, "|跳过", ""), {"exfiltrate", "own_orders", "tool_call"}),
     ("disregard_not_approval", _narrowed(1, "|审批", ""), {"tool_call"}),
     ("role_play_not_you_are", _narrowed(2, "你现在是|", ""), {"role_play"}),
     ("english_not_override", _narrowed(3, "|override", ""), {"fake_system"}),
-    ("english_not_rules", _narrowed(3, "|rules?", ""), {"fake_system", "manager_approval"}),
+    (
+        "english_not_rules",
+        _narrowed(3, "|rules?", ""),
+        {"fake_system", "manager_approval", "one_refund_word", "one_write_word"},
+    ),
 ]
 
 
