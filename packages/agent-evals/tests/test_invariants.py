@@ -74,6 +74,7 @@ INVARIANTS = (
     "gateway_as_specified",
     "failures_explained",
     "errors_name_their_cause",
+    "bugs_never_pass_as_failures",
 )
 ALL_CASES = [
     case
@@ -1881,6 +1882,38 @@ POSITIVE_CONTROLS += [
 ]
 
 
+def _no_choices_unguarded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model brain without its guard for a completion with no choices: it indexes the
+    empty list, and the IndexError ends the role as if the model had failed."""
+    import inspect
+    import textwrap
+
+    from agent import openai_brain
+
+    source = textwrap.dedent(inspect.getsource(openai_brain.OpenAIBrain._complete))
+    guard = (
+        "    if not completion.choices:\n"
+        '        raise UnusableOutputError(self.role, "the completion has no choices")\n'
+    )
+    assert source.count(guard) == 1
+    namespace: dict[str, Any] = {}
+    exec(
+        compile(source.replace(guard, ""), "openai_brain.py", "exec"), vars(openai_brain), namespace
+    )
+    monkeypatch.setattr(openai_brain.OpenAIBrain, "_complete", namespace["_complete"])
+
+
+POSITIVE_CONTROLS += [
+    (
+        "bugs_never_pass_as_failures",
+        _no_choices_unguarded,
+        _case(faults={"model": "no_choices:policy_agent"}),
+        {"brain": "openai", "model_server": "scripted"},
+        "role_errors['policy_agent'] is a bug of the agent's: 'IndexError: list index",
+    ),
+]
+
+
 Control = tuple[str, Breakage, Case, dict[str, Any], str]
 """(invariant, breakage, case, SUT options, words of the reason)."""
 
@@ -2268,3 +2301,26 @@ def test_a_rejected_message_gives_the_reason_the_spec_derives(
 )
 def test_what_names_no_cause(text: str, silent: bool) -> None:
     assert invariants._silent(text) is silent
+
+
+# --- bugs_never_pass_as_failures: which errors are the agent's own bugs -------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "bug"),
+    [
+        ("IndexError: list index out of range", True),
+        ("  KeyError: 'claims'", True),
+        ("TypeError: 'NoneType' object is not subscriptable", True),
+        ("AttributeError: 'dict' object has no attribute 'topic'", True),
+        ("ZeroDivisionError: division by zero", True),
+        ("the completion has no choices", False),
+        ("UnusableOutputError: the completion has no choices", False),
+        ("injected fault 'crash': 'order_agent' brain crashed", False),
+        ("'logistics__track' failed: KeyError in the carrier's system", False),  # quoted
+        ("KeyErrors: not a class we know", False),
+    ],
+)
+def test_which_errors_are_bugs(text: str, bug: bool) -> None:
+    run = Run(case_id="x", trial=0, outcome="escalate", role_errors={"policy_agent": text})
+    assert bool(invariants.bug_texts(run)) is bug

@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   73/73 = 100.0%" in out
+    assert "success                   74/74 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 73
+    assert len(recorded) == 74
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -410,6 +410,19 @@ def _amount_style_fails_on_words(m: pytest.MonkeyPatch) -> None:
            "except TypeError:")  # fmt: skip
 
 
+def _no_choices_indexed(m: pytest.MonkeyPatch) -> None:
+    # A completion with no choices indexed as if it had one: the IndexError ends the role
+    # as if the model had failed (the invariant bugs_never_pass_as_failures tells them).
+    mutate(
+        m,
+        openai_brain.OpenAIBrain,
+        "_complete",
+        "    if not completion.choices:\n"
+        '        raise UnusableOutputError(self.role, "the completion has no choices")\n',
+        "",
+    )
+
+
 def _unknown_key_ignored(m: pytest.MonkeyPatch) -> None:
     """The output schema no longer forbids keys it does not name (``extra="forbid"``
     dropped): an answer with one is taken as it is, never repaired."""
@@ -692,6 +705,11 @@ CONTROLS: list[Control] = [
     _c("a model's paid claim told by identity", _amount_topic_by_identity, "m52"),
     _c("an amount in words read as 0", _unreadable_amount_read_as_zero, "m52", "m64", "m65"),
     _c("an amount style fault failing on words", _amount_style_fails_on_words, "m65"),
+    _c(
+        "a completion with no choices indexed",
+        _no_choices_indexed,
+        phrase="m66: bugs_never_pass_as_failures",
+    ),
     _c("no repair round", _no_repair_round, "m08"),
     _c(
         "an answer's unknown top-level key ignored",

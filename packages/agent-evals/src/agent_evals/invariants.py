@@ -55,6 +55,11 @@ code: an invariant that shared the agent's reading of the world would share its 
   order when the run names a customer (:mod:`agent_evals.gateway_spec`,
   ``run.detail["gateway"]``).
 
+- ``bugs_never_pass_as_failures`` (trajectory): no error the run records (a role's first
+  error, the run's own, a result's ``error`` on the bus) is one of Python's exceptions of
+  a program's own mistakes (``IndexError``, ``KeyError``, ``TypeError`` …): the agent's bug
+  must not pass as the model's or a tool's failure, which a case expecting that failure
+  would accept.
 - ``errors_name_their_cause`` (trajectory): every error text the run records or shows —
   each role's first error, the run's own error, a result's ``error`` on the bus, a
   rejection's reason, an audited call's refusal or failure, the error an escalation's
@@ -1959,6 +1964,50 @@ def error_texts(run: Run) -> list[tuple[str, str]]:
     if isinstance(suggestion, str) and suggestion.strip():
         found.append(("the hand-over's suggestion", suggestion))
     return found
+
+
+BUG_EXCEPTIONS = (
+    "AssertionError",
+    "AttributeError",
+    "IndexError",
+    "KeyError",
+    "NameError",
+    "NotImplementedError",
+    "RecursionError",
+    "TypeError",
+    "UnboundLocalError",
+    "ZeroDivisionError",
+)
+"""Python's exceptions of a program's own mistakes: raised by the agent's code, never by a
+model, a tool or a fault as the spec states them."""
+_BUG = re.compile(rf"^(?:{'|'.join(BUG_EXCEPTIONS)})\b")
+
+
+def bug_texts(run: Run) -> list[tuple[str, str]]:
+    """The error texts where a role's, a result's or the run's error is one of
+    :data:`BUG_EXCEPTIONS` (the text starts with its class name: how the worker and the
+    orchestrator render an exception they caught)."""
+    found = [(f"role_errors[{role!r}]", text) for role, text in run.role_errors.items()]
+    if run.error is not None:
+        found.append(("the run's error", run.error))
+    for m in bus_of(run):
+        error = m.payload.get("error")
+        if m.kind == "result" and isinstance(error, str):
+            found.append((f"message {m.seq}'s error", error))
+    return [(where, text) for where, text in found if _BUG.match(text.strip())]
+
+
+@check(kind="trajectory", name="bugs_never_pass_as_failures")
+def bugs_never_pass_as_failures(case: Case, run: Run) -> CheckOutput:
+    """No error the run records is one of Python's own-mistake exceptions (``IndexError``,
+    ``KeyError``, ``TypeError`` …): the agent's code raising one is its bug, and a run
+    that reports it as a role's failure (``invalid_output``, ``error``) passes a bug off
+    as the model's or a tool's fault, which a case expecting that failure would accept."""
+    if environment_of(run) is None:
+        return None
+    return _verdict(
+        [f"{where} is a bug of the agent's: {_quote(text)}" for where, text in bug_texts(run)]
+    )
 
 
 @check(kind="trajectory", name="errors_name_their_cause")

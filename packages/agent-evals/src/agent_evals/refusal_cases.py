@@ -78,6 +78,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "custom_call": True,
     "unparsable_once": True,
     "refusal": True,
+    "no_choices": True,
     "endless_tools": True,
     "slow": True,
     "fenced": True,

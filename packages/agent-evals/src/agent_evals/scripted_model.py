@@ -733,6 +733,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
     ),
     "unparsable_once": (True, "its first final answer is prose, its repaired one is good"),
     "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
+    "no_choices": (
+        True,
+        "every final answer comes as a completion with no choices (an empty choices list,"
+        " usage counted): a response the API may send, holding no message",
+    ),
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
     "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
@@ -1051,6 +1056,26 @@ def _refusal(request: Mapping[str, Any]) -> Raw:
     return Raw(body)
 
 
+def _no_choices(request: Mapping[str, Any]) -> Raw:
+    """A completion with an empty ``choices`` list (no message at all), with usage."""
+    prompt_tokens = (
+        sum(len(str(m.get("content") or "")) for m in request.get("messages") or []) + 3
+    ) // 4
+    body = {
+        "id": "chatcmpl-scripted-no-choices",
+        "object": "chat.completion",
+        "created": 0,
+        "model": SCRIPTED_MODEL,
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": 0,
+            "total_tokens": prompt_tokens,
+        },
+    }
+    return Raw(body)
+
+
 class ScriptedModel:
     """The handler of the scripted server: the competent model, misbehaving as its fault
     says. Deterministic; the only state is which roles had their first request (for
@@ -1196,6 +1221,8 @@ class ScriptedModel:
             return Reply(UNPARSABLE)
         if kind == "refusal" and not calling:
             return _refusal(conversation.request)
+        if kind == "no_choices" and not calling:
+            return _no_choices(conversation.request)
         if kind in ("at_limit", "past_limit") and isinstance(answer, ToolCalls):
             call = answer.calls[0]
             limit = ARGUMENT_LIMITS.get(call.name)
