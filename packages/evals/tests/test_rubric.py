@@ -293,3 +293,28 @@ def test_only_a_pass_passes(answer: str, expected: object) -> None:
     case = Case.model_validate(CASES[0])
     assert check(case, Run(case_id="c0", outcome="replied", reply="好的")) == expected
     assert check(case, Run(case_id="c0", outcome="replied")) is None  # no reply: not judged
+
+
+def test_an_uncalibrated_rubric_is_named_in_every_report_file(tmp_path: Path) -> None:
+    """A check that judged nothing must not read as one that found nothing: the console,
+    Markdown, HTML and JSON reports all name the rubric and why it did not gate."""
+    edited = Rubric(RUBRIC.name, RUBRIC.criteria + " Be brief.", RUBRIC.model)
+    assert use_rubric(RubricJudge(edited, careful), _calibrated(tmp_path)) is None
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("\n".join(json.dumps(c) for c in CASES) + "\n", encoding="utf-8")
+    report = evals.evaluate(cases, _desk(True), progress=False)
+    assert report.meta.idle_checks == [
+        f"rubric:polite: not calibrated ({calibration_problem(edited, _calibrated(tmp_path))})"
+    ]
+    paths = {p.suffix: p for p in report.write(tmp_path / "reports")}
+    shown = {
+        "console": report.render(),
+        "md": paths[".md"].read_text("utf-8"),
+        "html": paths[".html"].read_text("utf-8"),
+        "json": json.dumps(json.loads(paths[".json"].read_text("utf-8"))["meta"]),
+    }
+    for where, text in shown.items():
+        assert "rubric:polite: not calibrated (" in text, where
+    # Calibrated again, the rubric gates and no report names it idle.
+    assert use_rubric(RubricJudge(RUBRIC, careful), _calibrated(tmp_path)) is not None
+    assert evals.evaluate(cases, _desk(True), progress=False).meta.idle_checks == []

@@ -28,6 +28,7 @@ from evals.cases.loader import load_cases_with_sources
 from evals.cases.validation import require_runnable
 from evals.cases.vocabulary import CaseRules, rules_of
 from evals.checks import Check
+from evals.checks.registry import idle_checks
 from evals.config import load_config
 from evals.errors import CaseFileError
 from evals.execution.isolation import Isolation, ProcessIsolation
@@ -278,6 +279,7 @@ def plan(
         executor=executor,
         started=utc_now(),
         planned_runs=len(selected) * trials,
+        idle_checks=idle_checks(),
     )
     recipe = SutRecipe(sut, dict(sut_options or {})) if isinstance(sut, str) else None
     draft = Plan(

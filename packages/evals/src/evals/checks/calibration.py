@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from evals.checks.registry import Check, register, unregister
+from evals.checks.registry import Check, idle, register
 from evals.checks.rubric import Label, Rubric, RubricJudge, rubric_check
 from evals.errors import EvalsError
 from evals.io.files import write_atomic
@@ -252,7 +252,8 @@ def use_rubric(judge: RubricJudge, calibration: Path) -> Check | None:
     nothing, print one line saying why it is not calibrated, and return ``None``."""
     problem = calibration_problem(judge.rubric, calibration)
     if problem is not None:
-        unregister(f"rubric:{judge.rubric.name}")  # one registered before the rubric changed
+        # Also drops one registered before the rubric changed; the reports list it.
+        idle(f"rubric:{judge.rubric.name}", f"not calibrated ({problem})")
         print(
             f"rubric {judge.rubric.name!r}: not calibrated ({problem}): not gated",
             file=sys.stderr,

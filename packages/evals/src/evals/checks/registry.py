@@ -120,6 +120,7 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
         )
     _REGISTRY[check_obj.name] = check_obj
     _ORDERED.clear()
+    _IDLE.pop(check_obj.name, None)
     return check_obj
 
 
@@ -164,9 +165,29 @@ def check(
 
 
 def unregister(name: str) -> None:
-    """Remove a check from the registry (a no-op when it is not there)."""
+    """Remove a check from the registry, and from the checks recorded as judging nothing
+    (:func:`idle`); a no-op when it is in neither."""
     _REGISTRY.pop(name, None)
+    _IDLE.pop(name, None)
     _ORDERED.clear()
+
+
+_IDLE: dict[str, str] = {}
+"""Check name -> why a check the project set up judges nothing (see :func:`idle`)."""
+
+
+def idle(name: str, why: str) -> None:
+    """Record that the check ``name``, which the project set up, judges nothing in this
+    process and why (a rubric not calibrated): the reports say so, so that a check that
+    never ran cannot pass for one that found nothing. Registering ``name`` later clears it."""
+    unregister(name)
+    _IDLE[name] = why
+
+
+def idle_checks() -> list[str]:
+    """``<name>: <why>`` for every check recorded by :func:`idle` and not registered since,
+    sorted by name."""
+    return [f"{name}: {why}" for name, why in sorted(_IDLE.items())]
 
 
 def registered(kind: CheckKind | None = None) -> list[Check]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from evals.cases.configuration import SutRecipe
 from evals.cases.loader import load_cases_with_sources
 from evals.cases.vocabulary import rules_of
+from evals.checks.registry import idle_checks
 from evals.config import EvalsConfig, git_revision
 from evals.errors import UsageError
 from evals.evaluation import Plan
@@ -251,6 +252,7 @@ def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[st
         git_revision=git_revision(config.root),
         started=utc_now(),
         planned_runs=len(selected) * trials,
+        idle_checks=idle_checks(),
     )
     recipe = SutRecipe(_sut_spec(args, config), sut_options(args, config, suites))
     return Plan(

@@ -139,6 +139,10 @@ class RunMeta(BaseModel):
     unstopped_runs: list[str] = Field(default_factory=list)
     """Runs (``case#trial``) that timed out and could not be stopped: still running in
     the harness's process when the evaluation ended (recorded as ``sut_error``)."""
+    idle_checks: list[str] = Field(default_factory=list)
+    """Checks the project set up that judged nothing in this evaluation, each
+    ``<name>: <why>`` (a rubric whose calibration does not let it gate):
+    :func:`evals.checks.registry.idle_checks` once the SUT and its checks were loaded."""
 
 
 _ID_JSON = TypeAdapter(str)

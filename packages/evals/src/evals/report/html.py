@@ -36,6 +36,7 @@ from evals.model.result import CheckResult, RunResult
 from evals.report.summary import (
     curve_rows,
     headline,
+    idle_note,
     incomplete_note,
     summary_rows,
     system_lines,
@@ -469,6 +470,7 @@ def html_parts(
         system=system_lines(meta),
         incomplete=incomplete_note(meta),
         unstopped=unstopped_note(meta),
+        idle=idle_note(meta),
         summary=summary_rows(metrics, complete=meta.complete),
         by_split=_group_rows(metrics.by_split),
         by_tag=_group_rows(metrics.by_tag),

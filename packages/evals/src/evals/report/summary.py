@@ -80,6 +80,13 @@ def unstopped_note(meta: RunMeta) -> str | None:
     )
 
 
+def idle_note(meta: RunMeta) -> str | None:
+    """What the report says about checks the project set up that judged nothing, if any."""
+    if not meta.idle_checks:
+        return None
+    return "checks that judged nothing (not gated): " + "; ".join(meta.idle_checks)
+
+
 def why_incomplete(meta: RunMeta) -> str:
     if meta.finished is None:  # nobody wrote the end: still running, or killed
         return "not finished (still running, or killed)"
@@ -246,6 +253,9 @@ def render_console(metrics: Metrics, meta: RunMeta, *, not_gated: Collection[str
     unstopped = unstopped_note(meta)
     if unstopped:
         parts.append(printable(f"*** {unstopped} ***"))
+    idle = idle_note(meta)
+    if idle:
+        parts.append(printable(f"*** {idle} ***"))
     rows = summary_rows(metrics, complete=meta.complete)
     parts += ["", tabulate(rows, headers=["metric", "value"])]
     if metrics.by_split:
@@ -293,6 +303,9 @@ def render_markdown(
     unstopped = unstopped_note(meta)
     if unstopped:
         parts += ["", printable(f"> **{unstopped}**")]
+    idle = idle_note(meta)
+    if idle:
+        parts += ["", printable(f"> **{idle}**")]
     summary = summary_rows(metrics, complete=meta.complete)
     table = tabulate(summary, headers=["metric", "value"], tablefmt="github")
     parts += ["", table]
