@@ -3649,6 +3649,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=RUBRIC_TESTS,
     ),
     M(
+        "idle_rubric_unreported",
+        "evals.checks.registry:idle_checks",
+        'return [f"{name}: {why}" for name, why in sorted(_IDLE.items())]',
+        "return []",
+        "a rubric that is not calibrated judges nothing, and no report file says so",
+        tests=RUBRIC_TESTS,
+    ),
+    M(
+        "bugs_pass_as_failures",
+        "agent_evals.invariants:bug_texts",
+        "return [(where, text) for where, text in found if _BUG.match(text.strip())]",
+        "return []",
+        "an IndexError of the agent's own code passes as the model's failure",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "silent_error_colon_allowed",
         "agent_evals.invariants",
         '_EMPTY_CAUSE = re.compile(r"\\(\\)|（）|[:：]$")',
