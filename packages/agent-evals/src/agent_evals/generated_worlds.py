@@ -320,6 +320,11 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "mentions_refund": "已发货，运输中（客户咨询过退款）",
             "cancelled_later": "已发货，运输中；订单已取消",
             "refund_then_return_later": "运输中，退款成功，已退货",
+            # Every closing word of the spec is the first one some status states
+            # (test_generated_suites holds the dimension to spec_terms' list).
+            "cancel_succeeded": "已发货；取消成功",
+            "refund_completed": "退款完成",
+            "return_succeeded": "运输中，退货成功",
             "pending": "待处理",
         },
         "the order system's status text",
