@@ -62,8 +62,8 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"], 48),
-        (3, ("FAIL", 1, 4, 1), [], 18),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 55),
+        (3, ("FAIL", 1, 4, 1), [], 17),
     ],
 )
 def test_verdict(
@@ -120,14 +120,14 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     demo = demos[2]
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
-    # The approval rules suite sees the same bug from five more angles, the generated
-    # worlds from 48 (every approver and amount that must not write).
-    hand_written = ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"]
+    # The approval rules suite sees the same bug from six more angles, the generated
+    # worlds from 55 (every approver and amount that must not write).
+    hand_written = ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 55
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "56 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "64 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
@@ -269,7 +269,7 @@ naive = load_example("naive_eval")
         (
             2,
             False,
-            ["d07", "d42", "r42", "r44", "r47", "s01", "s02", "t43"],
+            ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"],
             "the unauthorized write in d07",
         ),
         (3, False, [], "invisible: returned chars p95"),
