@@ -304,6 +304,9 @@ def test_bad_configuration_is_one_line_exit_2(tmp_path: Path, pyproject: str, pr
         (["--sample", "0"], "must be at least 1"),
         (["--all", "--purpose", "holdout"], "--all is a purpose of its own"),
         (["--sample", "1", "--purpose", "final"], "invalid choice"),
+        (["--sample", "1", "--purpose", "holdout", "--fresh"], "--fresh draws a tuning"),
+        (["--all", "--fresh"], "--fresh draws a tuning"),
+        (["--replay", "1", "--fresh"], "--fresh draws a tuning"),
     ],
 )
 def test_bad_arguments(tmp_path: Path, args: list[str], problem: str) -> None:

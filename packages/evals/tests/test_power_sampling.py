@@ -313,6 +313,28 @@ def test_a_tuning_sample_may_reuse_and_says_so(
     assert drawn.reused is reused  # 30 of 80 against 60 of 80: they must share some
 
 
+def test_a_fresh_tuning_sample_holds_only_unsampled_mutants_and_uses_them_up(
+    tmp_path: Path,
+) -> None:
+    first = draw(POOL, 60, 1)
+    book = ledger(tmp_path, entry(1, 60, mutants=first))
+    drawn = choose(POOL, book, purpose="tune", size=8, seed=3, fresh=True)
+    assert drawn.fresh and len(drawn.population) == 20 and len(drawn.sample) == 8
+    assert not {m.digest for m in drawn.sample} & {m.digest for m in first}
+    assert not drawn.reused
+    book.samples.append(entry(3, 8, mutants=drawn.sample))
+    left = choose(POOL, book, purpose="holdout", size=12, seed=None)
+    assert not {m.digest for m in left.sample} & {m.digest for m in drawn.sample}
+    with pytest.raises(PowerError, match="only 12 of 80"):
+        choose(POOL, book, purpose="holdout", size=13, seed=None)
+
+
+def test_a_fresh_tuning_sample_with_nothing_fresh_is_refused(tmp_path: Path) -> None:
+    book = ledger(tmp_path, entry(0, None, purpose="all", mutants=POOL))
+    with pytest.raises(PowerError, match="--fresh has nothing to draw from"):
+        choose(POOL, book, purpose="tune", size=5, seed=None, fresh=True)
+
+
 def test_all_is_every_candidate(tmp_path: Path) -> None:
     drawn = choose(POOL, ledger(tmp_path, entry(1, 5)), purpose="all", size=None, seed=None)
     assert len(drawn.sample) == 80

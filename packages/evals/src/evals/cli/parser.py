@@ -322,6 +322,7 @@ sampling; excluded modules are counted out of scope. Raw rate = killed / tried; 
 
 examples:
   evals power --sample 20                       # a quick tuning look (seed 0)
+  evals power --sample 60 --fresh --seed 7      # tune on what no sample has seen yet
   evals power --sample 300 --purpose holdout    # the figure to report (fresh seed)
   evals power --all                             # every mutant
   evals power --replay 760703633                # an earlier sample again, as tuning data
@@ -361,6 +362,12 @@ def power(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         choices=("tune", "holdout"),
         default=None,
         help="tune (default) or holdout: see below (--all is a purpose of its own)",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help="a tuning sample drawn only from the mutants no earlier sample holds (what new"
+        " code or new operators bring), read before a held-out sample takes the rest",
     )
     p.add_argument(
         "--seed",

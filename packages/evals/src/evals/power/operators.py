@@ -26,6 +26,32 @@ boolean, an exception class); none removes a step. These do, one thing each:
   branch or a guard forgotten; ``if TYPE_CHECKING:`` and ``if __name__ == "__main__":``
   left alone: neither runs in the system).
 
+Six more came when every mutant of the first nine had been sampled (session 15): a held-out
+figure needs mutants no earlier sample holds, and each is again a slip a person makes:
+
+- ``evals/RemoveBooleanOperand``: one operand of ``and`` / ``or`` is dropped (a condition
+  of a guard forgotten, ``x or default`` without its default);
+- ``evals/RemoveElseBranch``: one ``elif`` or the ``else`` of an ``if`` is dropped (a case
+  forgotten: it falls to the next branch, or to nothing);
+- ``evals/RemoveExceptHandler``: one ``except`` clause of a ``try`` holding two or more is
+  dropped (an error class no longer handled there);
+- ``evals/RemoveNormalisation``: a call that rewrites a value is left out, the value used
+  as it came: ``int(s)`` -> ``s``, ``sorted(xs)`` -> ``xs`` for the conversions of
+  :data:`CONVERSIONS`, and ``s.strip()`` -> ``s`` for the string and copy methods that
+  return a value of the receiver's kind (:data:`NORMALISING_METHODS`);
+- ``evals/RemoveSlice``: a slice ``x[a:b]`` is dropped, ``x`` whole (a truncation or a
+  window forgotten);
+- ``evals/RemoveRebinding``: ``name = …name…`` (a name rebound from its own value,
+  ``text = text.strip()``) becomes ``pass`` (a step of a pipeline forgotten; the name keeps
+  its earlier value, so nothing is unbound);
+- ``evals/RemoveNot``: ``not x`` -> ``x`` (a condition read the wrong way round);
+- ``evals/RemoveFormattedValue``: one ``{…}`` field of an f-string is dropped (a fact a
+  message, a reply or a key forgets);
+- ``evals/ReplaceFirstWithLast``: ``x[0]`` <-> ``x[-1]`` (the first taken for the last:
+  the oldest version for the newest, the first match for the last);
+- ``evals/RemoveGetDefault``: ``m.get(k, d)`` -> ``m.get(k)`` (a default forgotten: ``None``
+  where ``d`` was meant).
+
 They are registered with cosmic-ray's provider table by :func:`register`, in the process
 of ``evals power`` only (no entry point): a project that also runs cosmic-ray itself keeps
 its own operator set.
@@ -416,6 +442,417 @@ class RemoveIfStatement(Operator):  # type: ignore[misc]
         )
 
 
+def _operands(node: Any) -> list[Any]:
+    """The operands of an ``and`` / ``or`` chain (``and_test`` / ``or_test``), or none."""
+    if node.type not in ("and_test", "or_test"):
+        return []
+    return [c for c in node.children if not (c.type == "keyword" and c.value in ("and", "or"))]
+
+
+class RemoveBooleanOperand(Operator):  # type: ignore[misc]
+    """One operand of an ``and`` / ``or`` chain, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for operand in _operands(node):
+            yield (operand.start_pos, operand.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        kept = [o for i, o in enumerate(_operands(node)) if i != index]
+        joiner = " and " if node.type == "and_test" else " or "
+        return _in_place_of(node, joiner.join(o.get_code(include_prefix=False) for o in kept))
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = a and b\n", "y = b\n"),
+            Example("y = a and b and not c\n", "y = a and not c\n", occurrence=1),
+            Example("y = x or d\n", "y = x\n", occurrence=1),
+            Example("if (a or\n        b):\n    f()\n", "if (b):\n    f()\n"),
+        )
+
+
+def _branches(node: Any) -> list[int]:
+    """Where each ``elif`` / ``else`` clause of an ``if`` starts among its children."""
+    if node.type != "if_stmt":
+        return []
+    return [
+        i
+        for i, c in enumerate(node.children)
+        if c.type == "keyword" and c.value in ("elif", "else")
+    ]
+
+
+def _clause_end(children: list[Any], start: int) -> int:
+    """The index after the clause starting at ``start`` (its block is its last child)."""
+    end = start + 1
+    while children[end].type not in ("suite", "simple_stmt"):
+        end += 1
+    return end + 1
+
+
+class RemoveElseBranch(Operator):  # type: ignore[misc]
+    """One ``elif`` clause or the ``else`` clause of an ``if``, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        children = node.children if node.type == "if_stmt" else []
+        for start in _branches(node):
+            yield (children[start].start_pos, children[_clause_end(children, start) - 1].end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        start = _branches(node)[index]
+        end = _clause_end(node.children, start)
+        node.children = node.children[:start] + node.children[end:]
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "if a:\n    f()\nelse:\n    g()\nh()\n",
+                "if a:\n    f()\nh()\n",
+            ),
+            Example(
+                "if a:\n    f()\nelif b:\n    g()\nelse:\n    h()\n",
+                "if a:\n    f()\nelse:\n    h()\n",
+            ),
+            Example(
+                "if a:\n    f()\nelif b:\n    g()\nelse:\n    h()\n",
+                "if a:\n    f()\nelif b:\n    g()\n",
+                occurrence=1,
+            ),
+        )
+
+
+def _handlers(node: Any) -> list[int]:
+    """Where each ``except`` clause of a ``try`` holding two or more starts."""
+    if node.type != "try_stmt":
+        return []
+    found = [
+        i
+        for i, c in enumerate(node.children)
+        if c.type == "except_clause" or (c.type == "keyword" and c.value == "except")
+    ]
+    return found if len(found) >= 2 else []
+
+
+class RemoveExceptHandler(Operator):  # type: ignore[misc]
+    """One ``except`` clause of a ``try`` with two or more, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        children = node.children if node.type == "try_stmt" else []
+        for start in _handlers(node):
+            yield (children[start].start_pos, children[_clause_end(children, start) - 1].end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        start = _handlers(node)[index]
+        end = _clause_end(node.children, start)
+        node.children = node.children[:start] + node.children[end:]
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "try:\n    f()\nexcept A:\n    g()\nexcept B as e:\n    h(e)\n",
+                "try:\n    f()\nexcept B as e:\n    h(e)\n",
+            ),
+            Example(
+                "try:\n    f()\nexcept A:\n    g()\nexcept:\n    h()\nfinally:\n    k()\n",
+                "try:\n    f()\nexcept A:\n    g()\nfinally:\n    k()\n",
+                occurrence=1,
+            ),
+        )
+
+
+NORMALISING_METHODS = frozenset(
+    {
+        "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title",
+        "replace", "removeprefix", "removesuffix", "expandtabs", "copy",
+    }
+)  # fmt: skip
+"""Methods whose result is a value of the receiver's kind, rewritten: leaving one out is a
+normalisation forgotten, not a type error."""
+
+CONVERSIONS = frozenset(
+    {
+        "str", "int", "float", "bool", "Decimal", "abs", "round",
+        "sorted", "list", "tuple", "set", "frozenset", "dict",
+    }
+)  # fmt: skip
+"""Builtins (and ``Decimal``) that give their argument back converted, sorted or copied:
+leaving one out is a conversion forgotten. A project's own functions of one argument are
+left alone: whether one rewrites its argument or computes something else cannot be told
+from the call."""
+
+
+def _value_used(node: Any) -> bool:
+    return node.parent is not None and node.parent.type != "simple_stmt"
+
+
+def _normalised(node: Any) -> Any | None:
+    """What ``node`` is once its normalising call is left out, or ``None``."""
+    if node.type not in ("atom_expr", "power") or not _value_used(node):
+        return None
+    children = node.children
+    if children[0].type == "keyword":  # await
+        return None
+    call = children[-1]
+    if call.type != "trailer" or call.children[0].value != "(":
+        return None
+    if len(children) == 2 and children[0].type == "name":
+        if children[0].value not in CONVERSIONS or len(call.children) != 3:
+            return None
+        argument = call.children[1]
+        if argument.type in ("arglist", "argument") or argument.type == "star_expr":
+            return None  # several arguments, a keyword, or an unpacking
+        return argument
+    if len(children) >= 3:
+        method = children[-2]
+        if (
+            method.type == "trailer"
+            and method.children[0].value == "."
+            and method.children[1].value in NORMALISING_METHODS
+        ):
+            receiver = children[:-2]
+            if len(receiver) == 1 and receiver[0].type == "name" and receiver[0].value in (
+                "self",
+                "cls",
+            ):
+                return None
+            return receiver
+    return None
+
+
+class RemoveNormalisation(Operator):  # type: ignore[misc]
+    """``int(x)`` -> ``x``; ``s.strip()`` -> ``s`` (:data:`CONVERSIONS`,
+    :data:`NORMALISING_METHODS`)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _normalised(node) is not None:
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        kept = _normalised(node)
+        if isinstance(kept, list):
+            code = "".join(k.get_code(include_prefix=False) for k in kept)
+        else:
+            code = kept.get_code(include_prefix=False)
+        if "\n" in code or _kept_needs_parentheses(node):
+            code = "(" + code + ")"
+        return _in_place_of(node, code)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = int(s)\n", "y = s\n"),
+            Example("y = sorted(a + b)\n", "y = (a + b)\n"),
+            Example("y = s.strip().lower()\n", "y = s.strip()\n"),
+            Example("y = row['id'].strip()\n", "y = row['id']\n"),
+            Example("y = s.replace('a', 'b') + t\n", "y = s + t\n"),
+        )
+
+
+def _kept_needs_parentheses(node: Any) -> bool:
+    """Whether the argument kept in ``node``'s place must be parenthesised: anything but
+    a name, a number, a string or an atom with trailers."""
+    kept = _normalised(node)
+    if isinstance(kept, list):
+        return False
+    return kept.type not in ("name", "number", "string", "atom", "atom_expr", "power", "strings")
+
+
+def _slices(node: Any) -> list[int]:
+    """Where each slice trailer ``[a:b]`` of an atom with trailers sits among its children."""
+    if node.type not in ("atom_expr", "power"):
+        return []
+    return [
+        i
+        for i, c in enumerate(node.children)
+        if c.type == "trailer"
+        and c.children[0].value == "["
+        and c.children[1].type == "subscript"
+        and any(getattr(x, "value", None) == ":" for x in c.children[1].children)
+    ]
+
+
+class RemoveSlice(Operator):  # type: ignore[misc]
+    """A slice ``x[a:b]`` dropped: ``x`` whole."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for i in _slices(node):
+            yield (node.children[i].start_pos, node.children[i].end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        drop = _slices(node)[index]
+        kept = [c for i, c in enumerate(node.children) if i != drop]
+        return _in_place_of(node, "".join(k.get_code(include_prefix=False) for k in kept))
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = text[:200]\n", "y = text\n"),
+            Example("y = parts[-3:].copy()\n", "y = parts.copy()\n"),
+            Example("y = a[1:][::2]\n", "y = a[1:]\n", occurrence=1),
+        )
+
+
+def _names_in(node: Any) -> set[str]:
+    if node.type == "name":
+        return {node.value}
+    return set().union(*(_names_in(c) for c in getattr(node, "children", [])))
+
+
+class RemoveRebinding(_StatementToPass):
+    """``name = …name…`` -> ``pass``."""
+
+    def removes(self, node: Any) -> bool:
+        if node.type != "expr_stmt" or len(node.children) != 3:
+            return False
+        target, op, value = node.children
+        return bool(
+            target.type == "name"
+            and op.type == "operator"
+            and op.value == "="
+            and target.value in _names_in(value)
+        )
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "def f(text):\n    text = text.strip()\n    return text\n",
+                "def f(text):\n    pass\n    return text\n",
+            ),
+        )
+
+
+class RemoveNot(Operator):  # type: ignore[misc]
+    """``not x`` -> ``x``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.type == "not_test":
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        return _in_place_of(node, node.children[1].get_code(include_prefix=False))
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = not a\n", "y = a\n"),
+            Example("if a and not (b or c):\n    f()\n", "if a and (b or c):\n    f()\n"),
+        )
+
+
+def _fields(node: Any) -> list[Any]:
+    """The replacement fields ``{…}`` of an f-string (not those nested in a format spec)."""
+    if node.type != "fstring":
+        return []
+    return [c for c in node.children if c.type == "fstring_expr"]
+
+
+class RemoveFormattedValue(Operator):  # type: ignore[misc]
+    """One ``{…}`` field of an f-string, dropped."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for f in _fields(node):
+            yield (f.start_pos, f.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        dropped = _fields(node)[index]
+        node.children = [c for c in node.children if c is not dropped]
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example('y = f"order {oid}: {state}"\n', 'y = f"order : {state}"\n'),
+            Example('y = f"{a!r} {b:>3}"\n', 'y = f"{a!r} "\n', occurrence=1),
+        )
+
+
+def _ends(node: Any) -> list[Any]:
+    """The ``[0]`` / ``[-1]`` subscripts of an atom with trailers."""
+    if node.type not in ("atom_expr", "power"):
+        return []
+    found = []
+    for c in node.children:
+        if c.type != "trailer" or c.children[0].value != "[" or len(c.children) != 3:
+            continue
+        index = c.children[1].get_code(include_prefix=False)
+        if index in ("0", "-1"):
+            found.append(c)
+    return found
+
+
+class ReplaceFirstWithLast(Operator):  # type: ignore[misc]
+    """``x[0]`` -> ``x[-1]`` and ``x[-1]`` -> ``x[0]``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for t in _ends(node):
+            yield (t.start_pos, t.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        chosen = _ends(node)[index]
+        swapped = "-1" if chosen.children[1].get_code(include_prefix=False) == "0" else "0"
+        code = "".join(
+            ("[" + swapped + "]") if c is chosen else c.get_code(include_prefix=False)
+            for c in node.children
+        )
+        return _in_place_of(node, code)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = rows[0]\n", "y = rows[-1]\n"),
+            Example("y = rows[-1].id\n", "y = rows[0].id\n"),
+            Example("y = m[0][-1]\n", "y = m[0][0]\n", occurrence=1),
+        )
+
+
+def _get_with_default(node: Any) -> bool:
+    """Whether ``node`` is ``….get(key, default)``: a ``get`` attribute then a call of two
+    positional arguments."""
+    if node.type not in ("atom_expr", "power") or len(node.children) < 3:
+        return False
+    name, call = node.children[-2], node.children[-1]
+    if not (
+        name.type == "trailer"
+        and name.children[0].value == "."
+        and name.children[1].value == "get"
+        and call.type == "trailer"
+        and call.children[0].value == "("
+        and len(call.children) == 3
+        and call.children[1].type == "arglist"
+    ):
+        return False
+    args = [a for a in call.children[1].children if a.type != "operator"]
+    return len(args) == 2 and all(a.type not in ("argument", "star_expr") for a in args)
+
+
+class RemoveGetDefault(Operator):  # type: ignore[misc]
+    """``m.get(k, d)`` -> ``m.get(k)``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _get_with_default(node):
+            yield (node.children[-1].start_pos, node.children[-1].end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        key = node.children[-1].children[1].children[0]
+        code = "".join(c.get_code(include_prefix=False) for c in node.children[:-1])
+        return _in_place_of(node, code + "(" + key.get_code(include_prefix=False) + ")")
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = d.get(k, 0)\n", "y = d.get(k)\n"),
+            Example("y = a.b.get('x', [])\n", "y = a.b.get('x')\n"),
+        )
+
+
 OPERATORS: dict[str, type[Operator]] = {
     op.__name__: op
     for op in (
@@ -428,6 +865,16 @@ OPERATORS: dict[str, type[Operator]] = {
         RemoveDictEntry,
         RemoveCollectionElement,
         RemoveIfStatement,
+        RemoveBooleanOperand,
+        RemoveElseBranch,
+        RemoveExceptHandler,
+        RemoveNormalisation,
+        RemoveSlice,
+        RemoveRebinding,
+        RemoveNot,
+        RemoveFormattedValue,
+        ReplaceFirstWithLast,
+        RemoveGetDefault,
     )
 }
 

@@ -373,7 +373,7 @@ def _draw_lines(drawn: Drawn) -> list[str]:
     lines = [
         f"{drawn.purpose} sample: seed {drawn.seed}, {len(drawn.sample)} of"
         f" {len(drawn.population)} candidates"
-        + (" (those no earlier sample held)" if drawn.purpose == "holdout" else "")
+        + (" (those no earlier sample held)" if drawn.fresh else "")
     ]
     for e in drawn.earlier:
         lines.append(
@@ -398,6 +398,12 @@ def main(args: argparse.Namespace) -> int:
         )
     if args.replay is not None and args.seed is not None:
         raise PowerError("--replay names the sample by its seed: drop --seed")
+    if args.fresh and (args.all or args.replay is not None or args.purpose == "holdout"):
+        raise PowerError(
+            "--fresh draws a tuning sample from the mutants no earlier sample holds (a"
+            " held-out sample always is): use it with --sample N and no --purpose holdout,"
+            " --all or --replay"
+        )
     config = power_config(load_config(file=args.config))
     timeout_s: float = args.timeout or config.timeout_s
     ledger_path: Path = (args.ledger or config.ledger).resolve()
@@ -420,7 +426,12 @@ def main(args: argparse.Namespace) -> int:
                 drawn = replay(pop.candidates, ledger, args.replay)
             else:
                 drawn = choose(
-                    pop.candidates, ledger, purpose=purpose, size=args.sample, seed=args.seed
+                    pop.candidates,
+                    ledger,
+                    purpose=purpose,
+                    size=args.sample,
+                    seed=args.seed,
+                    fresh=args.fresh,
                 )
             for line in _draw_lines(drawn):
                 say(line)

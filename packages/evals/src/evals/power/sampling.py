@@ -335,13 +335,16 @@ class Drawn:
     """Asked for (``None``: all)."""
     population: list[Mutant]
     """What it was drawn from: every candidate for ``tune`` and ``all``; for
-    ``holdout`` only those no earlier sample holds."""
+    ``holdout`` and a ``fresh`` tune only those no earlier sample holds."""
     sample: list[Mutant]
     """The mutants to run, in file order."""
     earlier: list[Earlier]
     """How it relates to every earlier sample of the ledger."""
     seed_was_given: bool
     """Whether the seed came from ``--seed`` (a holdout's is drawn otherwise)."""
+    fresh: bool = False
+    """Whether it was drawn only from candidates no earlier sample holds (a holdout
+    always is; a tune with ``--fresh``)."""
 
     @property
     def reused(self) -> bool:
@@ -356,10 +359,13 @@ def choose(
     purpose: Purpose,
     size: int | None,
     seed: int | None,
+    fresh: bool = False,
 ) -> Drawn:
     """Draw the sample a run asks for and relate it to the ledger.
 
-    ``tune``: ``size`` of every candidate with ``seed`` (default 0). ``all``: every
+    ``tune``: ``size`` of every candidate with ``seed`` (default 0); with ``fresh``, of
+    the candidates no ledger entry holds (new code or new operators, read before a held-out
+    sample is drawn from what is left; drawing it uses those mutants up). ``all``: every
     candidate. ``holdout``: ``size`` drawn with ``seed`` (a fresh random one when ``None``)
     from the candidates no ledger entry holds; refused (:class:`PowerError`) when the seed
     was used before, when fewer than ``size`` such candidates are left, or when the sample
@@ -379,15 +385,25 @@ def choose(
         )
     if purpose == "tune":
         chosen_seed = 0 if seed is None else seed
-        sample = draw(candidates, size, chosen_seed)
+        pool = list(candidates)
+        if fresh:
+            used = ledger.used(candidates)
+            pool = [m for m in candidates if m.digest not in used]
+            if not pool:
+                raise PowerError(
+                    f"every candidate mutant is in some sample of {ledger.path}: --fresh has"
+                    " nothing to draw from (new code of the scope brings new mutants)"
+                )
+        sample = draw(pool, size, chosen_seed)
         return Drawn(
             purpose,
             chosen_seed,
             size,
-            list(candidates),
+            pool,
             sample,
             relate(sample, chosen_seed, ledger, candidates),
             seed is not None,
+            fresh,
         )
     if size is None:
         raise PowerError("a held-out sample needs --sample N (--all uses every mutant)")
@@ -410,7 +426,7 @@ def choose(
     sample = draw(population, size, chosen_seed)
     earlier = relate(sample, chosen_seed, ledger, candidates)
     refuse_reused_holdout(earlier, ledger.path)
-    return Drawn(purpose, chosen_seed, size, population, sample, earlier, seed is not None)
+    return Drawn(purpose, chosen_seed, size, population, sample, earlier, seed is not None, True)
 
 
 def replay(candidates: Sequence[Mutant], ledger: Ledger, seed: int) -> Drawn:
