@@ -481,6 +481,15 @@ def reissue_approval_hides_the_sku(monkeypatch: pytest.MonkeyPatch) -> None:
     )
 
 
+def approval_hides_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The approver is shown what would be done, but not for which order."""
+    monkeypatch.setattr(
+        agent.orchestrator,
+        "_ticket_summary",
+        lambda order_id, agg, plan: _TICKET_SUMMARY("", agg, plan),
+    )
+
+
 WAIT_WORLD = {
     "orders": {"A2001": {"status": "已发货，圆通运输中", "paid": 59.0}},
     "logistics": {"A2001": {"state": "运输中", "last_event": "转运中心", "stale_hours": 30}},
@@ -962,6 +971,20 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "does not name SKU-TEE-01, the SKU to ship",
+    ),
+    (
+        "acts_on_named_order",
+        approval_hides_the_order,
+        _case(),
+        {},
+        "the reissue approval ",
+    ),
+    (
+        "acts_on_named_order",
+        approval_hides_the_order,
+        _case("A2001", world=WAIT_WORLD),
+        {},
+        "the reply approval ",
     ),
     (
         "counts_match_logs",

@@ -58,6 +58,34 @@ def test_each_example_mutates_as_stated(
         ("RemoveIfStatement", "if a:\n    b()\nelif c:\n    d()\n"),
         ("RemoveIfStatement", "if TYPE_CHECKING:\n    import x\n"),
         ("RemoveIfStatement", "if __name__ == '__main__':\n    main()\n"),
+        ("RemoveBooleanOperand", "y = a & b\n"),  # bitwise, not boolean
+        ("RemoveElseBranch", "if a:\n    b()\n"),
+        ("RemoveElseBranch", "for a in b:\n    c()\nelse:\n    d()\n"),  # a loop's else
+        ("RemoveExceptHandler", "try:\n    f()\nexcept A:\n    g()\n"),  # the only one
+        ("RemoveNormalisation", "int(s)\n"),  # a statement: its value is unused
+        ("RemoveNormalisation", "y = len(s)\n"),  # a count, not s converted
+        ("RemoveNormalisation", "y = normalise(s)\n"),  # the project's own: cannot tell
+        ("RemoveNormalisation", "y = int(s, 16)\n"),  # two arguments
+        ("RemoveNormalisation", "y = str(*a)\n"),
+        ("RemoveNormalisation", "y = sorted(a, key=k)\n"),
+        ("RemoveNormalisation", "y = self.strip()\n"),
+        ("RemoveNormalisation", "y = s.split()\n"),  # a list, not s rewritten
+        ("RemoveNormalisation", "y = await s.strip()\n"),
+        ("RemoveSlice", "y = a[0]\n"),  # an index, not a slice
+        ("RemoveSlice", "y = d['a:b']\n"),  # a key with a colon in it
+        ("RemoveRebinding", "x = y + 1\n"),  # not rebound from itself
+        ("RemoveRebinding", "x += 1\n"),  # augmented: RemoveStateUpdate's
+        ("RemoveRebinding", "a.x = a.x + 1\n"),  # an attribute: RemoveStateUpdate's
+        ("RemoveNot", "y = a is not None\n"),  # a comparison (core operators change it)
+        ("RemoveNot", "y = a not in b\n"),
+        ("RemoveFormattedValue", "y = 'a{b}'\n"),  # not an f-string
+        ("RemoveFormattedValue", "y = f'plain'\n"),
+        ("ReplaceFirstWithLast", "y = a[1]\n"),
+        ("ReplaceFirstWithLast", "y = a[0:1]\n"),
+        ("RemoveGetDefault", "y = d.get(k)\n"),
+        ("RemoveGetDefault", "y = d.get(k, default=0)\n"),
+        ("RemoveGetDefault", "y = d.pop(k, 0)\n"),
+        ("RemoveGetDefault", "y = get(k, 0)\n"),
     ],
 )
 def test_nothing_to_remove(name: str, code: str) -> None:
@@ -72,6 +100,10 @@ def test_nothing_to_remove(name: str, code: str) -> None:
         ("RemoveStateUpdate", "a.x = 1\nb[0] = 2\nn += 1\nm = 3\n", 3),
         ("RemoveRaise", "try:\n    f()\nexcept E:\n    raise\nraise F\n", 2),
         ("ReplaceReturnValueWithNone", "def f():\n    return 1\n    return None\n", 1),
+        ("RemoveBooleanOperand", "y = a and b or c\n", 4),  # (a and b) or c: 2 + 2
+        ("RemoveElseBranch", "if a:\n    f()\nelif b:\n    g()\nelif c:\n    h()\n", 2),
+        ("RemoveFormattedValue", "y = f'{a}{b:{w}}'\n", 2),  # the nested {w} is not one
+        ("ReplaceFirstWithLast", "y = a[0] + b[-1]\n", 2),
     ],
 )
 def test_one_mutant_per_thing_removed(name: str, code: str, count: int) -> None:
@@ -99,6 +131,21 @@ def test_a_dropped_argument_keeps_a_multi_line_call_valid() -> None:
         ),
         ("RemoveCollectionElement", "x = (\n    'a',  # one\n    'b',\n)\n"),
         ("RemoveIfStatement", "def f(x):\n    if x:\n        g()\n\n    # later\n    h()\n"),
+        ("RemoveBooleanOperand", "y = (\n    a  # first\n    and b\n    and c\n)\n"),
+        (
+            "RemoveElseBranch",
+            "def f(x):\n    if x:\n        g()\n    elif y:  # why\n        h()\n"
+            "    else:\n        k()\n    return x\n",
+        ),
+        (
+            "RemoveExceptHandler",
+            "def f():\n    try:\n        g()\n    except (A, B):\n        h()\n"
+            "    except C as e:  # why\n        k(e)\n    finally:\n        m()\n",
+        ),
+        ("RemoveNormalisation", "y = sorted(\n    a\n    + b\n)\n"),
+        ("RemoveNormalisation", "y = (\n    s.strip()\n    .lower()\n)\n"),
+        ("RemoveNot", "if not (\n    a\n    or b\n):\n    f()\n"),
+        ("RemoveGetDefault", "y = d.get(\n    'k',\n    [],  # none yet\n)\n"),
     ],
 )
 def test_every_mutant_of_a_multi_line_display_or_block_compiles(name: str, code: str) -> None:

@@ -348,19 +348,25 @@ def acts_on_named_order(case: Case, run: Run) -> CheckOutput:
         if order is not None and ticket.sku != order.sku:
             problems.append(f"the ticket reserves {ticket.sku}; order {named} is for {order.sku}")
     if order is not None and order.sku:
-        problems += _approval_sku_problems(env.approvals, order.sku, run.draft)
+        problems += _approval_summary_problems(env.approvals, named, order.sku, run.draft)
     return _verdict(problems)
 
 
-def _approval_sku_problems(
-    approvals: Sequence[ApprovalRow], sku: str, draft: str | None
+def _approval_summary_problems(
+    approvals: Sequence[ApprovalRow], order_id: str, sku: str, draft: str | None
 ) -> list[str]:
-    """What the approver was shown must match what they approve: a reissue approval names
-    the SKU that will ship; an approval of a reply only names none (the reply drafted,
-    which the summary quotes, aside): it must not read as a reissue."""
+    """What the approver was shown must match what they approve (the reply drafted, which
+    the summary quotes, aside): it names the order the approval is for; a reissue approval
+    names the SKU that will ship; an approval of a reply only names none: it must not read
+    as a reissue."""
     problems: list[str] = []
     for a in approvals:
         shown = a.summary.replace(draft, "") if draft else a.summary
+        if order_id not in shown:
+            problems.append(
+                f"the {a.action} approval {a.id} does not name order {order_id}, the order it"
+                f" is for: {_quote(shown)}"
+            )
         if a.action == "reissue" and sku not in shown:
             problems.append(f"the reissue approval {a.id} does not name {sku}, the SKU to ship")
         elif a.action == "reply" and sku in shown:

@@ -614,9 +614,14 @@ def _normalised(node: Any) -> Any | None:
             and method.children[1].value in NORMALISING_METHODS
         ):
             receiver = children[:-2]
-            if len(receiver) == 1 and receiver[0].type == "name" and receiver[0].value in (
-                "self",
-                "cls",
+            if (
+                len(receiver) == 1
+                and receiver[0].type == "name"
+                and receiver[0].value
+                in (
+                    "self",
+                    "cls",
+                )
             ):
                 return None
             return receiver
@@ -671,8 +676,7 @@ def _slices(node: Any) -> list[int]:
         for i, c in enumerate(node.children)
         if c.type == "trailer"
         and c.children[0].value == "["
-        and c.children[1].type == "subscript"
-        and any(getattr(x, "value", None) == ":" for x in c.children[1].children)
+        and c.children[1].type == "subscript"  # `a[i:j]`; `a[i]` holds the key itself
     ]
 
 
