@@ -2976,7 +2976,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "power_first_swapped_for_first",
         "evals.power.operators:ReplaceFirstWithLast.mutate",
-        '        swapped = "-1" if chosen.children[1].get_code(include_prefix=False) == "0" else "0"',
+        '        swapped = "-1" if was == "0" else "0"',
         '        swapped = "0"',
         "`x[0]` is mutated into itself: a mutant no run can kill",
         tests=POWER_TESTS,

@@ -589,7 +589,7 @@ def _value_used(node: Any) -> bool:
     return node.parent is not None and node.parent.type != "simple_stmt"
 
 
-def _normalised(node: Any) -> Any | None:
+def _normalised(node: Any) -> Any:
     """What ``node`` is once its normalising call is left out, or ``None``."""
     if node.type not in ("atom_expr", "power") or not _value_used(node):
         return None
@@ -800,7 +800,8 @@ class ReplaceFirstWithLast(Operator):  # type: ignore[misc]
 
     def mutate(self, node: Any, index: int) -> Any:
         chosen = _ends(node)[index]
-        swapped = "-1" if chosen.children[1].get_code(include_prefix=False) == "0" else "0"
+        was = chosen.children[1].get_code(include_prefix=False)
+        swapped = "-1" if was == "0" else "0"
         code = "".join(
             ("[" + swapped + "]") if c is chosen else c.get_code(include_prefix=False)
             for c in node.children
