@@ -9,7 +9,9 @@ import asyncio
 import contextlib
 import dataclasses
 import importlib
+import inspect
 import json
+import textwrap
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -75,6 +77,7 @@ INVARIANTS = (
     "failures_explained",
     "errors_name_their_cause",
     "bugs_never_pass_as_failures",
+    "composed_texts_whole",
 )
 ALL_CASES = [
     case
@@ -1905,6 +1908,68 @@ POSITIVE_CONTROLS += [
 ]
 
 
+def _recoded(function: Callable[..., Any], old: str, new: str) -> Breakage:
+    """A breakage giving ``function`` (a plain function or method, no closure) the code of
+    its own source with ``old`` (exactly once) turned into ``new``: every reference to it,
+    a registry's too, then runs the bug."""
+
+    def breakage(monkeypatch: pytest.MonkeyPatch) -> None:
+        source = textwrap.dedent(inspect.getsource(function))
+        assert source.count(old) == 1, f"{old!r} is not in {function.__name__} exactly once"
+        namespace: dict[str, Any] = {}
+        path = inspect.getsourcefile(function) or function.__name__
+        exec(compile(source.replace(old, new), path, "exec"), function.__globals__, namespace)
+        monkeypatch.setattr(function, "__code__", namespace[function.__name__].__code__)
+
+    breakage.__name__ = f"{function.__name__}_with_a_value_left_out"
+    return breakage
+
+
+def _tool_name_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tool's failure no longer names the tool (``' failed: 系统繁忙…'``)."""
+    from tools.errors import ToolFailedError
+
+    original = ToolFailedError.__init__
+
+    def init(self: ToolFailedError, tool: str, detail: str) -> None:
+        original(self, tool, detail)
+        self.args = (f" failed: {detail}",)
+
+    monkeypatch.setattr(ToolFailedError, "__init__", init)
+
+
+POSITIVE_CONTROLS += [
+    (
+        "errors_name_their_cause",
+        _tool_name_left_out,
+        _case(world=TRACK_FAILS),
+        {},
+        "(logistics__track, error)'s reason has a value left out (' ')",
+    ),
+    (
+        "composed_texts_whole",
+        _recoded(tools.catalog.track, "，{ship.carrier}）", "，）"),
+        _case(),
+        {},
+        "'s evidence ship#1 has a value left out ('，）')",
+    ),
+    (
+        "composed_texts_whole",
+        _recoded(LogisticsBrain.think, "「{quoted(ship['state'])}」", "「」"),
+        _case(),
+        {},
+        "(parcel_state) has a value left out ('「」')",
+    ),
+    (
+        "composed_texts_whole",
+        _recoded(agent.orchestrator._ticket_summary, "订单 {order_id}：仅回复", "订单 ：仅回复"),
+        _case("A2001", world=WAIT_WORLD),
+        {},
+        "the reply approval ",
+    ),
+]
+
+
 def _no_choices_unguarded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The model brain without its guard for a completion with no choices: it indexes the
     empty list, and the IndexError ends the role as if the model had failed."""
@@ -2324,6 +2389,32 @@ def test_a_rejected_message_gives_the_reason_the_spec_derives(
 )
 def test_what_names_no_cause(text: str, silent: bool) -> None:
     assert invariants._silent(text) is silent
+
+
+@pytest.mark.parametrize(
+    ("text", "data", "hole"),
+    [
+        ("订单 A1001：仅回复，不补发", [], None),
+        ("订单 ：仅回复，不补发", [], "单 ："),
+        ("物流状态「」", [], "「」"),
+        ("物流状态「运输中」", [], None),
+        ("运单（订单 A1001，）：运输中，", [], "，）"),
+        ("运单（订单 A1001，顺丰）：运输中，", [], None),
+        ("not JSON (Expecting value at character )", [], "r )"),
+        ("not JSON (Expecting value at character 0)", [], None),
+        ("refused: approval  is missing or not approved", [], "l  i"),
+        (" gave no usable output: no final answer", [], " "),
+        ("'order_agent' gave no usable output: no final answer", [], None),
+        ("补发商品 SKU-TEE-01 无库存，请人工处理。", [], None),
+        ("客户原话：包裹  没到（）", ["包裹  没到（）"], None),  # the customer's own words
+        ("客户原话：包裹  没到（）", [], "裹  没"),
+        ("《补发政策》物流信息停滞满 72 小时（含）未更新的", [], None),
+        ("v2 (2024-07-01)", [], None),
+        ("a b", [], None),
+    ],
+)
+def test_what_leaves_a_value_out(text: str, data: list[str], hole: str | None) -> None:
+    assert invariants.hole_in(text, data) == hole
 
 
 # --- bugs_never_pass_as_failures: which errors are the agent's own bugs -------------------

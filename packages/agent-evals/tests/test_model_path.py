@@ -319,6 +319,18 @@ def _outage_without_cause(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _outage_cause_unexplained(m: pytest.MonkeyPatch) -> None:
+    """The error names the cause's class but not what the provider said (its message)."""
+    errors = importlib.import_module("agent.errors")
+    mutate(
+        m,
+        errors.ProviderError,
+        "__init__",
+        PROVIDER_ERROR_MESSAGE,
+        'super().__init__(f"provider failed for {role!r} ({kind}): {type(cause).__name__}: ")',
+    )
+
+
 def _claim_text_required(m: pytest.MonkeyPatch) -> None:
     # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
     from agent import contracts
@@ -672,6 +684,12 @@ CONTROLS: list[Control] = [
     _c("an outage's error saying nothing", _outage_unexplained, "m13", "m15", "m16", "m17"),
     _c(
         "an outage's error naming no cause", _outage_without_cause, "m16", phrase="provider_failure"
+    ),
+    _c(
+        "an outage's error not saying what the provider said",
+        _outage_cause_unexplained,
+        "m16",
+        phrase="m16: provider_failure",
     ),
     # Caught before any request now: the client does not hold the settings (sut_error).
     _c("the client's retries not applied", _no_retries, "m01", "m14"),

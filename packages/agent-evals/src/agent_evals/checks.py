@@ -182,12 +182,16 @@ def model_told_the_customer(case: Case, run: Run) -> CheckOutput:
 
 CAUSE = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Timeout)\b")
 """The cause's class name, as docs/models.md prints it (``RateLimitError``)."""
+CAUSE_SAID = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Timeout): \S")
+"""The cause's class followed by its own message (``RateLimitError: Error code: 429 …``):
+what the provider said, which an engineer reads to tell a quota from an outage."""
 
 
 def outage_words_missing(run: Run) -> list[str]:
     """What an errored run's ``error`` leaves out of what docs/models.md says it holds:
     ``provider failed for 'logistics_agent' (rate_limit): RateLimitError: …`` names the
-    role whose call failed (the record's ``detail["role"]``), the kind, and the cause."""
+    role whose call failed (the record's ``detail["role"]``), the kind, and the cause: its
+    class and its own message."""
     error = run.error or ""
     role = run.detail.get("role")
     kind = run.detail.get(PROVIDER_FAILURE)
@@ -198,6 +202,8 @@ def outage_words_missing(run: Run) -> list[str]:
         missing.append(f"the kind ({kind!r})")
     if CAUSE.search(error) is None:
         missing.append("the cause (its class)")
+    elif CAUSE_SAID.search(error) is None:
+        missing.append("the cause's own message (what the provider said)")
     return missing
 
 
@@ -206,7 +212,8 @@ def provider_failure(case: Case, run: Run) -> CheckOutput:
     """The run ended with the expected provider failure (``timeout``, ``rate_limit``,
     ``server_error``, ``auth`` …), or with none when the case says ``null``: an outage is
     an errored run of its kind, the agent's own failure is no outage. An expected outage's
-    ``error`` names the role, the kind and the cause (:func:`outage_words_missing`). Not
+    ``error`` names the role, the kind, the cause and what it said
+    (:func:`outage_words_missing`). Not
     applicable when the case names none."""
     extra = case.expect.model_extra or {}
     if PROVIDER_FAILURE not in extra:

@@ -65,7 +65,13 @@ code: an invariant that shared the agent's reading of the world would share its 
   rejection's reason, an audited call's refusal or failure, the error an escalation's
   suggestion quotes — says something: never empty, never an exception's class name with
   nothing after it (``OrderNotFoundError: ``), never a cause left empty (``（）``, a
-  closing colon), so an exception that lost its message shows wherever it lands.
+  closing colon), so an exception that lost its message shows wherever it lands; and
+  none has a value left out of it (:func:`hole_in`: ``approval  is missing``, ``at
+  character )``), the case's own strings aside.
+- ``composed_texts_whole`` (trajectory): no text the agent composes for a reader — a
+  claim's text, an evidence excerpt, an approval's summary, the reply and the draft — has
+  a value left out (``物流状态「」``, ``（订单 A1001，）``, ``订单 ：仅回复``), the case's
+  own strings aside.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -1948,6 +1954,53 @@ def _silent(text: str) -> bool:
     return not said or bool(_EMPTY_CAUSE.search(said) or _BARE_EXCEPTION.search(said))
 
 
+_HOLE = re.compile(
+    r"「」|“”|《》"  # a quotation with nothing quoted
+    r"|[(（]\s*[,，:：;；)）]"  # a bracket opened on nothing
+    r"|[,，:：;；]\s*[)）]"  # a list or a label whose last value went
+    r"|[^\s(（\[] [)）]"  # a space left before a closing bracket
+    r"|\S [,，:：;；。]"  # a space left before a punctuation mark
+    r"|[(（] "  # a space left after an opening one
+    r"|\S {2,}\S"  # two spaces where a word went
+    r"|^[ ,，:：;；)）]"  # a text beginning where its first value went
+)
+"""A value left out of a composed text: what an f-string field dropped leaves
+(``订单 ：仅回复``, ``物流状态「」``, ``（订单 A1001，）``, ``at character )``,
+``approval  is missing``, ``' gave no usable output``)."""
+
+
+def hole_in(text: str, data: Iterable[str] = ()) -> str | None:
+    """The first hole of ``text`` (:data:`_HOLE`), ``data`` (strings the case gave: the
+    customer's words, the world's values) masked first, so a hole the data itself holds
+    is no hole of the text's."""
+    masked = text
+    for value in sorted({d for d in data if d.strip()}, key=len, reverse=True):
+        masked = masked.replace(value, "■")
+    found = _HOLE.search(masked)
+    return None if found is None else found.group(0)
+
+
+def case_strings(case: Case) -> list[str]:
+    """Every string the case gives the agent: its input's and its world's, at any depth
+    (keys of the world's mappings too: order ids, SKUs)."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                walk(k)
+                walk(v)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                walk(v)
+
+    walk(case.input)
+    walk(case.world)
+    return found
+
+
 def error_texts(run: Run) -> list[tuple[str, str]]:
     """Every error text of ``run`` with where it was found: ``role_errors``, ``error``,
     the bus log's result errors and rejection reasons, the audit log's refusals and
@@ -2026,4 +2079,48 @@ def errors_name_their_cause(case: Case, run: Run) -> CheckOutput:
         return None
     texts = error_texts(run)
     problems = [f"{where} names no cause: {_quote(text)}" for where, text in texts if _silent(text)]
+    data = case_strings(case)
+    for where, text in texts:
+        hole = None if _silent(text) else hole_in(text, data)
+        if hole is not None:
+            problems.append(f"{where} has a value left out ({hole!r}): {_quote(text)}")
+    return _verdict(problems)
+
+
+def composed_texts(run: Run) -> list[tuple[str, str]]:
+    """Every text the agent composes for a reader, with where it was found: each claim's
+    ``text`` and each evidence ``excerpt`` of a result on the bus, each approval's
+    ``summary`` (what the approver was shown), the reply sent and the draft."""
+    found: list[tuple[str, str]] = []
+    for m in bus_of(run):
+        if m.kind != "result":
+            continue
+        for i, claim in enumerate(m.payload.get("claims") or []):
+            if isinstance(claim, dict) and isinstance(claim.get("text"), str):
+                found.append((f"result {m.seq}'s claim {i} ({claim.get('topic')})", claim["text"]))
+        for item in m.payload.get("evidence") or []:
+            if isinstance(item, dict) and isinstance(item.get("excerpt"), str):
+                found.append((f"result {m.seq}'s evidence {item.get('id')}", item["excerpt"]))
+    env = environment_of(run)
+    for a in env.approvals if env is not None else []:
+        found.append((f"the {a.action} approval {a.id}'s summary", a.summary))
+    for what, text in (("the reply", run.reply), ("the draft", run.draft)):
+        if text:
+            found.append((what, text))
+    return found
+
+
+@check(kind="trajectory", name="composed_texts_whole")
+def composed_texts_whole(case: Case, run: Run) -> CheckOutput:
+    """No text the agent composes has a value left out (:data:`_HOLE`): the evidence a
+    tool returns, the claims a specialist states, what an approver is shown, the reply. A
+    field dropped from a template leaves a hole a reader sees and no outcome shows."""
+    if environment_of(run) is None:
+        return None
+    data = case_strings(case)
+    problems = []
+    for where, text in composed_texts(run):
+        hole = hole_in(text, data)
+        if hole is not None:
+            problems.append(f"{where} has a value left out ({hole!r}): {_quote(text)}")
     return _verdict(problems)

@@ -178,6 +178,10 @@ class Orchestrator:
                 return self._escalate(
                     agg, "out_of_stock", f"补发商品 {sku} 的库存无法查询（{e}），请人工核实后处理。"
                 )
+            if not sku:
+                return self._escalate(
+                    agg, "out_of_stock", "订单上没有商品编号，无法确定补发商品，请人工核实后处理。"
+                )
             if not in_stock:
                 return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
         amount = 0.0
