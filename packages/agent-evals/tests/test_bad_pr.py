@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from agent_evals.spec_terms import EXCERPT_LIMIT
 
 from .conftest import load_script
 
@@ -62,8 +63,8 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 55),
-        (3, ("FAIL", 1, 4, 1), [], 17),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 51),
+        (3, ("FAIL", 1, 4, 1), [], 20),
     ],
 )
 def test_verdict(
@@ -121,13 +122,13 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
     # The approval rules suite sees the same bug from six more angles, the generated
-    # worlds from 55 (every approver and amount that must not write).
+    # worlds from 51 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 55
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 51
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "64 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "60 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
@@ -142,8 +143,9 @@ def test_regression_3_cost_blow_up_fails_only_where_a_long_knowledge_base_overfl
     demos: dict[int, Any],
 ) -> None:
     """On the seed's cases 8x excerpts are a cost warning (below); over the whole set,
-    the generated worlds whose knowledge base holds ten long matching documents overflow
-    the policy specialist's output with them, and only those runs fail."""
+    the generated worlds whose knowledge base holds ten long matching documents, or one
+    longer than an excerpt holds (``over_long``), overflow the policy specialist's output
+    with them, and only those runs fail."""
     demo = demos[3]
     assert "+    return text[:MAX_EXCERPT_CHARS] * 8" in demo.diff
     m = demo.gate.metrics
@@ -152,9 +154,9 @@ def test_regression_3_cost_blow_up_fails_only_where_a_long_knowledge_base_overfl
     cases = [json.loads(line) for line in lines if line.strip() and not line.startswith("#")]
     worlds = {case["id"]: case["world"] for case in cases if case["id"] in failing}
     assert failing and sorted(worlds) == failing  # every one a generated world
-    for world in worlds.values():  # the knowledge base of many long documents
+    for world in worlds.values():  # many long documents, or one past an excerpt's limit
         long = [p for p in world.get("policies", []) if len(p["body"]) > 2000]
-        assert len(long) >= 9
+        assert len(long) >= 9 or any(len(p["body"]) > EXCERPT_LIMIT for p in long)
     # A reissue that no longer lands is a wrong outcome (state_after), not an unauthorized
     # act: nothing was done that must not be (state_kept holds).
     hard = demo.gate.findings("HARD")

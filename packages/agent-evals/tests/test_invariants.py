@@ -28,6 +28,7 @@ import domain.world
 import pytest
 import sqlite_utils.db
 import tools.catalog
+import tools.evidence
 import tools.gateway
 import tools.outbox
 from agent.aggregate import Aggregate
@@ -40,6 +41,7 @@ from agent.orchestrator import Orchestrator
 from agent.outcome import Budget, Handover, Outcome
 from agent.rule_brains import LogisticsBrain, OrderBrain, ReplyBrain, rule_brains
 from agent_evals import invariants
+from agent_evals.generated_worlds import OVER_LONG
 from agent_evals.sut import SupportPilotSUT
 from domain import OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import Order, PolicyDoc, Shipment, Ticket
@@ -1945,6 +1947,13 @@ POSITIVE_CONTROLS += [
         _case(world=TRACK_FAILS),
         {},
         "(logistics__track, error)'s reason has a value left out (' ')",
+    ),
+    (
+        "read_results_as_promised",
+        _recoded(tools.evidence.build_excerpt, "return text[:MAX_EXCERPT_CHARS]", "return text"),
+        _case(world={"policies": [OVER_LONG]}),
+        {},
+        "hands over an excerpt of 17",
     ),
     (
         "composed_texts_whole",

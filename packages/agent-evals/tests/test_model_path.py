@@ -331,6 +331,24 @@ def _outage_cause_unexplained(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _answer_not_stripped(m: pytest.MonkeyPatch) -> None:
+    """A final answer read with the blank lines around its code fence: the fence is missed."""
+    brain = importlib.import_module("agent.openai_brain")
+    mutate(m, brain, "parse_output", "    body = text.strip()", "    body = text")
+
+
+def _tools_out_of_order(m: pytest.MonkeyPatch) -> None:
+    """The tools offered in reverse name order (as a set's order may put them)."""
+    schema = importlib.import_module("tools.openai_schema")
+    mutate(
+        m,
+        schema,
+        "openai_schemas",
+        "for name in sorted(allowed_tools(role))",
+        "for name in sorted(allowed_tools(role), reverse=True)",
+    )
+
+
 def _claim_text_required(m: pytest.MonkeyPatch) -> None:
     # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
     from agent import contracts
@@ -706,6 +724,13 @@ CONTROLS: list[Control] = [
     _c("the record names another model", _another_model_recorded, "m01"),
     _c("the temperature set never sent", _temperature_dropped, "m01", phrase="m01: model_served"),
     _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
+    _c("a fenced answer's blank lines kept", _answer_not_stripped, "m22"),
+    _c(
+        "the tools offered out of name order",
+        _tools_out_of_order,
+        "m01",
+        phrase="m01: model_served",
+    ),
     # The agent's handling of each model fault.
     _c("the reply draft taken from the wrong claim", _draft_from_the_wrong_claim, "m01", "m02"),
     _c(

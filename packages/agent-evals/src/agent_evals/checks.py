@@ -154,6 +154,11 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     if ledger.get("altered_calls"):
         altered = "; ".join(map(str, ledger["altered_calls"]))
         problems.append(f"the history sent back does not repeat the model's tool calls: {altered}")
+    if ledger.get("unordered_tools"):
+        shown = "; ".join(map(str, ledger["unordered_tools"]))
+        problems.append(
+            f"the tools were offered out of name order (another run sends another request): {shown}"
+        )
     if ledger.get("invalid_requests"):
         invalid = ledger["invalid_requests"]
         problems.append(

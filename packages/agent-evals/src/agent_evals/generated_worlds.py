@@ -125,6 +125,14 @@ TIED_LATER = _policy(
 """The same effective date and version, added after it (a higher id), ranking below it: on
 that tie the higher id is in force (spec_terms), whatever the search's relevance says."""
 
+OVER_LONG = _policy(
+    "物流信息停滞满 96 小时未更新的，可为客户提交补发申请。" + PROCEDURE_STEP * 170,
+    "2025-03-01",
+    "v3",
+)
+"""A current policy longer than an excerpt may hold (16,000 characters, docs/invariants.md):
+the search hands over its start, where the period is stated, cut at the limit."""
+
 POLICIES: dict[str, dict[str, Any]] = {
     "default": {"kb": "default", "add": [], "hours": 72},
     "newer_current": {
@@ -178,6 +186,11 @@ POLICIES: dict[str, dict[str, Any]] = {
             for hours, d, v in MANY_LONG
         ],
         "hours": MANY_LONG[-1][0],
+    },
+    "over_long": {
+        "kb": "default",
+        "add": [OVER_LONG],
+        "hours": 96,
     },
     "tied_current": {"kb": "default", "add": [TIED_SHORT, TIED_LATER], "hours": 96},
     "fullwidth_newer": {

@@ -97,7 +97,7 @@ from agent_evals.gateway_spec import GATEWAY, gateway_problems
 from agent_evals.oracle import world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
 from agent_evals.schema_spec import SCHEMA, schema_problems
-from agent_evals.spec_terms import canonical_order_id, order_closure
+from agent_evals.spec_terms import EXCERPT_LIMIT, canonical_order_id, order_closure
 
 ORCHESTRATOR = "orchestrator"
 """The role the orchestrator calls tools as (stock check, outbox)."""
@@ -1655,6 +1655,12 @@ def read_result_problems(results: Sequence[Mapping[str, Any]], env: Environment)
                 problems.append(f"{what} answers qty {qty} with {evidence} evidence item(s)")
         if tool == "support__find_write" and (r.get("id") is not None) != found:
             problems.append(f"{what} says found: {found} with the id {r.get('id')!r}")
+        longest = r.get("longest_excerpt")
+        if isinstance(longest, int) and longest > EXCERPT_LIMIT:
+            problems.append(
+                f"{what} hands over an excerpt of {longest} characters, past the"
+                f" {EXCERPT_LIMIT:,} an excerpt may hold"
+            )
     return problems
 
 

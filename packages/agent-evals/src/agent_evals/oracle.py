@@ -22,7 +22,12 @@ from domain.world import (
     SHIPMENT_DEFAULTS,
 )
 
-from agent_evals.spec_terms import canonical_order_id, order_closure, reissue_threshold_hours
+from agent_evals.spec_terms import (
+    EXCERPT_LIMIT,
+    canonical_order_id,
+    order_closure,
+    reissue_threshold_hours,
+)
 
 FIRST_ADDED_POLICY_ID = 100
 """The id of the first policy document a case's ``world.policies`` adds, then 101, 102 …
@@ -273,12 +278,17 @@ default keeps the same head-room (a cost blow-up still shows in the gate's p95).
 
 
 def max_chars_for(world: Mapping[str, Any]) -> int:
-    """The run's budget of characters returned: the default, or, for a world whose added
+    """The run's budget of characters returned: the default; for a world whose added
     policies fill a search page, twice it or the default plus the page quoted twice (the
-    :data:`SEARCH_PAGE` longest added documents, title and body), whichever is more."""
+    :data:`SEARCH_PAGE` longest added documents, title and body), whichever is more; for
+    fewer added policies whose excerpts (``《title》body``, cut at :data:`EXCERPT_LIMIT`)
+    hold more than the default, the default plus those excerpts once."""
     added = world.get("policies", [])
     if len(added) < SEARCH_PAGE:
-        return DEFAULT_MAX_CHARS
+        excerpts = sum(
+            min(len(p.get("title", "")) + len(p.get("body", "")) + 2, EXCERPT_LIMIT) for p in added
+        )
+        return DEFAULT_MAX_CHARS + excerpts if excerpts > DEFAULT_MAX_CHARS else DEFAULT_MAX_CHARS
     sizes = sorted((len(p.get("title", "")) + len(p.get("body", "")) for p in added), reverse=True)
     return max(FULL_PAGE_MAX_CHARS, DEFAULT_MAX_CHARS + 2 * sum(sizes[:SEARCH_PAGE]))
 

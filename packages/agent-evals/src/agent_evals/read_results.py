@@ -42,6 +42,7 @@ def shape(role: str, name: str, args: dict[str, Any], result: ToolResult) -> dic
         "documents": len(documents) if isinstance(documents, list) else None,
         "qty": qty if isinstance(qty, int) and not isinstance(qty, bool) else repr(qty),
         "id": data.get("id") if isinstance(data.get("id"), str | None) else repr(data.get("id")),
+        "longest_excerpt": max((len(e.excerpt) for e in result.evidence), default=0),
     }
 
 

@@ -740,7 +740,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
     ),
     "endless_tools": (True, "it never stops calling its tool (the step limit ends it)"),
     "slow": (True, f"every answer takes {SLOW_S:g} s"),
-    "fenced": (True, "its final answers come in a Markdown code fence (```json … ```)"),
+    "fenced": (
+        True,
+        "its final answers come in a Markdown code fence (```json … ```), after a blank line"
+        " and followed by a newline, as chat models write them",
+    ),
     "two_mistakes": (
         True,
         "its final answers carry two schema mistakes; it mends those a repair names",
@@ -1103,6 +1107,9 @@ class ScriptedModel:
         such a request is answered 400, as the real API answers it."""
         self._outage = threading.Event()
         """Set once a ``lone_outage`` role's request was answered with its failure."""
+        self.unordered_tools: list[str] = []
+        """Requests that offered their tools out of name order (docs/models.md: a run
+        sends the same request every time), each finding once."""
 
     def _check_history(self, conversation: Conversation) -> None:
         with self._lock:
@@ -1143,6 +1150,12 @@ class ScriptedModel:
             return HttpError(400, f"scripted: invalid request: {refused[0]}")
         self._check_history(conversation)
         role = conversation.prompt.role
+        offered = list(conversation.offered)
+        if offered != sorted(offered):
+            finding = f"{role}: {offered}"
+            with self._lock:
+                if finding not in self.unordered_tools:
+                    self.unordered_tools.append(finding)
         if role is not None and role != REPLY_WRITER:
             told = customer_message(conversation.prompt.task)
             with self._lock:
@@ -1265,7 +1278,7 @@ class ScriptedModel:
                 draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"
             return _answer([_claim(topic, draft, [], "回复草稿")], conversation)
         if kind == "fenced" and isinstance(answer, Reply):
-            return replace(answer, content=f"```json\n{answer.content}\n```")
+            return replace(answer, content=f"\n```json\n{answer.content}\n```\n")
         return answer
 
 
@@ -1330,6 +1343,7 @@ class ScriptedServer:
             "sampling_asked": [json.loads(pair) for pair in sampling],
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
+            "unordered_tools": list(self.model.unordered_tools),
             "invalid_requests": list(self.model.invalid_requests),
             "customer_messages": {role: list(told) for role, told in self.model.told.items()},
             "repair_quotes": list(self.model.repair_quotes),

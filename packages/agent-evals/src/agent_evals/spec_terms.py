@@ -97,3 +97,9 @@ def reissue_threshold_hours(policies: Iterable[Mapping[str, Any]]) -> int | None
     one whose period cannot be read)."""
     doc = current_reissue_policy(policies)
     return None if doc is None else period_hours(str(doc["body"]))
+
+
+EXCERPT_LIMIT = 16_000
+"""The longest evidence excerpt any read tool hands over, in characters (docs/invariants.md,
+docs/decision-table.md): a policy longer than that is cut, its start kept, where its
+period is stated."""
