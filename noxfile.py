@@ -217,7 +217,7 @@ def screenshots(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 464 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 466 ways, one copy each: the tests must fail every time."""
     # The Ray executor's and evals power's mutants are killed by their tests, which need
     # the extras.
     sync(

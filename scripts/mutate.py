@@ -2305,7 +2305,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "hole_space_before_a_mark_allowed",
         "agent_evals.invariants",
-        '    r"|\\S [,，:：;；。]"  # a space left before a punctuation mark',
+        '    r"|\\S [,，:：;；。.]"  # a space left before a punctuation mark',
         '    r""  # a space left before a punctuation mark',
         "`订单 ：仅回复` (the order id left out of an approver's summary) passes as whole",
         tests=INVARIANT_TESTS,
@@ -3468,6 +3468,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "    if got == wanted:\n        missing = outage_words_missing(run)",
         "    if True:\n        missing = outage_words_missing(run)",
         "an outage of the wrong kind (a timeout read as a dropped connection) passes",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "model_texts_holes_unchecked",
+        "agent_evals.checks:model_texts_whole",
+        "        hole = hole_in(str(text), data)",
+        "        hole = None",
+        "a prompt or a repair request with a value left out passes",
+        tests=MODEL_TESTS,
+    ),
+    M(
+        "tools_order_unchecked",
+        "agent_evals.scripted_model:ScriptedModel.__call__",
+        "        if offered != sorted(offered):",
+        "        if False:",
+        "tools offered in a set's order (another request every run) pass",
         tests=MODEL_TESTS,
     ),
     M(

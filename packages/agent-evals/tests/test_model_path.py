@@ -331,6 +331,23 @@ def _outage_cause_unexplained(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _prompt_phrase_left_out(m: pytest.MonkeyPatch) -> None:
+    """The reply writer's prompt loses the phrase it must never write in a wait reply."""
+    prompts = importlib.import_module("agent.prompts")
+    text = prompts.ROLE_INSTRUCTIONS[prompts.REPLY_ROLE]
+    left_out = f"never write {prompts.REISSUE_PHRASE}."
+    assert text.count(left_out) == 1
+    m.setitem(
+        prompts.ROLE_INSTRUCTIONS, prompts.REPLY_ROLE, text.replace(left_out, "never write .")
+    )
+
+
+def _repair_position_left_out(m: pytest.MonkeyPatch) -> None:
+    """A repair request no longer says where the answer stopped being JSON."""
+    brain = importlib.import_module("agent.openai_brain")
+    mutate(m, brain, "parse_output", "at character {e.pos})", "at character )")
+
+
 def _answer_not_stripped(m: pytest.MonkeyPatch) -> None:
     """A final answer read with the blank lines around its code fence: the fence is missed."""
     brain = importlib.import_module("agent.openai_brain")
@@ -725,6 +742,16 @@ CONTROLS: list[Control] = [
     _c("the temperature set never sent", _temperature_dropped, "m01", phrase="m01: model_served"),
     _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
     _c("a fenced answer's blank lines kept", _answer_not_stripped, "m22"),
+    _c(
+        "a prompt's phrase left out",
+        _prompt_phrase_left_out,
+        phrase="m01: model_texts_whole",
+    ),
+    _c(
+        "a repair request's position left out",
+        _repair_position_left_out,
+        phrase="m08: model_texts_whole",
+    ),
     _c(
         "the tools offered out of name order",
         _tools_out_of_order,

@@ -19,6 +19,8 @@ from evals.checks.builtin import OPTIONAL
 from evals.model.case import Case
 from evals.model.run import Run
 
+from agent_evals.invariants import case_strings, hole_in
+
 for _policy in OPTIONAL:
     register(_policy)
 
@@ -164,6 +166,25 @@ def model_served(case: Case, run: Run) -> CheckOutput:
         problems.append(
             f"{len(invalid)} request(s) the API refuses as invalid (answered 400): {invalid[0]}"
         )
+    return (False, "; ".join(problems)) if problems else True
+
+
+@check(kind="trajectory", name="model_texts_whole")
+def model_texts_whole(case: Case, run: Run) -> CheckOutput:
+    """No text the agent composed for the model — a system prompt, a repair request — has
+    a value left out (:func:`agent_evals.invariants.hole_in`: ``never write . Never``,
+    ``at character )``), the case's own strings aside; read from the model server's side;
+    not applicable without a model server's account."""
+    ledger = _ledger(run)
+    sent = None if ledger is None else ledger.get("texts_sent")
+    if not isinstance(sent, list):
+        return None
+    data = case_strings(case)
+    problems = []
+    for where, text in sent:
+        hole = hole_in(str(text), data)
+        if hole is not None:
+            problems.append(f"{where} has a value left out ({hole!r})")
     return (False, "; ".join(problems)) if problems else True
 
 

@@ -1965,7 +1965,7 @@ _HOLE = re.compile(
     r"|[(（]\s*[,，:：;；)）]"  # a bracket opened on nothing
     r"|[,，:：;；]\s*[)）]"  # a list or a label whose last value went
     r"|[^\s(（\[] [)）]"  # a space left before a closing bracket
-    r"|\S [,，:：;；。]"  # a space left before a punctuation mark
+    r"|\S [,，:：;；。.]"  # a space left before a punctuation mark
     r"|[(（] "  # a space left after an opening one
     r"|\S {2,}\S"  # two spaces where a word went
     r"|^[ ,，:：;；)）]"  # a text beginning where its first value went

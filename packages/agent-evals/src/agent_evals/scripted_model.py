@@ -1107,6 +1107,10 @@ class ScriptedModel:
         such a request is answered 400, as the real API answers it."""
         self._outage = threading.Event()
         """Set once a ``lone_outage`` role's request was answered with its failure."""
+        self.texts_sent: dict[str, str] = {}
+        """Every distinct system prompt and repair request the agent sent, text -> where
+        (``<role>: system prompt`` / ``<role>: repair request``): texts an agent composes
+        for the model, judged whole by the checks (a value left out shows there)."""
         self.unordered_tools: list[str] = []
         """Requests that offered their tools out of name order (docs/models.md: a run
         sends the same request every time), each finding once."""
@@ -1150,6 +1154,14 @@ class ScriptedModel:
             return HttpError(400, f"scripted: invalid request: {refused[0]}")
         self._check_history(conversation)
         role = conversation.prompt.role
+        sent = [(f"{role}: system prompt", conversation.prompt.system)]
+        if conversation.answered_before and conversation.messages:
+            last = conversation.messages[-1]
+            if last.get("role") == "user":
+                sent.append((f"{role}: repair request", str(last.get("content") or "")))
+        with self._lock:
+            for where, text in sent:
+                self.texts_sent.setdefault(text, where)
         offered = list(conversation.offered)
         if offered != sorted(offered):
             finding = f"{role}: {offered}"
@@ -1344,6 +1356,7 @@ class ScriptedServer:
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
             "unordered_tools": list(self.model.unordered_tools),
+            "texts_sent": [[where, text] for text, where in self.model.texts_sent.items()],
             "invalid_requests": list(self.model.invalid_requests),
             "customer_messages": {role: list(told) for role, told in self.model.told.items()},
             "repair_quotes": list(self.model.repair_quotes),
