@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   74/74 = 100.0%" in out
+    assert "success                   75/75 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 74
+    assert len(recorded) == 75
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -346,6 +346,12 @@ def _repair_position_left_out(m: pytest.MonkeyPatch) -> None:
     """A repair request no longer says where the answer stopped being JSON."""
     brain = importlib.import_module("agent.openai_brain")
     mutate(m, brain, "parse_output", "at character {e.pos})", "at character )")
+
+
+def _top_level_unnamed(m: pytest.MonkeyPatch) -> None:
+    """A problem of the answer as a whole is named by nothing (``(: Input should be …``)."""
+    brain = importlib.import_module("agent.openai_brain")
+    mutate(m, brain, "parse_output", " or '(top level)'}: ", "}: ")
 
 
 def _answer_not_stripped(m: pytest.MonkeyPatch) -> None:
@@ -746,6 +752,11 @@ CONTROLS: list[Control] = [
         "a prompt's phrase left out",
         _prompt_phrase_left_out,
         phrase="m01: model_texts_whole",
+    ),
+    _c(
+        "a whole-answer problem named by nothing",
+        _top_level_unnamed,
+        phrase="m67: model_texts_whole",
     ),
     _c(
         "a repair request's position left out",

@@ -1964,6 +1964,7 @@ _HOLE = re.compile(
     r"「」|“”|《》"  # a quotation with nothing quoted
     r"|[(（]\s*[,，:：;；)）]"  # a bracket opened on nothing
     r"|[,，:：;；]\s*[)）]"  # a list or a label whose last value went
+    r"|[:：]\s*[:：]"  # a label whose value went, before the next one
     r"|[^\s(（\[] [)）]"  # a space left before a closing bracket
     r"|\S [,，:：;；。.]"  # a space left before a punctuation mark
     r"|[(（] "  # a space left after an opening one

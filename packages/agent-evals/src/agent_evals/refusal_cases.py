@@ -88,6 +88,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "extra_argument": True,
     "long_mistake": True,
     "extra_key": True,
+    "bare_list_once": True,
     "last_topic_left_out": True,
     "extra_claims": True,
     "bare_claims": False,

@@ -762,6 +762,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
         "its first final answer carries, beside its claims, a top-level key the output"
         " schema does not name (confidence); its repaired one is good",
     ),
+    "bare_list_once": (
+        True,
+        "its first final answer is its claims list alone (a JSON array, not the object"
+        " holding it); its repaired one is good",
+    ),
     "last_topic_left_out": (
         True,
         "its final answers leave out the claim of the last topic its prompt asks for (the"
@@ -944,6 +949,16 @@ def with_long_key(content: str) -> str:
     except (ValueError, KeyError, IndexError, TypeError):
         return content
     return json.dumps(data, ensure_ascii=False)
+
+
+def as_bare_list(content: str) -> str:
+    """``content`` (a claims answer) as its claims list alone: valid JSON of the wrong
+    kind, a problem of the answer as a whole (no field to name)."""
+    try:
+        claims = json.loads(content)["claims"]
+    except (ValueError, TypeError, KeyError):
+        return content
+    return json.dumps(claims, ensure_ascii=False)
 
 
 def with_extra_key(content: str) -> str:
@@ -1269,6 +1284,12 @@ class ScriptedModel:
             return replace(answer, content=with_long_key(answer.content))
         if kind == "extra_key" and isinstance(answer, Reply) and not conversation.answered_before:
             return replace(answer, content=with_extra_key(answer.content))
+        if (
+            kind == "bare_list_once"
+            and isinstance(answer, Reply)
+            and not conversation.answered_before
+        ):
+            return replace(answer, content=as_bare_list(answer.content))
         topics = conversation.prompt.topics
         if kind == "last_topic_left_out" and isinstance(answer, Reply) and topics:
             return replace(answer, content=without_topic(answer.content, topics[-1]))
