@@ -87,6 +87,7 @@ def test_amounts_are_read_or_refused(text: str | None, amount: float | None) -> 
         ("cny", 1299.0, "CNY1299", 1299.0),
         ("rmb_after", 59.0, "59 RMB", 59.0),
         ("cny_after", 1299.0, "1,299.00CNY", 1299.0),
+        ("yuan_before", 59.0, "元59", None),  # a suffix mark before the number
     ],
 )
 def test_the_amount_format_fault_restates_only_the_amount(
@@ -101,7 +102,8 @@ def test_the_amount_format_fault_restates_only_the_amount(
     assert out["claims"][1] == {**claims[1], "value": stated}
     assert parse_amount(stated) == read
     assert set(AMOUNT_STYLES) == {
-        "symbol", "yuan", "grouped", "words", "fullwidth", "rmb", "cny", "rmb_after", "cny_after"
+        "symbol", "yuan", "grouped", "words", "fullwidth", "rmb", "cny", "rmb_after", "cny_after",
+        "yuan_before",
     }  # fmt: skip
 
 
@@ -390,3 +392,27 @@ def test_each_currency_mark_has_a_case_that_fails_when_it_is_no_longer_read(
     run = SupportPilotSUT().run(case, 0)
     assert not success(grade(case, run))
     assert run.outcome_reason == "amount_unreadable"
+
+
+def test_a_mark_on_the_wrong_side_has_a_case_that_fails_when_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of r70: an orchestrator that strips a suffix mark from the
+    front too (``元59`` read as 59) auto-approves a reissue nobody could price."""
+    from agent import amounts
+
+    case = MARKED["r70"]
+    assert success(grade(case, SupportPilotSUT().run(case, 0)))
+
+    def either_side(text: str, marks: tuple[str, ...], *, prefix: bool) -> str:
+        for mark in marks:
+            if text.startswith(mark):
+                return text[len(mark) :].strip()
+            if text.endswith(mark):
+                return text[: -len(mark)].strip()
+        return text
+
+    monkeypatch.setattr(amounts, "_strip_mark", either_side)
+    run = SupportPilotSUT().run(case, 0)
+    assert not success(grade(case, run))
+    assert run.outcome == "replied"

@@ -65,6 +65,7 @@ AMOUNT_STYLES = (
     "cny",
     "rmb_after",
     "cny_after",
+    "yuan_before",
 )
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000
