@@ -2296,7 +2296,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "hole_case_data_not_masked",
-        "agent_evals.invariants:hole_in",
+        "agent_evals.holes:hole_in",
         '        masked = masked.replace(value, "■")',
         "        masked = masked",
         "a hole the customer's own words hold is blamed on the agent: a false alarm",
@@ -2304,7 +2304,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "hole_space_before_a_mark_allowed",
-        "agent_evals.invariants",
+        "agent_evals.holes",
         '    r"|\\S [,，:：;；。.]"  # a space left before a punctuation mark',
         '    r""  # a space left before a punctuation mark',
         "`订单 ：仅回复` (the order id left out of an approver's summary) passes as whole",

@@ -40,7 +40,7 @@ from agent.faults import attempt_write
 from agent.orchestrator import Orchestrator
 from agent.outcome import Budget, Handover, Outcome
 from agent.rule_brains import LogisticsBrain, OrderBrain, ReplyBrain, rule_brains
-from agent_evals import invariants
+from agent_evals import holes, invariants
 from agent_evals.generated_worlds import OVER_LONG
 from agent_evals.sut import SupportPilotSUT
 from domain import OrderNotFoundError, ShipmentNotFoundError, Store
@@ -2423,7 +2423,7 @@ def test_what_names_no_cause(text: str, silent: bool) -> None:
     ],
 )
 def test_what_leaves_a_value_out(text: str, data: list[str], hole: str | None) -> None:
-    assert invariants.hole_in(text, data) == hole
+    assert holes.hole_in(text, data) == hole
 
 
 # --- bugs_never_pass_as_failures: which errors are the agent's own bugs -------------------

@@ -19,7 +19,7 @@ from evals.checks.builtin import OPTIONAL
 from evals.model.case import Case
 from evals.model.run import Run
 
-from agent_evals.invariants import case_strings, hole_in
+from agent_evals.holes import case_strings, hole_in
 
 for _policy in OPTIONAL:
     register(_policy)
@@ -172,7 +172,7 @@ def model_served(case: Case, run: Run) -> CheckOutput:
 @check(kind="trajectory", name="model_texts_whole")
 def model_texts_whole(case: Case, run: Run) -> CheckOutput:
     """No text the agent composed for the model — a system prompt, a repair request — has
-    a value left out (:func:`agent_evals.invariants.hole_in`: ``never write . Never``,
+    a value left out (:func:`agent_evals.holes.hole_in`: ``never write . Never``,
     ``at character )``), the case's own strings aside; read from the model server's side;
     not applicable without a model server's account."""
     ledger = _ledger(run)

@@ -66,8 +66,8 @@ code: an invariant that shared the agent's reading of the world would share its 
   suggestion quotes — says something: never empty, never an exception's class name with
   nothing after it (``OrderNotFoundError: ``), never a cause left empty (``（）``, a
   closing colon), so an exception that lost its message shows wherever it lands; and
-  none has a value left out of it (:func:`hole_in`: ``approval  is missing``, ``at
-  character )``), the case's own strings aside.
+  none has a value left out of it (:func:`~agent_evals.holes.hole_in`: ``approval  is
+  missing``, ``at character )``), the case's own strings aside.
 - ``composed_texts_whole`` (trajectory): no text the agent composes for a reader — a
   claim's text, an evidence excerpt, an approval's summary, the reply and the draft — has
   a value left out (``物流状态「」``, ``（订单 A1001，）``, ``订单 ：仅回复``), the case's
@@ -94,6 +94,7 @@ from tools import TOOLS
 
 from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.gateway_spec import GATEWAY, gateway_problems
+from agent_evals.holes import case_strings, hole_in
 from agent_evals.oracle import world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
 from agent_evals.schema_spec import SCHEMA, schema_problems
@@ -1960,54 +1961,6 @@ def _silent(text: str) -> bool:
     return not said or bool(_EMPTY_CAUSE.search(said) or _BARE_EXCEPTION.search(said))
 
 
-_HOLE = re.compile(
-    r"「」|“”|《》"  # a quotation with nothing quoted
-    r"|[(（]\s*[,，:：;；)）]"  # a bracket opened on nothing
-    r"|[,，:：;；]\s*[)）]"  # a list or a label whose last value went
-    r"|[:：]\s*[:：]"  # a label whose value went, before the next one
-    r"|[^\s(（\[] [)）]"  # a space left before a closing bracket
-    r"|\S [,，:：;；。.]"  # a space left before a punctuation mark
-    r"|[(（] "  # a space left after an opening one
-    r"|\S {2,}\S"  # two spaces where a word went
-    r"|^[ ,，:：;；)）]"  # a text beginning where its first value went
-)
-"""A value left out of a composed text: what an f-string field dropped leaves
-(``订单 ：仅回复``, ``物流状态「」``, ``（订单 A1001，）``, ``at character )``,
-``approval  is missing``, ``' gave no usable output``)."""
-
-
-def hole_in(text: str, data: Iterable[str] = ()) -> str | None:
-    """The first hole of ``text`` (:data:`_HOLE`), ``data`` (strings the case gave: the
-    customer's words, the world's values) masked first, so a hole the data itself holds
-    is no hole of the text's."""
-    masked = text
-    for value in sorted({d for d in data if d.strip()}, key=len, reverse=True):
-        masked = masked.replace(value, "■")
-    found = _HOLE.search(masked)
-    return None if found is None else found.group(0)
-
-
-def case_strings(case: Case) -> list[str]:
-    """Every string the case gives the agent: its input's and its world's, at any depth
-    (keys of the world's mappings too: order ids, SKUs)."""
-    found: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, Mapping):
-            for k, v in value.items():
-                walk(k)
-                walk(v)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                walk(v)
-
-    walk(case.input)
-    walk(case.world)
-    return found
-
-
 def error_texts(run: Run) -> list[tuple[str, str]]:
     """Every error text of ``run`` with where it was found: ``role_errors``, ``error``,
     the bus log's result errors and rejection reasons, the audit log's refusals and
@@ -2119,9 +2072,10 @@ def composed_texts(run: Run) -> list[tuple[str, str]]:
 
 @check(kind="trajectory", name="composed_texts_whole")
 def composed_texts_whole(case: Case, run: Run) -> CheckOutput:
-    """No text the agent composes has a value left out (:data:`_HOLE`): the evidence a
-    tool returns, the claims a specialist states, what an approver is shown, the reply. A
-    field dropped from a template leaves a hole a reader sees and no outcome shows."""
+    """No text the agent composes has a value left out
+    (:func:`~agent_evals.holes.hole_in`): the evidence a tool returns, the claims a
+    specialist states, what an approver is shown, the reply. A field dropped from a
+    template leaves a hole a reader sees and no outcome shows."""
     if environment_of(run) is None:
         return None
     data = case_strings(case)
