@@ -192,9 +192,11 @@ AMOUNT_STYLES = {
     "yuan": lambda paid: f"{paid:.2f}".rstrip("0").rstrip(".") + "元",
     "grouped": lambda paid: f"{paid:,.2f}".rstrip("0").rstrip("."),
     "words": None,
+    "yuan_before": None,
 }
 """How the ``amount_format:<style>`` fault restates the amount paid; ``None``: in words,
-which no one may read as a number."""
+or with a currency mark on the side it is never written (``元59``), which no one may read
+as a number."""
 
 
 def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Evidence, bool]:
