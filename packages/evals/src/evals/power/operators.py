@@ -490,19 +490,34 @@ def _clause_end(children: list[Any], start: int) -> int:
     return end + 1
 
 
-class RemoveElseBranch(Operator):  # type: ignore[misc]
-    """One ``elif`` clause or the ``else`` clause of an ``if``, dropped."""
+class _ClauseToDrop(Operator):  # type: ignore[misc]
+    """A clause of a compound statement (from its keyword to its block) the subclass
+    finds with :meth:`clauses`, dropped (one mutant per clause)."""
+
+    def clauses(self, node: Any) -> list[int]:
+        """Where each clause this operator drops starts among ``node``'s children."""
+        raise NotImplementedError
 
     def mutation_positions(self, node: Any) -> Iterator[Position]:
-        children = node.children if node.type == "if_stmt" else []
-        for start in _branches(node):
-            yield (children[start].start_pos, children[_clause_end(children, start) - 1].end_pos)
+        # The children as they are now: cosmic-ray may mutate the node (which replaces its
+        # list of children) before it asks for the next position.
+        children = getattr(node, "children", [])
+        for start in self.clauses(node):
+            end = children[_clause_end(children, start) - 1]
+            yield (children[start].start_pos, end.end_pos)
 
     def mutate(self, node: Any, index: int) -> Any:
-        start = _branches(node)[index]
+        start = self.clauses(node)[index]
         end = _clause_end(node.children, start)
         node.children = node.children[:start] + node.children[end:]
         return node
+
+
+class RemoveElseBranch(_ClauseToDrop):
+    """One ``elif`` clause or the ``else`` clause of an ``if``, dropped."""
+
+    def clauses(self, node: Any) -> list[int]:
+        return _branches(node)
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
@@ -535,19 +550,11 @@ def _handlers(node: Any) -> list[int]:
     return found if len(found) >= 2 else []
 
 
-class RemoveExceptHandler(Operator):  # type: ignore[misc]
+class RemoveExceptHandler(_ClauseToDrop):
     """One ``except`` clause of a ``try`` with two or more, dropped."""
 
-    def mutation_positions(self, node: Any) -> Iterator[Position]:
-        children = node.children if node.type == "try_stmt" else []
-        for start in _handlers(node):
-            yield (children[start].start_pos, children[_clause_end(children, start) - 1].end_pos)
-
-    def mutate(self, node: Any, index: int) -> Any:
-        start = _handlers(node)[index]
-        end = _clause_end(node.children, start)
-        node.children = node.children[:start] + node.children[end:]
-        return node
+    def clauses(self, node: Any) -> list[int]:
+        return _handlers(node)
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
