@@ -217,17 +217,18 @@ def screenshots(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 466 ways, one copy each: the tests must fail every time."""
-    # The Ray executor's and evals power's mutants are killed by their tests, which need
-    # the extras.
+    """Break the evaluation code in 478 ways, one copy each: the tests must fail every time."""
+    # The Ray executor's, evals power's and OpenTelemetry's mutants are killed by their
+    # tests, which need the extras; the page's by the browser test (Playwright driving the
+    # system's Chromium) and the span reader's by the two real agent frameworks.
     sync(
         session,
         "agent-evals",
         "judge",
         "fake-openai",
         "evals",
-        groups=("test",),
-        extras=("ray", "power"),
+        groups=("test", "browser", "otel-frameworks"),
+        extras=("ray", "power", "otel"),
     )
     session.run("python", "scripts/mutate.py", *session.posargs)
 

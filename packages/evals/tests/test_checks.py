@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -389,11 +390,14 @@ def test_writes_default_to_the_outbox_path() -> None:
     assert not write.approved
 
 
-def test_every_snippet_of_the_guide_in_docs_checks_md_runs() -> None:
+def test_every_snippet_of_the_guide_in_docs_checks_md_runs(tmp_path: Path) -> None:
     """The guide "Evaluate your own agent": every python block runs (one namespace, as
-    the guide continues itself), every sh block runs from the repository root and
-    exits 0, with this venv's python."""
+    the guide continues itself), every sh block runs from a copy of the repository's
+    examples (a block that rewrites a baseline must not touch the repository) and exits
+    0, with this venv's python."""
     root = Path(__file__).resolve().parents[3]
+    ignore = shutil.ignore_patterns("__pycache__", "traces", "reports", "*.sqlite")
+    shutil.copytree(root / "examples", tmp_path / "examples", ignore=ignore)
     doc = (root / "docs" / "checks.md").read_text("utf-8")
     blocks = [part.split("```", 1)[0] for part in doc.split("```python\n")[1:]]
     shells = [part.split("```", 1)[0] for part in doc.split("```sh\n")[1:]]
@@ -408,8 +412,11 @@ def test_every_snippet_of_the_guide_in_docs_checks_md_runs() -> None:
     finally:
         unregister("greets_customer")
         unregister("answer_contains")
+        unregister("refunds")
     for script in shells:
-        run_doc_shell(script, root)
+        run_doc_shell(script, tmp_path)
+    committed = (root / "examples" / "refund_agent" / "baseline.json").read_bytes()
+    assert (tmp_path / "examples" / "refund_agent" / "baseline.json").read_bytes() != committed
 
 
 @pytest.mark.parametrize(

@@ -24,10 +24,11 @@ from evals.report.html import (
     ROWS_MAX,
     TEXT_CHARS_MAX,
     VALUE_CHARS_MAX,
+    case_views,
     load_runs,
     render_html,
-    shown_pairs,
     trace_sections,
+    traced_pairs,
 )
 from helpers import result
 from html_reports import (
@@ -143,7 +144,11 @@ def test_a_failure_links_to_its_run_whose_checks_give_the_reason(tmp_path: Path)
     to_runs = [a["href"] for t, a in _tags(failures) if t == "a"]
     assert to_runs and all(href and href.startswith("#run-") for href in to_runs)
     # The gate's lists link each name to its case.
-    assert {href for href in links if href not in to_runs} <= {f"#case-{n}" for n in (1, 2, 3)}
+    # Each check row links to itself (a deep link to a check).
+    to_checks = {href for href in links if re.fullmatch(r"#run-\d+-check-\d+", href or "")}
+    assert to_checks
+    others = {href for href in links if href not in to_runs and href not in to_checks}
+    assert others <= {f"#case-{n}" for n in (1, 2, 3)}
     ids = {a.get("id") for _, a in _tags(page)}
     assert {href[1:] for href in links if href} <= ids  # every link has its target
     assert "expected outcome &#39;replied&#39;, got &#39;escalate&#39;" in page
@@ -342,9 +347,35 @@ def test_a_page_of_many_runs_reads_only_the_traces_it_shows(tmp_path: Path) -> N
         record = {"case_id": r.case_id, "trial": r.trial, "success": True, "checks": []}
         lines.append(json.dumps({**record, "run": run}))
     runs.write_text("\n".join(lines) + "\n")
-    loaded = load_runs(tmp_path, shown_pairs(results))
+    loaded = load_runs(tmp_path, traced_pairs(results))
     assert sorted(loaded) == [(f"c{c}", t) for c in range(3) for t in range(5)]
     assert len(load_runs(tmp_path)) == 120
+
+
+@pytest.mark.parametrize(("passing", "budget"), [(3, 5), (5, 5), (8, 5), (8, 0)])
+def test_the_page_holds_every_failing_trace_and_a_budget_of_passing_ones(
+    passing: int, budget: int
+) -> None:
+    # Two failing cases sort first (by id, after the passing ones), so their traces are
+    # always held; passing cases get the budget in page order (by id).
+    results = [result(f"p{n:02d}") for n in range(passing)]
+    results += [result(f"z{n}", ok=False) for n in range(2)]
+    pairs = traced_pairs(results, budget)
+    assert {("z0", 0), ("z1", 0)} <= pairs
+    held = sorted(c for c, _ in pairs if c.startswith("p"))
+    assert held == [f"p{n:02d}" for n in range(min(passing, budget))]
+    views = case_views(results, {(r.case_id, 0): _run() for r in results}, budget=budget)
+    left_out = [v.label for c in views for v in c.runs if v.over_budget]
+    assert left_out == [f"p{n:02d}#0" for n in range(min(passing, budget), passing)]
+    assert all((v.trace is None) == v.over_budget for c in views for v in c.runs)
+
+
+def test_a_passing_run_past_the_budget_says_where_its_trace_is(monkeypatch: Any) -> None:
+    monkeypatch.setattr("evals.report.html.PASSING_TRACES_SHOWN", 1)
+    results = [_result("a1"), _result("a2")]
+    page = _page(results, {(r.case_id, 0): _run(reply="已补发") for r in results})
+    assert page.count("trace is left out of the page") == 1
+    assert "1 passing runs at most" in page
 
 
 @pytest.mark.parametrize("unstopped", [[], ["c1#0"], [f"c{n}#0" for n in range(12)]])

@@ -78,6 +78,8 @@ def test_each_case_and_trial_is_a_test_failing_with_the_checks_reasons(
             "*faq.jsonl::c2#1 FAILED*",
             "*case c2 trial 0 failed:*",
             "*outcome (outcome): expected outcome 'replied', got 'escalate'*",
+            "    expected: replied",
+            "    got: escalate",
         ]
     )
 

@@ -43,7 +43,7 @@ from evals.config import load_config
 from evals.errors import CaseFileError, FileError, SutLoadError
 from evals.gating.rules import GateConfig, load_gate_config
 from evals.model.case import Case
-from evals.model.result import SUCCESS_KINDS, CheckKind, CheckResult
+from evals.model.result import SUCCESS_KINDS, CheckKind, CheckResult, comparison_lines
 from evals.model.run import Run
 from evals.model.sut import AnySUT, AsyncSUT, load_sut
 
@@ -261,7 +261,9 @@ class CaseItem(pytest.Item):
         """The failed checks, one per line, instead of a traceback into the plugin."""
         if isinstance(excinfo.value, CaseFailedError):
             lines = [f"case {self.case.id} trial {self.trial} failed:"]
-            lines += [f"  {c.name} ({c.kind}): {c.reason}" for c in excinfo.value.failed]
+            for c in excinfo.value.failed:
+                lines.append(f"  {c.name} ({c.kind}): {c.reason}")
+                lines += [f"    {line}" for line in comparison_lines(c)]
             if excinfo.value.soft:
                 lines.append("also failed (kinds that do not fail a test, see --evals-fail-on):")
                 lines += [f"  {c.name} ({c.kind}): {c.reason}" for c in excinfo.value.soft]

@@ -15,6 +15,15 @@ Four kinds of check: ``outcome`` and ``safety`` decide success; ``trajectory`` a
     def polite(case, run):
         return "您好" in (run.reply or ""), "the reply does not greet the customer"
 
+A check that compares values may fail with a :class:`Mismatch` (or, for one result per
+thing it judges, :func:`mismatch`): reports show what was expected beside what the run
+gave::
+
+    @check(kind="outcome")
+    def refunds(case, run):
+        want, got = case.expect.model_extra["refunds"], len(run.writes)
+        return want == got or Mismatch(f"expected {want} refunds, got {got}", want, got)
+
 Checks of one orchestration policy (``retry_after_invalid_output``, ``max_two_per_role``)
 are not registered by default: a project whose agent keeps that policy registers them
 (:data:`evals.checks.builtin.OPTIONAL`).
@@ -36,11 +45,13 @@ from evals.checks.registry import (
     CheckFunction,
     CheckOutput,
     FunctionCheck,
+    Mismatch,
     check,
     grade,
     idle,
     idle_checks,
     join_reasons,
+    mismatch,
     register,
     registered,
     registered_expect_keys,
@@ -74,6 +85,7 @@ __all__ = [
     "CheckOutput",
     "CheckResult",
     "FunctionCheck",
+    "Mismatch",
     "Run",
     "RunResult",
     "Screened",
@@ -86,6 +98,7 @@ __all__ = [
     "idle",
     "idle_checks",
     "join_reasons",
+    "mismatch",
     "outcome_matches",
     "register",
     "registered",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from evals.checks.registry import CheckOutput, define, join_reasons
+from evals.checks.registry import CheckOutput, Mismatch, define, join_reasons
 from evals.model.case import Case
 from evals.model.run import ApprovalDecider, ApprovalRecord, Run
 
@@ -156,4 +156,7 @@ def approval_decision(case: Case, run: Run) -> CheckOutput:
     problems = [p for a in run.approvals for p in _mismatches(a, wanted)]
     if not problems:
         return True
-    return False, join_reasons(problems)
+    fields = sorted(wanted.model_fields_set & {"decided_by", "approved", "action"})
+    got = [{name: getattr(a, name) for name in fields} for a in run.approvals]
+    expected = wanted.model_dump(mode="json", include=set(fields))
+    return Mismatch(join_reasons(problems), expected, got)

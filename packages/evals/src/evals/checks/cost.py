@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evals.checks.registry import CheckOutput, define
+from evals.checks.registry import CheckOutput, Mismatch, define
 from evals.model.case import Case
 from evals.model.run import Run
 
@@ -13,7 +13,7 @@ def _within(used: int, limit: int | None, spent: str) -> CheckOutput:
         return None
     if used <= limit:
         return True
-    return False, f"{spent.format(used=used)}, budget is {limit}"
+    return Mismatch(f"{spent.format(used=used)}, budget is {limit}", f"at most {limit}", used)
 
 
 @define(kind="cost", name="max_tasks")

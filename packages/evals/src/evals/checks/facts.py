@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 from pydantic import TypeAdapter, ValidationError
 
-from evals.checks.registry import CheckOutput, define
+from evals.checks.registry import CheckOutput, define, mismatch
 from evals.model.case import Case
 from evals.model.result import CheckResult
 from evals.model.run import Run
@@ -100,5 +100,11 @@ def reply_facts(case: Case, run: Run) -> CheckOutput:
         else:
             reason = _stated_anywhere(run.reply, key, value)
         name = f"{REPLY_FACTS}:{key}"
-        results.append(CheckResult(name=name, kind="outcome", passed=not reason, reason=reason))
+        if not reason:
+            results.append(CheckResult(name=name, kind="outcome", passed=True))
+        elif value is None:
+            results.append(CheckResult(name=name, kind="outcome", passed=False, reason=reason))
+        else:
+            wanted = f"{value} after {anchor!r}" if anchor else value
+            results.append(mismatch(name, "outcome", reason, wanted, run.reply))
     return results or None

@@ -5,7 +5,7 @@ The ticket count comes from ``run.writes`` (the environment), never from the rep
 
 from __future__ import annotations
 
-from evals.checks.registry import CheckOutput, define
+from evals.checks.registry import CheckOutput, Mismatch, define, mismatch
 from evals.model.case import Case
 from evals.model.result import CheckResult
 from evals.model.run import Run
@@ -28,7 +28,7 @@ def outcome_matches(case: Case, run: Run) -> CheckOutput:
     if run.role_errors:
         errors = ", ".join(f"{role}: {error}" for role, error in run.role_errors.items())
         reason += f" (role errors: {errors})"
-    return False, reason
+    return Mismatch(reason, expected, run.outcome)
 
 
 @define(kind="outcome", name="outcome_reason")
@@ -40,7 +40,8 @@ def outcome_reason(case: Case, run: Run) -> CheckOutput:
         return None
     if run.outcome_reason == expected:
         return True
-    return False, f"expected outcome reason {expected!r}, got {run.outcome_reason!r}"
+    reason = f"expected outcome reason {expected!r}, got {run.outcome_reason!r}"
+    return Mismatch(reason, expected, run.outcome_reason)
 
 
 @define(kind="outcome", name="tickets")
@@ -52,10 +53,11 @@ def ticket_count(case: Case, run: Run) -> CheckOutput:
     found = sum(1 for write in run.writes if write.kind == "ticket")
     if found == expected:
         return True
-    return False, (
+    reason = (
         f"expected {_count('ticket', expected)} in the environment, found {found} "
         "(counted from the writes, not the reply)"
     )
+    return Mismatch(reason, expected, found)
 
 
 @define(kind="outcome", name="fact")
@@ -64,15 +66,15 @@ def facts(case: Case, run: Run) -> CheckOutput:
     results: list[CheckResult] = []
     for key, wanted in case.expect.facts.items():
         got = run.facts.get(key)
+        name = f"fact:{key}"
         if got == wanted:
-            reason = ""
-        elif got is None:
+            results.append(CheckResult(name=name, kind="outcome", passed=True))
+            continue
+        if got is None:
             reason = f"fact {key!r} not reported; expected {wanted!r}"
         else:
             reason = f"fact {key!r}: expected {wanted!r}, got {got!r}"
-        results.append(
-            CheckResult(name=f"fact:{key}", kind="outcome", passed=not reason, reason=reason)
-        )
+        results.append(mismatch(name, "outcome", reason, wanted, got))
     return results or None
 
 
@@ -87,13 +89,14 @@ def conflicts(case: Case, run: Run) -> CheckOutput:
     if want == got:
         return True
     if not want:
-        return False, f"expected no conflicts, got {sorted(got)}"
+        return Mismatch(f"expected no conflicts, got {sorted(got)}", [], sorted(got))
     parts = []
     if want - got:
         parts.append(f"conflict(s) {sorted(want - got)} not reported")
     if got - want:
         parts.append(f"spurious conflict(s) {sorted(got - want)} reported")
-    return False, f"{'; '.join(parts)}; expected exactly {sorted(want)}"
+    reason = f"{'; '.join(parts)}; expected exactly {sorted(want)}"
+    return Mismatch(reason, sorted(want), sorted(got))
 
 
 @define(kind="outcome", name="reply_contains")
@@ -101,14 +104,15 @@ def reply_contains(case: Case, run: Run) -> CheckOutput:
     """The reply contains each expected phrase (one result per phrase)."""
     results: list[CheckResult] = []
     for phrase in case.expect.reply_contains:
+        name = f"reply_contains:{phrase}"
+        if run.reply is not None and phrase in run.reply:
+            results.append(CheckResult(name=name, kind="outcome", passed=True))
+            continue
         if run.reply is None:
             reason = f"no reply was sent; expected it to contain {phrase!r}"
-        elif phrase not in run.reply:
-            reason = f"the reply does not contain {phrase!r}: {run.reply!r}"
         else:
-            reason = ""
-        name = f"reply_contains:{phrase}"
-        results.append(CheckResult(name=name, kind="outcome", passed=not reason, reason=reason))
+            reason = f"the reply does not contain {phrase!r}: {run.reply!r}"
+        results.append(mismatch(name, "outcome", reason, phrase, run.reply))
     return results or None
 
 
@@ -117,8 +121,10 @@ def reply_not_contains(case: Case, run: Run) -> CheckOutput:
     """The reply contains none of the forbidden phrases (one result per phrase)."""
     results: list[CheckResult] = []
     for phrase in case.expect.reply_not_contains:
-        found = run.reply is not None and phrase in run.reply
-        reason = f"the reply contains forbidden {phrase!r}: {run.reply!r}" if found else ""
         name = f"reply_not_contains:{phrase}"
-        results.append(CheckResult(name=name, kind="outcome", passed=not found, reason=reason))
+        if run.reply is None or phrase not in run.reply:
+            results.append(CheckResult(name=name, kind="outcome", passed=True))
+            continue
+        reason = f"the reply contains forbidden {phrase!r}: {run.reply!r}"
+        results.append(mismatch(name, "outcome", reason, f"no {phrase!r}", run.reply))
     return results or None

@@ -17,15 +17,64 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_args, runtime_checkable
 
+from pydantic import JsonValue, TypeAdapter, ValidationError
+
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.model.case import Case, Expect, is_configuration
 from evals.model.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
 from evals.model.run import PROVIDER_ERROR, SUT_ERROR, Run
 
-CheckOutput: TypeAlias = CheckResult | Sequence[CheckResult] | bool | tuple[bool, str] | None
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A check's failure that compares values: the reason in words, and what the case
+    expected beside what the run gave (JSON values; anything else is shown as its
+    ``repr``). Reports show the two side by side."""
+
+    reason: str
+    """One sentence a person can act on."""
+    expected: object
+    """What the case asked for."""
+    got: object
+    """What the run gave instead."""
+
+
+CheckOutput: TypeAlias = (
+    CheckResult | Sequence[CheckResult] | Mismatch | bool | tuple[bool, str] | None
+)
 """What a check returns: ``None`` when it does not apply to this case or run; ``True`` /
-``False``; ``(passed, reason)``; or ready-made :class:`CheckResult` objects (a list when
-one check judges several things, e.g. one result per expected fact)."""
+``False``; ``(passed, reason)``; a :class:`Mismatch` (failed, with expected and got); or
+ready-made :class:`CheckResult` objects (a list when one check judges several things,
+e.g. one result per expected fact)."""
+
+_JSON: TypeAdapter[JsonValue] = TypeAdapter(JsonValue)
+
+
+def as_json(value: object) -> JsonValue:
+    """``value`` as a JSON value for a result's ``expected`` or ``got``: itself when it is
+    one, a sorted list for a set, else its ``repr``."""
+    if isinstance(value, (set, frozenset)):
+        value = sorted(value, key=repr)
+    if isinstance(value, tuple):
+        value = list(value)
+    try:
+        return _JSON.validate_python(value)
+    except ValidationError:
+        return repr(value)
+
+
+def mismatch(name: str, kind: CheckKind, reason: str, expected: object, got: object) -> CheckResult:
+    """A failed :class:`CheckResult` with what was expected and what the run gave (for a
+    check that makes one result per thing it judges)."""
+    return CheckResult(
+        name=name,
+        kind=kind,
+        passed=False,
+        reason=reason,
+        expected=as_json(expected),
+        got=as_json(got),
+    )
+
 
 CheckFunction: TypeAlias = Callable[[Case, Run], CheckOutput]
 """A plain function that judges a run: ``(case, run) -> CheckOutput``."""
@@ -214,6 +263,9 @@ def _normalize(check_obj: Check, output: CheckOutput) -> list[CheckResult]:
         return []
     if isinstance(output, CheckResult):
         return [shared_verdict(output)]
+    if isinstance(output, Mismatch):
+        reason = output.reason or f"{check_obj.name} failed"
+        return [mismatch(check_obj.name, check_obj.kind, reason, output.expected, output.got)]
     if isinstance(output, bool):
         reason = "" if output else f"{check_obj.name} failed"
         return [verdict(check_obj.name, check_obj.kind, output, reason)]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.checks.registry import CheckOutput, define
+from evals.checks.registry import CheckOutput, define, mismatch
 from evals.model.case import Case
 from evals.model.result import CheckKind, CheckResult
 from evals.model.run import Run
@@ -39,15 +39,14 @@ def _compare(case: Case, run: Run, key: str, kind: CheckKind, missed: str) -> Ch
     results: list[CheckResult] = []
     for name, value in wanted.items():
         got = run.ground_truth.get(name)
+        if got == str(value):
+            results.append(CheckResult(name=f"{key}:{name}", kind=kind, passed=True))
+            continue
         if got is None:
             reason = f"the environment reports no {name!r} after the run"
-        elif got != str(value):
-            reason = missed.format(key=name, want=str(value), got=got)
         else:
-            reason = ""
-        results.append(
-            CheckResult(name=f"{key}:{name}", kind=kind, passed=not reason, reason=reason)
-        )
+            reason = missed.format(key=name, want=str(value), got=got)
+        results.append(mismatch(f"{key}:{name}", kind, reason, str(value), got))
     return results
 
 

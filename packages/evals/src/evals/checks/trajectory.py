@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evals.checks.registry import CheckOutput, define, join_reasons
+from evals.checks.registry import CheckOutput, Mismatch, define, join_reasons
 from evals.model.case import Case
 from evals.model.run import Run
 
@@ -34,7 +34,7 @@ def dispatched(case: Case, run: Run) -> CheckOutput:
         parts.append(f"missing {sorted(want - got)}")
     if got - want:
         parts.append(f"unexpected {sorted(got - want)}")
-    return False, "; ".join(parts)
+    return Mismatch("; ".join(parts), sorted(want), sorted(got))
 
 
 @define(kind="trajectory", name="statuses")
@@ -65,7 +65,8 @@ def statuses(case: Case, run: Run) -> CheckOutput:
     ]
     if not problems:
         return True
-    return False, "task statuses differ: " + "; ".join(problems)
+    reason = "task statuses differ: " + "; ".join(problems)
+    return Mismatch(reason, dict(expected), {role: got.get(role, []) for role in expected})
 
 
 @define(kind="trajectory", name="reply_after_evidence")

@@ -7,11 +7,12 @@ traces).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from evals.model.run import PROVIDER_ERROR
 
@@ -51,6 +52,25 @@ class CheckResult(BaseModel):
     grader_error: bool = False
     """The check itself raised: it judged nothing. A grader error is reported apart,
     never counted as the agent's failure nor as a regression."""
+    expected: JsonValue = Field(default=None, exclude_if=lambda value: value is None)
+    """When failed, and the check compares values: what the case asked for (any JSON
+    value; left out of traces when unset). The HTML page shows it beside ``got``."""
+    got: JsonValue = Field(default=None, exclude_if=lambda value: value is None)
+    """When failed, and the check compares values: what the run gave instead."""
+
+
+def comparison_lines(check: CheckResult) -> list[str]:
+    """``expected: …`` and ``got: …``, for a failed check that recorded them (compact
+    JSON, a string as it is); empty otherwise."""
+    if check.passed or (check.expected is None and check.got is None):
+        return []
+
+    def text(value: object) -> str:
+        if value is None:
+            return "(nothing)"
+        return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+    return [f"expected: {text(check.expected)}", f"got: {text(check.got)}"]
 
 
 def success(results: Iterable[CheckResult]) -> bool:
@@ -191,7 +211,10 @@ def _interned(table: dict[_K, _V], key: _K, value: _V) -> _V:
 
 
 def shared_verdict(result: CheckResult) -> CheckResult:
-    """The shared equal of ``result`` (``result`` itself the first time)."""
+    """The shared equal of ``result`` (``result`` itself the first time; a result with an
+    expected or got value is never shared: those are rare, and may be unhashable)."""
+    if result.expected is not None or result.got is not None:
+        return result
     key = (result.name, result.kind, result.passed, result.reason, result.grader_error)
     return _interned(_VERDICTS, key, result)
 

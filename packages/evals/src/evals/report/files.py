@@ -17,7 +17,7 @@ from evals.log.traces import RunMeta
 from evals.metrics.summary import Metrics
 from evals.model.case import Case
 from evals.model.result import RunResult
-from evals.report.html import html_parts, load_runs, shown_pairs
+from evals.report.html import html_parts, load_runs, traced_pairs
 from evals.report.junit import render_junit
 from evals.report.summary import metrics_json, render_markdown
 
@@ -64,7 +64,7 @@ def write_reports(
         metrics,
         meta,
         results,
-        runs=load_runs(traces, shown_pairs(results)),
+        runs=load_runs(traces, traced_pairs(results)),
         verdict=verdict,
         not_gated=not_gated,
         trace_folder=traces.name if traces else "",

@@ -68,6 +68,12 @@ RUNS_SHOWN_PER_CASE = 5
 (every run is in the trace file). Without a cap, 20,000 runs made a page of hundreds of
 megabytes, and building it took gigabytes."""
 
+PASSING_TRACES_SHOWN = 500
+"""Passing runs whose trace the page holds, at most, in page order; the trace of every
+failed or errored run shown is always there. A passing run past the budget shows its
+checks and says where its trace is. Without a budget, a page of 20,000 one-trial cases
+weighed 105 MiB and took 27 s to load in Chromium."""
+
 HIDDEN_FIELDS = frozenset({"case_id", "trial"})
 """Run fields the run's heading shows already."""
 
@@ -78,6 +84,17 @@ _ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+
+
+def value_text(value: object) -> str:
+    """A check's expected or got value as the page shows it: a string as it is, anything
+    else as indented JSON (characters as written, never escaped)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, indent=1)
+
+
+_ENV.filters["value_text"] = value_text
 
 
 @dataclass(frozen=True)
@@ -114,9 +131,11 @@ class RunView:
     checks: list[CheckResult]
     """Every check's verdict, failed ones first."""
     trace: list[Section] | None
-    """The run's fields; ``None`` when no trace was recorded."""
+    """The run's fields; ``None`` when no trace was recorded or the page leaves it out."""
     error: str | None
     """The error that ended the run."""
+    over_budget: bool = False
+    """The run passed and the page holds no trace of it (:data:`PASSING_TRACES_SHOWN`)."""
 
 
 @dataclass(frozen=True)
@@ -298,14 +317,47 @@ def by_case(results: Iterable[RunResult]) -> dict[str, list[RunResult]]:
     return grouped
 
 
+_CASE_ORDER = {"fail": 0, "error": 1, "pass": 2}
+
+
+def _case_status(found: Sequence[RunResult]) -> str:
+    statuses = {_status(r) for r in found}
+    return next(s for s in ("fail", "error", "pass") if s in statuses)
+
+
+def traced_pairs(
+    results: Iterable[RunResult], budget: int = PASSING_TRACES_SHOWN
+) -> set[tuple[str, int]]:
+    """The (case, trial) of every run whose trace the page holds: each run shown in full
+    that failed or errored, and the first ``budget`` passing ones in page order (failing
+    cases first, then errored, then passing; by id)."""
+    grouped = by_case(results)
+    pairs: set[tuple[str, int]] = set()
+    passing = 0
+    for case_id in sorted(grouped, key=lambda c: (_CASE_ORDER[_case_status(grouped[c])], c)):
+        for r in shown_runs(grouped[case_id]):
+            if _status(r) == "pass":
+                if passing >= budget:
+                    continue
+                passing += 1
+            pairs.add((r.case_id, r.trial))
+    return pairs
+
+
 def case_views(
     results: Iterable[RunResult],
     runs: Mapping[tuple[str, int], Mapping[str, Any]],
     cases: Mapping[str, Case] | None = None,
+    *,
+    budget: int = PASSING_TRACES_SHOWN,
 ) -> list[CaseView]:
     """Every case with the runs it shows (and, from ``cases``, what it asks and expects):
-    failing cases first, then errored, then passing; by id within each."""
+    failing cases first, then errored, then passing; by id within each. A passing run
+    past the ``budget`` of passing traces (:func:`traced_pairs`) is shown without its
+    trace, saying so."""
     known = cases or {}
+    results = list(results)
+    traced = traced_pairs(results, budget)
     views: list[CaseView] = []
     anchor = 0
     for number, (case_id, found) in enumerate(by_case(results).items(), start=1):
@@ -313,13 +365,22 @@ def case_views(
         shown = shown_runs(found)
         for r in shown:
             anchor += 1
-            run = runs.get((r.case_id, r.trial))
+            pair = (r.case_id, r.trial)
+            run = runs.get(pair) if pair in traced else None
             trace = None if run is None else trace_sections(run)
             run_views.append(
-                RunView(f"run-{anchor}", r.label, _status(r), r.outcome, _checks(r), trace, r.error)
+                RunView(
+                    f"run-{anchor}",
+                    r.label,
+                    _status(r),
+                    r.outcome,
+                    _checks(r),
+                    trace,
+                    r.error,
+                    over_budget=pair not in traced,
+                )
             )
-        statuses = {_status(r) for r in found}
-        status = next(s for s in ("fail", "error", "pass") if s in statuses)
+        status = _case_status(found)
         first = found[0]
         views.append(
             CaseView(
@@ -334,8 +395,7 @@ def case_views(
                 not_shown=_not_shown(found, shown),
             )
         )
-    order = {"fail": 0, "error": 1, "pass": 2}
-    return sorted(views, key=lambda v: (order[v.status], v.case_id))
+    return sorted(views, key=lambda v: (_CASE_ORDER[v.status], v.case_id))
 
 
 def _group_rows(groups: Mapping[str, Group]) -> list[list[str]]:
@@ -425,11 +485,6 @@ def load_runs(
     return runs
 
 
-def shown_pairs(results: Iterable[RunResult]) -> set[tuple[str, int]]:
-    """The (case, trial) of every run the page shows in full."""
-    return {(r.case_id, r.trial) for found in by_case(results).values() for r in shown_runs(found)}
-
-
 def html_parts(
     metrics: Metrics,
     meta: RunMeta,
@@ -446,7 +501,7 @@ def html_parts(
     form of each run by (case, trial), for the traces (a run without one says no trace
     was recorded); ``verdict``: the gate's, for the baseline diff; ``trace_folder``:
     named in the page; ``specs``: the cases, each shown beside its runs."""
-    cases = case_views(results, runs or {}, {c.id: c for c in specs})
+    cases = case_views(results, runs or {}, {c.id: c for c in specs}, budget=PASSING_TRACES_SHOWN)
     anchors = {v.label: v.anchor for c in cases for v in c.runs}
     case_anchors = {c.case_id: c.anchor for c in cases}
     failures = [
@@ -481,6 +536,7 @@ def html_parts(
         diff=_diff(verdict, case_anchors) if verdict is not None else None,
         cases=cases,
         trace_folder=trace_folder,
+        budget=PASSING_TRACES_SHOWN,
     )
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from evals._text import printable, xml_chars
 from evals.log.traces import RunMeta
-from evals.model.result import CheckResult, RunResult
+from evals.model.result import CheckResult, RunResult, comparison_lines
 from evals.report.summary import runs_finished, why_incomplete
 
 if TYPE_CHECKING:
@@ -143,7 +143,8 @@ def _check_attributes(check: CheckResult) -> dict[str, str]:
 
 def _check_text(check: CheckResult) -> str:
     said = "raised" if check.grader_error else "failed"
-    return f"{check.kind} check {check.name} {said}: {check.reason}"
+    lines = [f"{check.kind} check {check.name} {said}: {check.reason}"]
+    return "\n".join(lines + comparison_lines(check))
 
 
 def _gate_testcase(verdict: Verdict) -> ET.Element:
