@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   75/75 = 100.0%" in out
+    assert "success                   77/77 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 75
+    assert len(recorded) == 77
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -646,6 +646,20 @@ def _custom_call_rewritten(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "_assistant_turn", "if function is None:", "if False:")
 
 
+def _no_arguments_fatal(m: pytest.MonkeyPatch) -> None:
+    # A call that gives no arguments (an empty string, or null) handed to json.loads as
+    # it is: TypeError, an agent bug.
+    mutate(m, openai_brain, "_requested", 'text = function.arguments or "{}"',
+           "text = function.arguments or None")  # fmt: skip
+
+
+def _null_arguments_sent_back(m: pytest.MonkeyPatch) -> None:
+    # The history repeats null where the API takes only a string: the provider refuses it.
+    mutate(m, openai_brain, "_assistant_turn",
+           'function.arguments if isinstance(function.arguments, str) else ""',
+           "function.arguments")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Control:
     """One way of breaking the model path, and how the gate must say it broke."""
@@ -742,6 +756,8 @@ CONTROLS: list[Control] = [
     _c("the tool results' Chinese escaped as \\uXXXX", _tool_results_ascii_escaped, "m01"),
     _c("a custom tool call crashes the brain", _custom_call_fatal, "m58"),
     _c("a custom tool call sent back rewritten", _custom_call_rewritten, "m58"),
+    _c("a call with no arguments crashes the brain", _no_arguments_fatal, "m68", "m69"),
+    _c("null arguments sent back as null", _null_arguments_sent_back, "m69"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),

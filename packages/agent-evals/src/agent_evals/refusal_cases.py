@@ -76,6 +76,8 @@ MODEL_FAULTS: dict[str, bool] = {
     "malformed_call": True,
     "outside_allowlist": True,
     "unknown_tool": True,
+    "empty_arguments": True,
+    "null_arguments": True,
     "custom_call": True,
     "unparsable_once": True,
     "refusal": True,

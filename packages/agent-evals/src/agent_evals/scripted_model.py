@@ -555,6 +555,17 @@ def _custom_call(name: str, text: str, conversation: Conversation) -> Raw:
     return Raw(body)
 
 
+def _null_arguments_call(name: str, conversation: Conversation) -> Raw:
+    """A completion whose message makes one function call with ``arguments: null`` (the
+    API's type says a string; a client does not check)."""
+    body = _custom_call(name, "", conversation).body
+    function: dict[str, str | None] = {"name": name, "arguments": None}
+    call = {"id": f"call_{len(conversation.messages)}", "type": "function", "function": function}
+    body["id"] = "chatcmpl-scripted-null-arguments"
+    body["choices"][0]["message"]["tool_calls"] = [call]
+    return Raw(body)
+
+
 def _call(name: str, arguments: dict[str, Any] | str, conversation: Conversation) -> ToolCalls:
     # Ids numbered by the conversation, not by the server: the same run, the same prompts.
     number = len(conversation.messages)
@@ -726,6 +737,17 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
     "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
     "unknown_tool": (True, f"its first call asks for {UNKNOWN_TOOL} (no such tool)"),
+    "empty_arguments": (
+        True,
+        "its first tool call carries an empty arguments string (as some providers send a"
+        " call they give no arguments): read as no arguments, refused for the missing"
+        " ones, and remade",
+    ),
+    "null_arguments": (
+        True,
+        "its first tool call's arguments are JSON null instead of a string: read as no"
+        " arguments, refused for the missing ones, and remade",
+    ),
     "custom_call": (
         True,
         "its first tool call is a custom one (type custom, the tool's name, plain text input"
@@ -1242,6 +1264,10 @@ class ScriptedModel:
         if kind == "outside_allowlist" and not conversation.calls:
             order_id = _tag(conversation.prompt.task, "order_id") or ""
             return _call(FORBIDDEN_TOOL, {"order_id": order_id}, conversation)
+        if kind == "empty_arguments" and isinstance(answer, ToolCalls) and not conversation.calls:
+            return _call(answer.calls[0].name, "", conversation)
+        if kind == "null_arguments" and isinstance(answer, ToolCalls) and not conversation.calls:
+            return _null_arguments_call(answer.calls[0].name, conversation)
         if kind == "custom_call" and isinstance(answer, ToolCalls) and not conversation.calls:
             call = answer.calls[0]
             given = call.arguments if isinstance(call.arguments, dict) else {}

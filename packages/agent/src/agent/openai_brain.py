@@ -94,11 +94,15 @@ def _assistant_turn(message: ChatCompletionMessage) -> ChatCompletionMessagePara
             custom = {"name": name, "input": args["_input"]}
             calls.append({"id": call.id, "type": "custom", "custom": custom})
             continue
+        # Arguments that are no string (null: the API's type says a string, the client
+        # does not check) go back as the empty string, nothing given, as they were read;
+        # the API takes only a string there.
+        arguments = function.arguments if isinstance(function.arguments, str) else ""
         calls.append(
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": name, "arguments": function.arguments},
+                "function": {"name": name, "arguments": arguments},
             }
         )
     turn: dict[str, Any] = {"role": "assistant", "content": message.content}
