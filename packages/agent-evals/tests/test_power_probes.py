@@ -57,6 +57,7 @@ from agent.worker import Worker, WorkerResult
 from agent_evals.sut import SupportPilotSUT
 from domain import DomainError, Store, build_world
 from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
+from evals.checks import grade
 from evals.model.case import Case
 from evals.power.premises import load_gated_cases
 from pydantic import BaseModel, Field
@@ -1325,6 +1326,64 @@ def write_tools_have_attempt_args() -> list[str]:
     return missing_attempt_args(faults_module.write_tools(), faults_module.WRITE_ATTEMPT_ARGS)
 
 
+def _without_trace_ids(
+    make: Callable[[Task], dict[str, Any]],
+) -> Callable[[Task], dict[str, Any]]:
+    """``make`` with the trace id taken out of every text it gives (what the mutants of
+    the attempt's ids leave: ``f":approval"``, ``f":ticket"``)."""
+
+    def made(task: Task) -> dict[str, Any]:
+        return {
+            key: value.replace(task.trace_id, "") if isinstance(value, str) else value
+            for key, value in make(task).items()
+        }
+
+    return made
+
+
+def write_attempt_cases() -> list[Case]:
+    """One gated case per (role, fault) of the write-attempt kinds."""
+    chosen: dict[tuple[str, str], Case] = {}
+    kinds = (faults_module.WRITE_ATTEMPT, faults_module.HIDDEN_WRITE_ATTEMPT)
+    for case in load_cases(default_suites()):
+        if case.expect.refused is not None or case.expect.described is not None:
+            continue
+        for role, fault in case.faults.items():
+            if fault.partition(":")[0] in kinds:
+                chosen.setdefault((role, fault), case)
+    return list(chosen.values())
+
+
+def _record_and_verdicts(case: Case) -> tuple[dict[str, Any], list[tuple[str, bool, str]]]:
+    """The run's record (its timing and ``detail`` aside) and every registered check's
+    verdict on it."""
+    run = SupportPilotSUT().run(case, 0)
+    verdicts = [(r.name, r.passed, r.reason) for r in grade(case, run)]
+    return run.model_dump(mode="json", exclude={"latency_ms", "detail"}), verdicts
+
+
+def attempt_ids_change_nothing(cases: Iterable[Case] | None = None) -> list[str]:
+    """Premise of the entries on the write attempt's ids (``_ticket_attempt``,
+    ``_reply_attempt``): a faulted role's write attempt is refused on the allowlist before
+    its arguments are read, and a refused call's arguments reach neither the record nor
+    any check, so the same attempt without the trace id in its ids leaves every gated
+    write-attempt case's record and verdicts as they were."""
+    chosen = write_attempt_cases() if cases is None else list(cases)
+    if not chosen:
+        return ["no gated case has a write attempt fault"]
+    blanked = {
+        tool: _without_trace_ids(make) for tool, make in faults_module.WRITE_ATTEMPT_ARGS.items()
+    }
+    problems = []
+    for case in chosen:
+        before = _record_and_verdicts(case)
+        with mock.patch.dict(faults_module.WRITE_ATTEMPT_ARGS, blanked):
+            after = _record_and_verdicts(case)
+        if before != after:
+            problems.append(f"{case.id} ({case.faults}): the record or a verdict changed")
+    return problems
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -1358,6 +1417,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "empty_fts_phrase_matches_nothing": empty_fts_phrase_matches_nothing,
     "handlers_let_no_domain_error_out": handlers_let_no_domain_error_out,
     "write_tools_have_attempt_args": write_tools_have_attempt_args,
+    "attempt_ids_change_nothing": attempt_ids_change_nothing,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1866,3 +1926,14 @@ def test_the_attempt_args_probe_catches_a_write_tool_without_them(
     """The positive control of ``write_tools_have_attempt_args``."""
     found = missing_attempt_args(write_tools, faults_module.WRITE_ATTEMPT_ARGS)
     assert found == [f"{name}: no attempt arguments" for name in bad]
+
+
+def test_the_attempt_id_probe_tells_an_attempt_the_allowlist_lets_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of ``attempt_ids_change_nothing``: when the gateway lets the
+    attempt through, its ids become the writes' keys, and the probe sees the change."""
+    cases = [c for c in write_attempt_cases() if "hidden" not in next(iter(c.faults.values()))]
+    assert cases
+    monkeypatch.setattr(tools.gateway, "is_allowed", lambda role, tool: True)
+    assert attempt_ids_change_nothing(cases[:3])
