@@ -543,7 +543,7 @@ def _history_reserialized(m: pytest.MonkeyPatch) -> None:
         m,
         openai_brain,
         "_assistant_turn",
-        '"function": {"name": name, "arguments": function.arguments},',
+        '"function": {"name": name, "arguments": arguments},',
         '"function": {"name": name, "arguments": json.dumps(args)},',
     )
 
