@@ -18,7 +18,7 @@ nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
-PACKAGES = ["domain", "tools", "agent", "evals", "agent-evals", "judge", "fake-openai"]
+PACKAGES = ["domain", "tools", "agent", "evals", "agent-evals", "judge", "fake-openai", "devtools"]
 FRAMEWORK_TESTS = "test_otel_frameworks.py"
 """The evals' tests that need the agent frameworks (and with them openai)."""
 
@@ -64,6 +64,12 @@ def tests(session: nox.Session, package: str) -> None:
         # and their premises): evals alone with the extra that brings cosmic-ray.
         sync(session, "evals", groups=("test", "automation"), extras=("power",))
         session.run("pytest", "tests", "-q", *session.posargs)
+        return
+    if package == "devtools":
+        # The repository's tooling: its tests fuzz case files through the repository's
+        # SUT and check the mutants' targets and the reliability session's judgements.
+        sync(session, "devtools", "agent-evals", "judge", groups=("test",))
+        session.run("pytest", "packages/devtools/tests", "-q", *session.posargs)
         return
     groups = {
         "fake-openai": ("test", "openai-client"),
@@ -211,8 +217,8 @@ def bad_pr(session: nox.Session) -> None:
 @nox.session(default=False)
 def screenshots(session: nox.Session) -> None:
     """Regenerate docs/img/*.png: the report and compare pages in the system's Chromium."""
-    sync(session, "agent-evals", groups=("browser",))
-    session.run("python", "scripts/screenshots.py", *session.posargs)
+    sync(session, "agent-evals", "devtools", groups=("browser",))
+    session.run("python", "-m", "devtools.screenshots", *session.posargs)
 
 
 @nox.session(default=False)
@@ -227,10 +233,11 @@ def mutate(session: nox.Session) -> None:
         "judge",
         "fake-openai",
         "evals",
+        "devtools",
         groups=("test", "browser", "otel-frameworks"),
         extras=("ray", "power", "otel"),
     )
-    session.run("python", "scripts/mutate.py", *session.posargs)
+    session.run("python", "-m", "devtools.mutate", *session.posargs)
 
 
 @nox.session(default=False)
@@ -249,21 +256,21 @@ def reliability(session: nox.Session) -> None:
     """Concurrent run+gate pairs, stop-and-resume, damaged baselines, attacks (`-- hostile`…)."""
     # SupportPilot's SUT for the first three; the judge and Ray for the attacks on
     # `evals judge` and `--executor ray`.
-    sync(session, "agent-evals", "evals", "judge", extras=("ray",))
+    sync(session, "agent-evals", "evals", "judge", "devtools", extras=("ray",))
     commands = (
         [session.posargs]
         if session.posargs
         else [["corrupt"], ["hostile"], ["interrupt"], ["concurrent"]]
     )
     for command in commands:
-        session.run("python", "scripts/reliability.py", *command)
+        session.run("python", "-m", "devtools.reliability", *command)
 
 
 @nox.session(default=False)
 def fuzz(session: nox.Session) -> None:
     """Mutated case files through evals lint and run: 0 tracebacks, 0 hangs (500 files)."""
-    sync(session, "agent-evals")
-    session.run("python", "scripts/fuzz_cases.py", *session.posargs)
+    sync(session, "agent-evals", "devtools")
+    session.run("python", "-m", "devtools.fuzz_cases", *session.posargs)
 
 
 @nox.session(default=False)

@@ -25,7 +25,7 @@ CASES_DIR = ROOT / "cases"
 
 
 def load_script(path: Path) -> ModuleType:
-    """The module of a script outside the packages (``examples/``, ``scripts/``), loaded
+    """The module of a script outside the packages (``examples/``), loaded
     once and kept in ``sys.modules`` under its file name."""
     name = path.stem
     if name in sys.modules:

@@ -113,7 +113,7 @@ def evals(
     if block_cosmic_ray:
         code += "sys.modules['cosmic_ray'] = None\n"
     code += "from evals.cli.main import main\nsys.exit(main(sys.argv[1:]))\n"
-    # The caller's PYTHONPATH is kept: under scripts/mutate.py it names the mutated copy,
+    # The caller's PYTHONPATH is kept: under devtools.mutate it names the mutated copy,
     # whose evals is the one under test.
     return subprocess.run(
         [sys.executable, "-c", code, "power", *args],

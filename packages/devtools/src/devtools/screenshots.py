@@ -12,7 +12,7 @@ Chromium through Playwright (nothing is downloaded; ``EVALS_CHROMIUM`` names ano
 - ``compare.png``: ``evals compare`` of the refund desk and its careless variant
   (``--html``), the first flipped case.
 
-    uv run python scripts/screenshots.py [--out docs/img]
+    uv run python -m devtools.screenshots [--out docs/img]
 """
 
 from __future__ import annotations
@@ -27,10 +27,11 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "examples"))
+from devtools import REPO_ROOT
+from devtools.examples_loader import load_bad_pr
 
-import bad_pr  # noqa: E402  (examples/bad_pr.py: the bad change, in a copy)
+ROOT = REPO_ROOT
+bad_pr = load_bad_pr()  # examples/bad_pr.py: the bad change, in a copy
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WIDTH, HEIGHT = 1280, 900
@@ -50,7 +51,7 @@ def supportpilot_page(work: Path) -> Path:
     copy = bad_pr.copy_repo(work / "repo")
     bad_pr.apply_regression(copy, bad_pr.BY_NUMBER[2])
     gate = bad_pr.run_gate(copy)
-    page = copy / "reports" / f"{bad_pr.GATE_LABEL}.html"
+    page: Path = copy / "reports" / f"{bad_pr.GATE_LABEL}.html"
     if gate.exit_code != 1 or not page.is_file():
         raise SystemExit(f"the bad change was not blocked (exit {gate.exit_code}):\n{gate.stderr}")
     return page

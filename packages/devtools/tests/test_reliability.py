@@ -1,19 +1,14 @@
-"""scripts/reliability.py judges report files and damaged inputs the way it says."""
+"""devtools.reliability judges report files and damaged inputs the way it says."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import stat
-import sys
 from pathlib import Path
 
 import pytest
-
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-sys.path.insert(0, str(SCRIPTS))
-
-import reliability  # noqa: E402
+from devtools import REPO_ROOT, reliability
 
 MD = "## Evals: pair\n\nsuites: read\n"
 VERDICT = "\n### Gate verdict\n\nGate: PASS (0 hard, 0 soft)\n"
@@ -53,7 +48,7 @@ def test_trace_pairs_skip_a_torn_last_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("name", "edit"), reliability.BASELINE_EDITS + reliability.CONFIG_EDITS)
 def test_every_damage_changes_the_file(name: str, edit: reliability.Edit) -> None:
-    root = Path(__file__).resolve().parents[1]
+    root = REPO_ROOT
     source = "baseline" if any(name == n for n, _ in reliability.BASELINE_EDITS) else "config"
     path = root / ("reports/baseline.json" if source == "baseline" else "cases/gate.json")
     data = json.loads(path.read_text(encoding="utf-8"))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
+from devtools import REPO_ROOT
+
+ROOT = REPO_ROOT
 """The repository."""
 
 

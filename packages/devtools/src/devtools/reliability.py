@@ -32,10 +32,10 @@ Four measurements, each printing a table and exiting 1 when anything went wrong:
   pair traced once. A positive control judges the rigging SUT in the process that built
   it (the library), where it does rig the verdict.
 
-    uv run python scripts/reliability.py concurrent --pairs 100
-    uv run python scripts/reliability.py interrupt --trials 9 --seed 1
-    uv run python scripts/reliability.py corrupt
-    uv run python scripts/reliability.py hostile [--only WORDS]
+    uv run python -m devtools.reliability concurrent --pairs 100
+    uv run python -m devtools.reliability interrupt --trials 9 --seed 1
+    uv run python -m devtools.reliability corrupt
+    uv run python -m devtools.reliability hostile [--only WORDS]
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from devtools import REPO_ROOT
+
+ROOT = REPO_ROOT
 EVALS = (sys.executable, "-m", "evals")
 DEADLINE_S = 300.0
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM, "SIGKILL": signal.SIGKILL}
@@ -371,7 +373,7 @@ def corrupt(args: argparse.Namespace) -> int:
 
 # --- hostile ---------------------------------------------------------------------------
 
-HOSTILE_SUT = '''"""A system under test written by an attacker (scripts/reliability.py hostile).
+HOSTILE_SUT = '''"""A system under test written by an attacker (devtools.reliability hostile).
 
 Steered by the environment, so the gate's child and any worker behave alike:
 HOSTILE_HOW says what it does (``good`` unless set), HOSTILE_DELAY_S how long each run

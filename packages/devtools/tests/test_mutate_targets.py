@@ -3,15 +3,10 @@ otherwise only show as "target not found" in a long run nobody reads to the end.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import mutate  # noqa: E402
+from devtools import mutate
 
 
 @pytest.mark.parametrize("mutant", mutate.MUTANTS, ids=[m.name for m in mutate.MUTANTS])

@@ -19,9 +19,9 @@ function moved to another file, or a file moved to another folder, keeps its mut
 when the code moved on and the symbol or the snippet is gone, the mutant reports "target
 not found" and the check fails (it never passes by mutating nothing).
 
-    uv run python scripts/mutate.py              # every mutant, 2 at a time
-    uv run python scripts/mutate.py --list       # the table of mutants only
-    uv run python scripts/mutate.py wilson_no_correction percentile_off_by_one
+    uv run python -m devtools.mutate              # every mutant, 2 at a time
+    uv run python -m devtools.mutate --list       # the table of mutants only
+    uv run python -m devtools.mutate wilson_no_correction percentile_off_by_one
 
 Exit status: 0 when every mutant was killed; 1 when one survived or its target was not
 found; 2 when the unmutated copy already fails (nothing can be concluded).
@@ -45,10 +45,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from examples_loader import load_bad_pr
 from tabulate import tabulate
 
-ROOT = Path(__file__).resolve().parents[1]
+from devtools import REPO_ROOT
+from devtools.examples_loader import load_bad_pr
+
+ROOT = REPO_ROOT
 EVALS = "packages/evals/src/evals"
 JUDGE = "packages/judge/src/judge"
 TESTS = ("packages/evals/tests", "packages/agent-evals/tests/test_evals_acceptance.py")
@@ -1025,7 +1027,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "html_failures_not_first",
         "evals.report.html:case_views",
-        "return sorted(views, key=lambda v: (order[v.status], v.case_id))",
+        "return sorted(views, key=lambda v: (_CASE_ORDER[v.status], v.case_id))",
         "return sorted(views, key=lambda v: v.case_id)",
         "the HTML report lists cases by id, failing ones buried among the passing",
     ),

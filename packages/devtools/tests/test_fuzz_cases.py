@@ -1,4 +1,4 @@
-"""scripts/fuzz_cases.py: seeded generation, the traceback and hang detector, and a small
+"""devtools.fuzz_cases: seeded generation, the traceback and hang detector, and a small
 sample of fuzzed case files through ``evals lint`` and ``evals run`` (``nox -s fuzz``
 runs 500)."""
 
@@ -8,10 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from .conftest import ROOT, load_script
-
-fuzz = load_script(ROOT / "scripts" / "fuzz_cases.py")
+from devtools import fuzz_cases as fuzz
 
 
 def contents(files: list[object]) -> list[tuple[str, bytes | None, tuple[str, ...]]]:

@@ -12,8 +12,8 @@ A file is fine when both commands exit with a documented code (lint 0, 1 or 2; r
 2) and print no traceback. Anything else is reported with the file and its mutations;
 exit 1 when there is any. Generation is seeded: the same seed gives the same files.
 
-    uv run python scripts/fuzz_cases.py --files 500 --seed 1
-    uv run python scripts/fuzz_cases.py --files 30 --keep /tmp/fuzz   # keep the files
+    uv run python -m devtools.fuzz_cases --files 500 --seed 1
+    uv run python -m devtools.fuzz_cases --files 30 --keep /tmp/fuzz   # keep the files
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+from devtools import REPO_ROOT
+
+ROOT = REPO_ROOT
 CASES_DIR = ROOT / "cases"
 
 MAX_LINES = 8
