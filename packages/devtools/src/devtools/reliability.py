@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import importlib.util
 import json
 import os
 import random
@@ -1048,9 +1049,7 @@ RAY = ("run", "--executor", "ray", "--ray-address", "127.0.0.1:1")
 def ray_unreachable(template: Path, scratch: Path) -> Row:
     """An address nothing answers at: exit 2, one line, within seconds (skipped without
     the ray extra)."""
-    try:
-        import ray  # noqa: F401, PLC0415  # only whether it is installed
-    except ImportError:
+    if importlib.util.find_spec("ray") is None:  # only whether it is installed
         return Row("unreachable Ray address", shown(RAY), "2", "-", True, True, True,
                    "skipped: ray extra missing")  # fmt: skip
     attack = Attack(
