@@ -6,7 +6,7 @@ import io
 import json
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -239,3 +239,45 @@ def test_the_public_api_is_a_dozen_names_none_shadowing_a_module() -> None:
         assert getattr(evals, name).__doc__, name
         # `import evals.gate as g` must not give a function: no name is also a module.
         assert importlib.util.find_spec(f"evals.{name}") is None, name
+
+
+def documented_problems(function: Callable[..., object]) -> list[str]:
+    """What the docstring of a façade function leaves out: an ``Args:`` entry for each
+    parameter (and none for a parameter it does not have), and a ``Returns:`` section."""
+    import inspect
+    import re
+
+    doc = inspect.getdoc(function) or ""
+    problems = [] if "\nReturns:\n" in doc else ["no Returns section"]
+    if "\nArgs:\n" not in doc:
+        return [*problems, "no Args section"]
+    args = doc.split("\nArgs:\n", 1)[1].split("\n\n", 1)[0]
+    named = re.findall(r"^    (\w+):", args, re.MULTILINE)
+    wanted = list(inspect.signature(function).parameters)
+    problems += [f"{p} not documented" for p in wanted if p not in named]
+    problems += [f"{n} is no parameter" for n in named if n not in wanted]
+    return problems
+
+
+@pytest.mark.parametrize(
+    "name", ["evaluate", "plan", "execute", "gate", "make_baseline", "load_cases"]
+)
+def test_each_facade_function_documents_its_arguments_and_result(name: str) -> None:
+    assert documented_problems(getattr(evals, name)) == []
+
+
+def test_the_docstring_check_tells_a_missing_argument() -> None:
+    def half(a: int, b: int) -> int:
+        """Add.
+
+        Args:
+            a: one.
+            c: no such.
+        """
+        return a + b
+
+    assert documented_problems(half) == [
+        "no Returns section",
+        "b not documented",
+        "c is no parameter",
+    ]

@@ -252,7 +252,29 @@ def plan(
     baseline: Baseline | None = None,
 ) -> Plan:
     """Load the SUT and the cases and validate every case: the :class:`Plan` that
-    :func:`execute` runs. The arguments are :func:`evaluate`'s."""
+    :func:`execute` runs.
+
+    Args:
+        cases: as :func:`evaluate`'s.
+        sut: as :func:`evaluate`'s.
+        trials: runs of each case.
+        concurrency: runs in flight at once.
+        timeout: seconds a run may take before it is a ``sut_error``.
+        label: the evaluation's name, in its run id and reports.
+        sut_options: keyword arguments for a ``module:attr`` SUT.
+        isolation: ``"none"`` or ``"process"`` (see :func:`evaluate`).
+        memory_limit_mb: each worker process's address-space limit, with ``"process"``.
+        executor: ``"local"`` or ``"ray"`` (see :func:`evaluate`).
+        ray_address: the Ray cluster, with ``"ray"``.
+        baseline: the baseline the report will be gated against (see :func:`evaluate`).
+
+    Returns:
+        The validated plan: the SUT, the selected cases and the run's meta.
+
+    Raises:
+        CaseFileError: a case is invalid (every problem listed).
+        SutLoadError: the SUT cannot be built.
+    """
     workers = _workers(
         sut,
         sut_options=sut_options,
@@ -300,20 +322,28 @@ def execute(
 ) -> Report:
     """Run ``plan``: every case ``meta.trials`` times, each run graded as it finishes.
 
-    ``checks``: the checks to grade with (default: every registered check).
-    ``traces``: a folder; each run's full trace is appended under
-    ``<traces>/<run_id>/`` as it finishes (a plan with finished runs appends to its own).
-    ``progress``: a terminal to show one updating progress line on (``True``: standard
-    error; ``False`` or ``None``: none).
-    ``max_provider_errors``: provider errors in a row after which scheduling stops
-    (``None``: never); the report is then incomplete, with the reason.
-    ``stop_signals`` (default): SIGINT (Ctrl-C) and SIGTERM stop the evaluation, and the
-    report holds the finished runs, marked incomplete with the signal; then both signals
-    get their handlers back. ``False`` leaves the signals alone (the caller's own handling
-    applies; a ``KeyboardInterrupt`` raised inside the SUT's code is that run's failure).
-    ``hold_signals``: after such a stop both signals stay *ignored* when this returns, so
-    the caller can write the partial report undisturbed, then restore their handlers (the
-    command line does; a second Ctrl-C must not lose the report).
+    Args:
+        plan: what :func:`plan` made.
+        checks: the checks to grade with (default: every registered check).
+        traces: a folder; each run's full trace is appended under
+            ``<traces>/<run_id>/`` as it finishes (a plan with finished runs appends to
+            its own).
+        progress: a terminal to show one updating progress line on (``True``: standard
+            error; ``False`` or ``None``: none).
+        max_provider_errors: provider errors in a row after which scheduling stops
+            (``None``: never); the report is then incomplete, with the reason.
+        stop_signals: SIGINT (Ctrl-C) and SIGTERM stop the evaluation (the default), and
+            the report holds the finished runs, marked incomplete with the signal; then
+            both signals get their handlers back. ``False`` leaves the signals alone (the
+            caller's own handling applies; a ``KeyboardInterrupt`` raised inside the
+            SUT's code is that run's failure).
+        hold_signals: after such a stop both signals stay *ignored* when this returns, so
+            the caller can write the partial report undisturbed, then restore their
+            handlers (the command line does; a second Ctrl-C must not lose the report).
+
+    Returns:
+        The report: every finished run graded, the metrics, the meta (``complete`` says
+        whether every planned run finished) and the traces folder.
     """
     meta = plan.meta
     writer = TraceWriter(Path(traces), meta) if traces is not None else None
@@ -379,29 +409,46 @@ def evaluate(
     """Run every case ``trials`` times on ``sut`` and grade each run: :func:`plan`, then
     :func:`execute`.
 
-    ``cases``: a case file, a list of files, or :class:`~evals.model.case.Case` objects
-    (a file's cases hold the ``[tool.evals.expect_defaults]`` of the nearest
-    ``pyproject.toml``, as the CLI's do; a ready-made case is judged as built).
-    ``sut``: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
-    function ``(case, trial) -> Run`` (or a coroutine function), or a ``module:attr``
-    string (with ``sut_options`` as its keyword arguments).
-    ``checks``: the checks to grade with (default: every registered check).
-    ``isolation="process"`` runs the SUT in ``concurrency`` worker processes, each
-    building it from the ``module:attr`` string (so ``sut`` must be one), each limited to
-    ``memory_limit_mb`` MiB of address space when given: a run that exits the process,
-    hangs or blows the limit is a ``sut_error``, and the evaluation goes on
-    (:mod:`evals.execution.isolation`).
-    ``executor="ray"`` runs the SUT in ``concurrency`` Ray actors instead, each building it
-    from the ``module:attr`` string, on the cluster at ``ray_address`` (else
-    ``RAY_ADDRESS``, else a local Ray started for the evaluation;
-    :mod:`evals.execution.ray_executor`).
-    ``traces``: a folder to append every run's full trace to (the HTML report then shows
-    each run's trace); ``progress``: a terminal for a progress line (``True``: standard
-    error, drawn when it is a terminal; ``False`` or ``None``: none).
     Every case is validated first, with the SUT's own ``check_case`` hook when it has
-    one: :class:`~evals.errors.CaseFileError` lists every problem before any run —
-    except, given the ``baseline`` the report will be gated against, on cases it ran
+    one — except, given the ``baseline`` the report will be gated against, cases it ran
     unchanged: those the SUT now refuses are its failures, and their runs fail.
+
+    Args:
+        cases: a case file, a list of files, or :class:`~evals.model.case.Case` objects
+            (a file's cases hold the ``[tool.evals.expect_defaults]`` of the nearest
+            ``pyproject.toml``, as the CLI's do; a ready-made case is judged as built).
+        sut: an object with ``run(case, trial)`` or ``arun(case, trial)``, a plain
+            function ``(case, trial) -> Run`` (or a coroutine function), or a
+            ``module:attr`` string (with ``sut_options`` as its keyword arguments).
+        checks: the checks to grade with (default: every registered check).
+        trials: runs of each case.
+        concurrency: runs in flight at once.
+        timeout: seconds a run may take before it is a ``sut_error``.
+        label: the evaluation's name, in its run id and reports.
+        sut_options: keyword arguments for a ``module:attr`` SUT.
+        isolation: ``"process"`` runs the SUT in ``concurrency`` worker processes, each
+            building it from the ``module:attr`` string (so ``sut`` must be one): a run
+            that exits the process, hangs or blows the memory limit is a ``sut_error``,
+            and the evaluation goes on (:mod:`evals.execution.isolation`).
+        memory_limit_mb: each worker process's address-space limit, in MiB.
+        executor: ``"ray"`` runs the SUT in ``concurrency`` Ray actors instead, each
+            building it from the ``module:attr`` string
+            (:mod:`evals.execution.ray_executor`).
+        ray_address: the Ray cluster (else ``RAY_ADDRESS``, else a local Ray started for
+            the evaluation).
+        baseline: the baseline the report will be gated against.
+        traces: a folder to append every run's full trace to (the HTML report then shows
+            each run's trace).
+        progress: a terminal for a progress line (``True``: standard error, drawn when
+            it is a terminal; ``False`` or ``None``: none).
+
+    Returns:
+        The report (:class:`Report`): ``print()`` it, ``write()`` its files, or
+        :func:`gate` it.
+
+    Raises:
+        CaseFileError: a case is invalid, every problem listed before any run.
+        SutLoadError: the SUT cannot be built.
     """
     planned = plan(
         cases,
@@ -427,12 +474,20 @@ def make_baseline(
     case_verdict: CaseVerdict = "all",
 ) -> Baseline:
     """The baseline ``report`` makes, for :func:`gate` to judge later reports against
-    (write it with :func:`evals.gating.baseline.write_baseline`): cases with one of
-    ``exclude_tags`` left out (by default those of the built-in gate rules, ``flaky``, as
-    ``evals baseline`` leaves them out without a ``gate.json``), a fingerprint of each
-    gated case kept (a case the SUT refuses later though it is unchanged is then the SUT's
-    failure), cases with several trials judged by ``case_verdict`` (``all`` or
-    ``majority``)."""
+    (write it with :func:`evals.gating.baseline.write_baseline`). A fingerprint of each
+    gated case is kept: a case the SUT refuses later though it is unchanged is then the
+    SUT's failure.
+
+    Args:
+        report: what :func:`evaluate` returned.
+        exclude_tags: cases with one of these tags are left out (by default those of the
+            built-in gate rules, ``flaky``, as ``evals baseline`` leaves them out without
+            a ``gate.json``).
+        case_verdict: how a case with several trials is judged: ``all`` or ``majority``.
+
+    Returns:
+        The baseline: rates, per-case success and the fingerprints.
+    """
     excluded = GateConfig().exclude_tags if exclude_tags is None else exclude_tags
     return build_baseline(report.results, report.meta, excluded, report.cases, case_verdict)
 
@@ -446,15 +501,28 @@ def gate(
     max_errors: int | None = None,
     source_warnings: Sequence[SourceWarning] | None = None,
 ) -> Verdict:
-    """Judge ``report`` against ``baseline`` (a :class:`~evals.gating.baseline.Baseline` or its
-    file) under ``config`` (a :class:`~evals.gating.rules.GateConfig` or its file; by
-    default the project's ``gate.json``, in the ``cases_dir`` of the nearest
-    ``[tool.evals]``, as ``evals gate`` reads it, and without one the built-in defaults,
-    which the verdict then states). ``verdict.passed`` says whether the change may
-    land; ``verdict.render()`` says why. ``max_errors`` overrides the config's
-    errored-runs limit; ``source_warnings``
-    (:func:`evals.execution.source_check.check_sources` of the config's ``source`` paths)
-    are judged by ``hard.source_warnings_max``."""
+    """Judge ``report`` against ``baseline``: may the change land?
+
+    Args:
+        report: what :func:`evaluate` returned.
+        baseline: a :class:`~evals.gating.baseline.Baseline` or its file.
+        config: a :class:`~evals.gating.rules.GateConfig` or its file; by default the
+            project's ``gate.json``, in the ``cases_dir`` of the nearest ``[tool.evals]``,
+            as ``evals gate`` reads it, and without one the built-in defaults, which the
+            verdict then states.
+        strict: soft findings fail the gate too.
+        max_errors: overrides the config's errored-runs limit.
+        source_warnings: :func:`evals.execution.source_check.check_sources` of the
+            config's ``source`` paths, judged by ``hard.source_warnings_max``.
+
+    Returns:
+        The verdict: ``verdict.passed`` says whether the change may land,
+        ``verdict.render()`` says why.
+
+    Raises:
+        BaselineError: the baseline file is missing or damaged.
+        GateConfigError: the gate configuration is invalid.
+    """
     base = baseline if isinstance(baseline, Baseline) else load_baseline(Path(baseline))
     found = gate_config_or_defaults(load_config().gate_config_path) if config is None else None
     if config is None:

@@ -225,13 +225,21 @@ def load_cases(
     rules: CaseRules | None = None,
     expect_defaults: Mapping[str, Any] | None = None,
 ) -> list[Case]:
-    """Load and validate every case of every file, in file and line order; with
-    ``rules``, against a project's vocabulary too (:mod:`evals.cases.vocabulary`); with
-    ``expect_defaults`` (``[tool.evals.expect_defaults]``), each case holding them where it
-    says nothing (:func:`with_expect_defaults`).
+    """Load and validate every case of every file, in file and line order.
 
-    Raises :class:`~evals.errors.CaseFileError` listing every problem of every file when
-    anything is wrong; nothing is returned half-validated.
+    Args:
+        paths: a case file (JSONL) or several.
+        rules: a project's case vocabulary to validate against too
+            (:mod:`evals.cases.vocabulary`).
+        expect_defaults: ``[tool.evals.expect_defaults]``: each case holds them where it
+            says nothing (:func:`with_expect_defaults`).
+
+    Returns:
+        The cases, validated.
+
+    Raises:
+        CaseFileError: listing every problem of every file when anything is wrong;
+            nothing is returned half-validated.
     """
     cases, _ = load_cases_with_sources(paths, rules=rules, expect_defaults=expect_defaults)
     return cases
