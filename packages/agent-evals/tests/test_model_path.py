@@ -649,8 +649,8 @@ def _custom_call_rewritten(m: pytest.MonkeyPatch) -> None:
 def _no_arguments_fatal(m: pytest.MonkeyPatch) -> None:
     # A call that gives no arguments (an empty string, or null) handed to json.loads as
     # it is: TypeError, an agent bug.
-    mutate(m, openai_brain, "_requested", 'text = function.arguments or "{}"',
-           "text = function.arguments or None")  # fmt: skip
+    mutate(m, openai_brain, "_requested", 'text = given or "{}"',
+           "text = given or None")  # fmt: skip
 
 
 def _null_arguments_sent_back(m: pytest.MonkeyPatch) -> None:

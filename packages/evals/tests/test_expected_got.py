@@ -23,7 +23,7 @@ from evals.checks import (
 from evals.checks.registry import as_json
 from evals.log.traces import RunMeta, TraceWriter, read_traces
 from evals.metrics.summary import compute
-from evals.model.result import RunResult, comparison_lines, shared_verdict
+from evals.model.result import RunResult, comparison_lines, shared_checks, shared_verdict
 from evals.model.run import ApprovalRecord, Step, Usage, Write
 from evals.report.html import render_html
 from evals.report.junit import render_junit
@@ -193,6 +193,9 @@ def test_a_check_of_another_project_fails_with_a_mismatch() -> None:
         ({"b", "a"}, ["a", "b"]),
         (Path("/tmp/x"), repr(Path("/tmp/x"))),
         (object, repr(object)),
+        (float("nan"), "nan"),
+        (float("-inf"), "-inf"),
+        (2.5, 2.5),
         (None, None),
     ],
 )
@@ -294,3 +297,24 @@ def test_junit_failure_text_holds_expected_and_got() -> None:
     failed = mismatch("outcome", "outcome", "expected 'replied'", "replied", "escalated")
     xml = render_junit([_result(failed)], META)
     assert "expected: replied\ngot: escalated" in xml
+
+
+def test_statuses_that_agree_but_lack_an_error_record_show_no_comparison() -> None:
+    case = _case({"statuses": {"order_agent": ["timeout"]}})
+    run = Run(case_id="c1", outcome="escalated", steps=[Step(role="order_agent", status="timeout")])
+    [found] = [r for r in grade(case, run) if r.name == "statuses"]
+    assert not found.passed and "no error is recorded" in found.reason
+    assert (found.expected, found.got) == (None, None)
+
+
+def test_a_run_s_own_values_are_never_interned_as_a_shared_tuple() -> None:
+    from evals.model import result as result_module
+
+    passed = CheckResult(name="tickets", kind="outcome", passed=True)
+    one = (mismatch("outcome", "outcome", "r", "a", "b"), passed)
+    other = (mismatch("outcome", "outcome", "r", "a", "b"), passed)
+    held = len(result_module._VERDICT_TUPLES)
+    assert shared_checks(one) is one and shared_checks(other) is other
+    assert len(result_module._VERDICT_TUPLES) == held  # no slot taken by a one-off
+    plain = (passed,)
+    assert shared_checks(plain) is shared_checks((passed,))

@@ -10,6 +10,7 @@ skipped, saying what to install, when there is none."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 from html_reports import (
     FAILING_ID,
     HOSTILE_GOAL,
+    HOSTILE_GOT,
     HOSTILE_ID,
     HOSTILE_KEY,
     HOSTILE_REASON,
@@ -104,7 +106,11 @@ def test_a_failing_case_opens_its_trace_and_shows_a_checks_reason(
     failed = run.locator("table.checks tr.bad")
     assert failed.locator("td").nth(0).inner_text() == "outcome"
     assert failed.locator("td").nth(2).inner_text() == "FAILED"
-    assert failed.locator("td").nth(3).inner_text() == "expected outcome 'replied', got 'escalate'"
+    reason = failed.locator("td").nth(3).inner_text()
+    assert reason.splitlines()[0] == "expected outcome 'replied', got 'escalate'"
+    # Beside the reason, what was expected and what the run gave.
+    assert failed.locator("pre.expected").inner_text() == "replied"
+    assert failed.locator("pre.got").inner_text() == HOSTILE_GOT
     # Its trace: the refused step and the blocked call are marked, the approval shown.
     steps = run.locator("ol.timeline li:has(h4:text-is('steps'))")
     assert steps.locator("tr.marked").count() == 1
@@ -217,3 +223,25 @@ def test_cases_and_runs_are_rendered_only_when_opened(page: tuple[Any, list[str]
     expect(tab.locator("template.lazy")).to_have_count(0)
     expect(tab.locator("details.run")).to_have_count(3)
     assert seen == []
+
+
+def test_a_link_to_a_check_opens_its_case_and_run_on_a_fresh_page(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A check's deep link pasted into a review: the check sits in a run's template inside
+    its case's template, both rendered and opened on load; its expected and got shown."""
+    report = write_hostile_report(tmp_path)
+    text = report.read_text(encoding="utf-8")
+    anchor = re.search(r'<tr class="bad" id="(run-\d+-check-\d+)">', text)
+    assert anchor is not None
+    context = browser.new_context(java_script_enabled=True)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{report.as_uri()}#{anchor.group(1)}")
+        row = tab.locator(f"#{anchor.group(1)}")
+        assert row.is_visible()
+        assert row.locator("pre.expected").inner_text() == "replied"
+        assert row.locator("pre.got").inner_text() == HOSTILE_GOT  # as text, not markup
+        assert tab.evaluate("document.querySelectorAll('b').length") == 0
+    finally:
+        context.close()

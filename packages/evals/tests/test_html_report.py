@@ -29,6 +29,7 @@ from evals.report.html import (
     render_html,
     trace_sections,
     traced_pairs,
+    value_text,
 )
 from helpers import result
 from html_reports import (
@@ -356,8 +357,8 @@ def test_a_page_of_many_runs_reads_only_the_traces_it_shows(tmp_path: Path) -> N
 def test_the_page_holds_every_failing_trace_and_a_budget_of_passing_ones(
     passing: int, budget: int
 ) -> None:
-    # Two failing cases sort first (by id, after the passing ones), so their traces are
-    # always held; passing cases get the budget in page order (by id).
+    # The two failing cases come first on the page (although their ids sort last), so
+    # their traces are always held; passing cases get the budget in page order (by id).
     results = [result(f"p{n:02d}") for n in range(passing)]
     results += [result(f"z{n}", ok=False) for n in range(2)]
     pairs = traced_pairs(results, budget)
@@ -368,6 +369,28 @@ def test_the_page_holds_every_failing_trace_and_a_budget_of_passing_ones(
     left_out = [v.label for c in views for v in c.runs if v.over_budget]
     assert left_out == [f"p{n:02d}#0" for n in range(min(passing, budget), passing)]
     assert all((v.trace is None) == v.over_budget for c in views for v in c.runs)
+
+
+def test_the_budget_counts_passing_runs_of_failing_cases_first() -> None:
+    # A failing case with two passing trials and one failing: its failing run is always
+    # held, its passing runs take the budget before any passing case's.
+    results = [result("a1", trial=t) for t in range(2)] + [result("z1", trial=0, ok=False)]
+    results += [result("z1", trial=t) for t in (1, 2)]
+    assert traced_pairs(results, 1) == {("z1", 0), ("z1", 1)}
+    assert traced_pairs(results, 0) == {("z1", 0)}
+    assert traced_pairs(results, 4) == {("z1", 0), ("z1", 1), ("z1", 2), ("a1", 0), ("a1", 1)}
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("天" * 5, "天" * 5),
+        (["a"], '[\n "a"\n]'),
+        ("x" * 20_003, "x" * 20_000 + "… (3 more characters: in the traces)"),
+    ],
+)
+def test_a_compared_value_is_shown_whole_up_to_the_text_limit(value: object, shown: str) -> None:
+    assert value_text(value) == shown
 
 
 def test_a_passing_run_past_the_budget_says_where_its_trace_is(monkeypatch: Any) -> None:

@@ -74,7 +74,10 @@ def _requested(call: object) -> tuple[str, dict[str, Any]]:
         custom = getattr(call, "custom", None)
         name = str(getattr(custom, "name", "")) or "<unnamed>"
         return name, {"_input": str(getattr(custom, "input", ""))}
-    text = function.arguments or "{}"
+    # Arguments that are no string (null, or anything else a provider sends) are read as
+    # none given, as an empty string is.
+    given = function.arguments if isinstance(function.arguments, str) else ""
+    text = given or "{}"
     # Unparsable arguments still go to the gateway (audited; refused or rejected there).
     try:
         args = json.loads(text)
@@ -85,7 +88,8 @@ def _requested(call: object) -> tuple[str, dict[str, Any]]:
 
 def _assistant_turn(message: ChatCompletionMessage) -> ChatCompletionMessageParam:
     # Every call repeated as the model made it: a function call with its arguments string,
-    # a custom call with its input (the model's history is the model's, never rewritten).
+    # a custom call with its input (the model's history is the model's, never rewritten;
+    # only arguments that are no string, which the API would refuse, go back as "").
     calls: list[dict[str, Any]] = []
     for call in message.tool_calls or []:
         name, args = _requested(call)

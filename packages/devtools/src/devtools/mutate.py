@@ -1533,6 +1533,48 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_html_browser.py",),
     ),
     M(
+        "link_to_a_check_goes_nowhere",
+        "packages/evals/src/evals/report/templates/report.js",
+        "function (inner) { return holds(inner, id); }",
+        "function (inner) { return false; }",
+        "a check's deep link opens nothing on a fresh page: the check sits in a run's template"
+        " inside its case's",
+        tests=("packages/evals/tests/test_html_browser.py",),
+    ),
+    M(
+        "statuses_show_equal_values",
+        "evals.checks.trajectory:statuses",
+        "if seen == dict(expected):",
+        "if False:",
+        "statuses that agree (only the error record missing) are shown as expected beside got,"
+        " both the same",
+        tests=("packages/evals/tests/test_expected_got.py",),
+    ),
+    M(
+        "nan_written_as_null",
+        "evals.checks.registry:as_json",
+        "if isinstance(value, float) and not math.isfinite(value):",
+        "if False:",
+        "a NaN a check compared is written to the traces as null: the value is lost",
+        tests=("packages/evals/tests/test_expected_got.py",),
+    ),
+    M(
+        "one_off_tuples_interned",
+        "evals.model.result:shared_checks",
+        "if any(c.expected is not None or c.got is not None for c in items):",
+        "if False:",
+        "every failing run's own values take a slot of the shared table until it is full",
+        tests=("packages/evals/tests/test_expected_got.py",),
+    ),
+    M(
+        "compared_value_never_cut",
+        "evals.report.html:value_text",
+        "if len(text) <= TEXT_CHARS_MAX:",
+        "if True:",
+        "a compared value of any size is written whole into the page",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
         "link_into_an_unrendered_case_goes_nowhere",
         "packages/evals/src/evals/report/templates/report.js",
         "      expand(holder.parentElement);\n",

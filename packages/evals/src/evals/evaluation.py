@@ -274,6 +274,10 @@ def plan(
     Raises:
         CaseFileError: a case is invalid (every problem listed).
         SutLoadError: the SUT cannot be built.
+        ValueError: no case to evaluate, or options that do not go together (an
+            isolation or executor that needs a ``module:attr`` SUT, ``ray_address``
+            without ``executor="ray"``, ``memory_limit_mb`` without
+            ``isolation="process"``, an unknown isolation or executor).
     """
     workers = _workers(
         sut,
@@ -449,6 +453,8 @@ def evaluate(
     Raises:
         CaseFileError: a case is invalid, every problem listed before any run.
         SutLoadError: the SUT cannot be built.
+        ValueError: no case to evaluate, or options that do not go together (see
+            :func:`plan`).
     """
     planned = plan(
         cases,

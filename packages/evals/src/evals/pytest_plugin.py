@@ -34,6 +34,7 @@ from typing import Any, get_args
 
 import pytest
 
+from evals._text import printable
 from evals.cases.configuration import Configurations, SutRecipe, is_configuration, plan_problems
 from evals.cases.loader import load_cases_with_sources
 from evals.cases.validation import screen_cases
@@ -263,10 +264,12 @@ class CaseItem(pytest.Item):
             lines = [f"case {self.case.id} trial {self.trial} failed:"]
             for c in excinfo.value.failed:
                 lines.append(f"  {c.name} ({c.kind}): {c.reason}")
-                lines += [f"    {line}" for line in comparison_lines(c)]
+                lines += [f"    {printable(line)}" for line in comparison_lines(c)]
             if excinfo.value.soft:
                 lines.append("also failed (kinds that do not fail a test, see --evals-fail-on):")
-                lines += [f"  {c.name} ({c.kind}): {c.reason}" for c in excinfo.value.soft]
+                for c in excinfo.value.soft:
+                    lines.append(f"  {c.name} ({c.kind}): {c.reason}")
+                    lines += [f"    {printable(line)}" for line in comparison_lines(c)]
             return "\n".join(lines)
         return str(super().repr_failure(excinfo))
 

@@ -19,7 +19,7 @@ A check that compares values may fail with a :class:`Mismatch` (or, for one resu
 thing it judges, :func:`mismatch`): reports show what was expected beside what the run
 gave::
 
-    @check(kind="outcome")
+    @check(kind="outcome", expect_keys=("refunds",))
     def refunds(case, run):
         want, got = case.expect.model_extra["refunds"], len(run.writes)
         return want == got or Mismatch(f"expected {want} refunds, got {got}", want, got)

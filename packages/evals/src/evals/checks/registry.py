@@ -13,6 +13,7 @@ drop an expectation (:func:`registered_expect_keys`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeAlias, get_args, runtime_checkable
@@ -52,11 +53,14 @@ _JSON: TypeAdapter[JsonValue] = TypeAdapter(JsonValue)
 
 def as_json(value: object) -> JsonValue:
     """``value`` as a JSON value for a result's ``expected`` or ``got``: itself when it is
-    one, a sorted list for a set, else its ``repr``."""
+    one, a list for a tuple or a set (sorted by ``repr``), else its ``repr`` (a NaN, an
+    infinity, an object, a set inside a list)."""
     if isinstance(value, (set, frozenset)):
         value = sorted(value, key=repr)
     if isinstance(value, tuple):
         value = list(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no NaN or infinity: shown as written
     try:
         return _JSON.validate_python(value)
     except ValidationError:

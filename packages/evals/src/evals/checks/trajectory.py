@@ -66,7 +66,10 @@ def statuses(case: Case, run: Run) -> CheckOutput:
     if not problems:
         return True
     reason = "task statuses differ: " + "; ".join(problems)
-    return Mismatch(reason, dict(expected), {role: got.get(role, []) for role in expected})
+    seen = {role: got.get(role, []) for role in expected}
+    if seen == dict(expected):  # the statuses agree; an error record is what is missing
+        return False, reason
+    return Mismatch(reason, dict(expected), seen)
 
 
 @define(kind="trajectory", name="reply_after_evidence")

@@ -88,10 +88,13 @@ _ENV = jinja2.Environment(
 
 def value_text(value: object) -> str:
     """A check's expected or got value as the page shows it: a string as it is, anything
-    else as indented JSON (characters as written, never escaped)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, indent=1)
+    else as indented JSON (characters as written, never escaped); cut at
+    :data:`TEXT_CHARS_MAX` characters, saying so."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=1)
+    if len(text) <= TEXT_CHARS_MAX:
+        return text
+    rest = len(text) - TEXT_CHARS_MAX
+    return f"{text[:TEXT_CHARS_MAX]}… ({rest:,} more characters: in the traces)"
 
 
 _ENV.filters["value_text"] = value_text
@@ -325,12 +328,12 @@ def _case_status(found: Sequence[RunResult]) -> str:
     return next(s for s in ("fail", "error", "pass") if s in statuses)
 
 
-def traced_pairs(
-    results: Iterable[RunResult], budget: int = PASSING_TRACES_SHOWN
-) -> set[tuple[str, int]]:
+def traced_pairs(results: Iterable[RunResult], budget: int | None = None) -> set[tuple[str, int]]:
     """The (case, trial) of every run whose trace the page holds: each run shown in full
-    that failed or errored, and the first ``budget`` passing ones in page order (failing
-    cases first, then errored, then passing; by id)."""
+    that failed or errored, and the first ``budget`` passing ones (default
+    :data:`PASSING_TRACES_SHOWN`) in page order (failing cases first, then errored, then
+    passing; by id)."""
+    budget = PASSING_TRACES_SHOWN if budget is None else budget
     grouped = by_case(results)
     pairs: set[tuple[str, int]] = set()
     passing = 0
@@ -349,7 +352,7 @@ def case_views(
     runs: Mapping[tuple[str, int], Mapping[str, Any]],
     cases: Mapping[str, Case] | None = None,
     *,
-    budget: int = PASSING_TRACES_SHOWN,
+    budget: int | None = None,
 ) -> list[CaseView]:
     """Every case with the runs it shows (and, from ``cases``, what it asks and expects):
     failing cases first, then errored, then passing; by id within each. A passing run

@@ -39,6 +39,14 @@
   }
   document.getElementById("expand").addEventListener("click", function () { setAll(true); });
   document.getElementById("collapse").addEventListener("click", function () { setAll(false); });
+  function holds(template, id) {
+    // The element is in this template, or in a template inside it (a run in its case).
+    if (template.content.getElementById(id)) { return true; }
+    return Array.prototype.some.call(
+      template.content.querySelectorAll("template.lazy"),
+      function (inner) { return holds(inner, id); }
+    );
+  }
   function find(id) {
     // An element not rendered yet is in the template of a case or run: render that first.
     for (var depth = 0; depth < 3; depth++) {
@@ -46,7 +54,7 @@
       if (node) { return node; }
       var holder = Array.prototype.find.call(
         document.querySelectorAll("template.lazy"),
-        function (t) { return t.content.getElementById(id); }
+        function (t) { return holds(t, id); }
       );
       if (!holder) { return null; }
       expand(holder.parentElement);
