@@ -1533,6 +1533,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_html_browser.py",),
     ),
     M(
+        "ray_stop_leaves_runs_going",
+        "evals.execution.ray_executor:RayPool._attempt",
+        "self._retire(actor)\n            raise",
+        "return await _result(actor.run.remote(index, trial))",
+        "Ctrl-C during a Ray evaluation waits for the runs in flight, and runs them again",
+        tests=("packages/evals/tests/test_ray_stop_signals.py",),
+    ),
+    M(
         "link_to_a_check_goes_nowhere",
         "packages/evals/src/evals/report/templates/report.js",
         "function (inner) { return holds(inner, id); }",
