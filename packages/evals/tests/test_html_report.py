@@ -393,12 +393,22 @@ def test_a_compared_value_is_shown_whole_up_to_the_text_limit(value: object, sho
     assert value_text(value) == shown
 
 
+def test_a_passing_run_past_the_budget_with_a_detour_keeps_its_table(monkeypatch: Any) -> None:
+    monkeypatch.setattr("evals.report.html.PASSING_TRACES_SHOWN", 0)
+    detour = result("a1", trajectory_ok=False)  # a success, with a trajectory check failed
+    page = _page([detour], {("a1", 0): _run()})
+    assert "checks passed:" not in page and '<table class="checks">' in page
+    assert "unexpected [&#39;detour_agent&#39;]" in page
+
+
 def test_a_passing_run_past_the_budget_says_where_its_trace_is(monkeypatch: Any) -> None:
     monkeypatch.setattr("evals.report.html.PASSING_TRACES_SHOWN", 1)
     results = [_result("a1"), _result("a2")]
     page = _page(results, {(r.case_id, 0): _run(reply="已补发") for r in results})
-    assert page.count("trace is left out of the page") == 1
-    assert "1 passing runs at most" in page
+    assert page.count("Trace not on the page (a budget of 1 passing runs' traces)") == 1
+    # Past the budget, a run whose every check passed says so in one line, not a table.
+    assert page.count("1 checks passed: outcome") == 1
+    assert page.count('<table class="checks">') == 1
 
 
 @pytest.mark.parametrize("unstopped", [[], ["c1#0"], [f"c{n}#0" for n in range(12)]])
