@@ -1541,6 +1541,23 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_ray_stop_signals.py",),
     ),
     M(
+        "over_budget_runs_keep_full_tables",
+        "packages/evals/src/evals/report/templates/report.html.j2",
+        '{% if run.over_budget and run.checks and run.checks | rejectattr("passed") | list'
+        " | length == 0 %}",
+        "{% if false %}",
+        "a passing run past the page's budget still writes a full table of passed checks",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "over_budget_line_hides_a_detour",
+        "packages/evals/src/evals/report/templates/report.html.j2",
+        '| rejectattr("passed") | list | length == 0 %}',
+        '| rejectattr("passed") | list | length >= 0 %}',
+        "a passing run past the budget with a failed trajectory check says all its checks passed",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
         "link_to_a_check_goes_nowhere",
         "packages/evals/src/evals/report/templates/report.js",
         "function (inner) { return holds(inner, id); }",
