@@ -23,6 +23,9 @@ not found" and the check fails (it never passes by mutating nothing).
     uv run python -m devtools.mutate --list       # the table of mutants only
     uv run python -m devtools.mutate wilson_no_correction percentile_off_by_one
 
+Each mutant runs its last killer first (``.mutate-killers.json``, a cache the run
+writes; ``--no-cache`` ignores it), then the tests of its module, then all of its tests.
+
 Exit status: 0 when every mutant was killed; 1 when one survived or its target was not
 found; 2 when the unmutated copy already fails (nothing can be concluded).
 """
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import re
 import shutil
@@ -4052,6 +4056,8 @@ class Outcome:
     """The first failing test, or why the mutant could not be applied."""
     seconds: float
     """Wall time."""
+    killer: str | None = None
+    """The test that failed first (its pytest node id), when the mutant was killed."""
 
     @property
     def ok(self) -> bool:
@@ -4084,6 +4090,43 @@ def run_tests(
         output = e.stdout if isinstance(e.stdout, str) else ""
         return None, output
     return done.returncode, done.stdout + done.stderr
+
+
+def failing_test(output: str) -> str | None:
+    """The node id of the first ``FAILED``/``ERROR`` test of pytest's summary."""
+    for line in output.splitlines():
+        match = re.match(r"^(?:FAILED|ERROR) (\S+?\.py::.+?)(?: - .*)?$", line)
+        if match:
+            return match.group(1)
+    return None
+
+
+KILLERS_FILE = ROOT / ".mutate-killers.json"
+"""Mutant name -> the test that killed it last time (not committed: a cache). A run tries
+that test first: a mutant it still kills is killed in seconds, without its module's tests
+or the whole suite; one it no longer kills runs as if there were none."""
+
+
+def read_killers(path: Path = KILLERS_FILE) -> dict[str, str]:
+    """The cache of last killers; empty when there is none or it is unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): str(v) for k, v in data.items() if isinstance(v, str)}
+
+
+def write_killers(outcomes: Sequence[Outcome], path: Path = KILLERS_FILE) -> None:
+    """Record the killer of every killed mutant (keeping those of mutants not run now)."""
+    killers = read_killers(path)
+    for o in outcomes:
+        if o.killer is not None:
+            killers[o.mutant.name] = o.killer
+        else:
+            killers.pop(o.mutant.name, None)
+    path.write_text(json.dumps(killers, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def first_failure(output: str) -> str:
@@ -4124,13 +4167,15 @@ def nearest_tests(copy: Path, mutant: Mutant) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
-    """Apply one mutant to a fresh copy of ``snapshot`` and run the tests there."""
+def try_mutant(mutant: Mutant, parent: Path, snapshot: Path, killer: str | None = None) -> Outcome:
+    """Apply one mutant to a fresh copy of ``snapshot`` and run the tests there: its last
+    ``killer`` first (when given), then the tests of its module, then all of its tests."""
     started = time.monotonic()
     copy = fresh_copy(parent, snapshot)
 
-    def done(status: Status, detail: str) -> Outcome:
-        return Outcome(mutant, status, detail, time.monotonic() - started)
+    def done(status: Status, detail: str, output: str = "") -> Outcome:
+        test = failing_test(output) if status == "killed" else None
+        return Outcome(mutant, status, detail, time.monotonic() - started, test)
 
     try:
         target = mutant.file(copy)
@@ -4138,17 +4183,22 @@ def try_mutant(mutant: Mutant, parent: Path, snapshot: Path) -> Outcome:
     except LookupError as e:
         return done("target not found", str(e))
     target.write_text(text, encoding="utf-8")
+    if killer is not None and (copy / killer.partition("::")[0]).is_file():
+        # Exit 1: the test ran and failed (4 or 5: it is gone, a rename; run the rest).
+        code, output = run_tests(copy, (killer,))
+        if code == 1:
+            return done("killed", first_failure(output), output)
     nearest = nearest_tests(copy, mutant)
     if nearest:  # the module's own tests first: most mutants fall there, in seconds
         code, output = run_tests(copy, nearest)
         if code not in (0, None):
-            return done("killed", first_failure(output))
+            return done("killed", first_failure(output), output)
     code, output = run_tests(copy, mutant.tests)
     if code is None:
         return done("timeout (killed)", f"tests ran past {TIMEOUT_S:g}s")
     if code == 0:
         return done("survived", "every test passed")
-    return done("killed", first_failure(output))
+    return done("killed", first_failure(output), output)
 
 
 class Progress:
@@ -4228,6 +4278,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants in parallel (default 2)")
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help=f"do not try each mutant's last killer first ({KILLERS_FILE.name})",
+    )
     args = parser.parse_args(argv)
     by_name = {m.name: m for m in MUTANTS}
     unknown = [n for n in args.names if n not in by_name]
@@ -4260,10 +4315,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         print(f"sanity: ok; {len(chosen)} mutant(s), {args.jobs} at a time", flush=True)
         progress = Progress(len(chosen))
+        killers = {} if args.no_cache else read_killers()
+
+        def one(m: Mutant) -> Outcome:
+            return progress.done(try_mutant(m, parent, snapshot, killers.get(m.name)))
+
         with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            outcomes = list(
-                pool.map(lambda m: progress.done(try_mutant(m, parent, snapshot)), chosen)
-            )
+            outcomes = list(pool.map(one, chosen))
+    write_killers(outcomes)
     print()
     print(table(outcomes))
     killed = sum(o.ok for o in outcomes)
