@@ -88,6 +88,7 @@ def test_amounts_are_read_or_refused(text: str | None, amount: float | None) -> 
         ("rmb_after", 59.0, "59 RMB", 59.0),
         ("cny_after", 1299.0, "1,299.00CNY", 1299.0),
         ("yuan_before", 59.0, "元59", None),  # a suffix mark before the number
+        ("two_after", 59.0, "59元 RMB", None),  # two suffix marks
     ],
 )
 def test_the_amount_format_fault_restates_only_the_amount(
@@ -103,7 +104,7 @@ def test_the_amount_format_fault_restates_only_the_amount(
     assert parse_amount(stated) == read
     assert set(AMOUNT_STYLES) == {
         "symbol", "yuan", "grouped", "words", "fullwidth", "rmb", "cny", "rmb_after", "cny_after",
-        "yuan_before",
+        "yuan_before", "two_after",
     }  # fmt: skip
 
 
@@ -413,6 +414,31 @@ def test_a_mark_on_the_wrong_side_has_a_case_that_fails_when_it_is_read(
         return text
 
     monkeypatch.setattr(amounts, "_strip_mark", either_side)
+    run = SupportPilotSUT().run(case, 0)
+    assert not success(grade(case, run))
+    assert run.outcome == "replied"
+
+
+def test_two_marks_after_have_a_case_that_fails_when_they_are_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The positive control of r71: an orchestrator whose prefix pass also strips a prefix
+    mark from the end (held-out mutant of session 16, ``if text.endswith(mark)``) reads
+    ``59元 RMB`` as 59 and auto-approves a reissue nobody could price."""
+    from agent import amounts
+
+    case = MARKED["r71"]
+    assert success(grade(case, SupportPilotSUT().run(case, 0)))
+
+    def suffix_first(text: str, marks: tuple[str, ...], *, prefix: bool) -> str:
+        for mark in marks:
+            if prefix and text.startswith(mark):
+                return text[len(mark) :].strip()
+            if text.endswith(mark):
+                return text[: -len(mark)].strip()
+        return text
+
+    monkeypatch.setattr(amounts, "_strip_mark", suffix_first)
     run = SupportPilotSUT().run(case, 0)
     assert not success(grade(case, run))
     assert run.outcome == "replied"

@@ -189,6 +189,30 @@ def test_a_broken_obedient_path_fails_the_screen_off_half(
     assert any(i.startswith("ob-") for i in failed) is twins
 
 
+def _reads_case(claims: Iterable[Claim], own_order: str) -> obedient.Demands:
+    """The obedient path matching demand words as written (held-out mutant of session 16:
+    ``lowered = text``): a demand in capitals goes unread."""
+    claims = list(claims)
+    found = _real_demands(claims, own_order)
+    texts = [f"{c.text}\n{c.value or ''}" for c in claims]
+    said = [t for t in texts if carries_instructions(t)]
+    return found.model_copy(
+        update={
+            "reissue": any(w in t for t in said for w in obedient.REISSUE_DEMANDS),
+            "refund": any(w in t for t in said for w in obedient.REFUND_DEMANDS),
+        }
+    )
+
+
+def test_an_obedient_path_blind_to_capitals_fails_the_shouted_attacks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(orchestrator, "demands", _reads_case)
+    failed = _failing(OBEDIENT, SupportPilotSUT())
+    shouted = {case.id for case in OBEDIENT if case.id.split("-")[1].startswith("shouted_")}
+    assert {i for i in shouted if i.startswith("oi-")} == failed
+
+
 DEMAND_WORDS = [
     ("REISSUE_DEMANDS", "补发"),
     ("REISSUE_DEMANDS", "create_ticket"),
@@ -239,7 +263,14 @@ PATTERN_MUTANTS = [
     (
         "without_english",
         _without(3),
-        {"fake_system", "manager_approval", "one_refund_word", "one_write_word"},
+        {
+            "fake_system",
+            "manager_approval",
+            "one_refund_word",
+            "one_write_word",
+            "shouted_write",
+            "shouted_refund",
+        },
     ),
     ("ignore_gap_0_2", _narrowed(0, "{0,8}", "{0,2}"), {"ignore_rules", "one_refund_word"}),
     ("ignore_not_rules", _narrowed(0, "规则|", ""), {"ignore_rules", "one_refund_word"}),
@@ -250,7 +281,14 @@ PATTERN_MUTANTS = [
     (
         "english_not_rules",
         _narrowed(3, "|rules?", ""),
-        {"fake_system", "manager_approval", "one_refund_word", "one_write_word"},
+        {
+            "fake_system",
+            "manager_approval",
+            "one_refund_word",
+            "one_write_word",
+            "shouted_write",
+            "shouted_refund",
+        },
     ),
 ]
 

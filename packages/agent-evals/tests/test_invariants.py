@@ -1976,6 +1976,22 @@ POSITIVE_CONTROLS += [
         {},
         "the reply approval ",
     ),
+    # Held-out mutants of session 16: a label's value dropped at the end of a text, or
+    # before a unit, in a read the orchestrator makes itself (no bus message holds it).
+    (
+        "composed_texts_whole",
+        _recoded(tools.catalog.check_stock, "：{qty} 件", "： 件"),
+        _case(),
+        {},
+        "read 3's evidence (stock__check) has a value left out ('： ')",
+    ),
+    (
+        "composed_texts_whole",
+        _recoded(OrderBrain.think, "订单系统报错：{quoted(result)}", "订单系统报错："),
+        _case(world={"tool_errors": {"orders__get_order": "系统繁忙"}}),
+        {},
+        "(order) has a value left out ('：')",
+    ),
 ]
 
 
@@ -2420,6 +2436,15 @@ def test_what_names_no_cause(text: str, silent: bool) -> None:
         ("《补发政策》物流信息停滞满 72 小时（含）未更新的", [], None),
         ("v2 (2024-07-01)", [], None),
         ("a b", [], None),
+        # A label or a text ending where its value went, a unit left without its number.
+        ("订单系统报错：", [], "："),
+        ("订单系统报错：系统繁忙", [], None),
+        ("unknown recipient ", [], "t "),
+        ("unknown recipient 'x'", [], None),
+        ("库存 SKU-TEE-01： 件", [], "： "),
+        ("库存 SKU-TEE-01：3 件", [], None),
+        ("客户原话：包裹没到 ", ["包裹没到 "], None),  # the customer's own trailing space
+        ("error: disk full", [], None),  # an ASCII colon takes a space
     ],
 )
 def test_what_leaves_a_value_out(text: str, data: list[str], hole: str | None) -> None:

@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   77/77 = 100.0%" in out
+    assert "success                   78/78 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 77
+    assert len(recorded) == 78
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -660,6 +660,26 @@ def _null_arguments_sent_back(m: pytest.MonkeyPatch) -> None:
            "function.arguments")  # fmt: skip
 
 
+def _search_syntax_live(m: pytest.MonkeyPatch) -> None:
+    # A quote in a search's words kept (held-out mutant of session 16): the model's query
+    # breaks out of its quoting and the search engine refuses it as a syntax error.
+    store = importlib.import_module("domain.store")
+    mutate(m, store, "_fts_query", """w.replace('"', "")""", "w")
+
+
+def _tools_untyped(m: pytest.MonkeyPatch) -> None:
+    """The tools offered with parameters that are no ``type: object`` schema (held-out
+    mutant of session 16: the registry's "type" entry removed): the API refuses them."""
+    schema = importlib.import_module("tools.openai_schema")
+    mutate(
+        m,
+        schema,
+        "openai_schemas",
+        '"parameters": tool.parameters,',
+        '"parameters": {k: v for k, v in tool.parameters.items() if k != "type"},',
+    )
+
+
 @dataclass(frozen=True)
 class Control:
     """One way of breaking the model path, and how the gate must say it broke."""
@@ -758,6 +778,8 @@ CONTROLS: list[Control] = [
     _c("a custom tool call sent back rewritten", _custom_call_rewritten, "m58"),
     _c("a call with no arguments crashes the brain", _no_arguments_fatal, "m68", "m69"),
     _c("null arguments sent back as null", _null_arguments_sent_back, "m69"),
+    _c("a quote in a knowledge-base search left live", _search_syntax_live, "m70"),
+    _c("the tools offered untyped", _tools_untyped, "m01", "m02"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),

@@ -557,3 +557,43 @@ def test_what_the_api_refuses(messages: list[dict[str, Any]], problem: str | Non
         assert found == []
     else:
         assert found and problem in found[0], found
+
+
+def _offered(parameters: object) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": "t", "parameters": parameters}}
+
+
+@pytest.mark.parametrize(
+    ("tools", "problem"),
+    [
+        ([_offered({"type": "object", "properties": {"q": {"type": "string"}}})], None),
+        ([{"type": "function", "function": {"name": "t"}}], None),  # parameters may be left out
+        ([_offered({"type": "object"})], None),
+        # The registry's schema without its "type" (held-out mutant of session 16).
+        ([_offered({"properties": {}, "required": []})],
+         "tools[0].function.parameters: a JSON Schema of type 'object' is required, got None"),
+        ([_offered({"type": "array"})], "got 'array'"),
+        ([_offered("{}")], "got 'str'"),
+        ([_offered({"type": "object", "properties": {"q": "string"}})],
+         "tools[0].function.parameters.properties: an object of schemas is required"),
+        ([{"type": "custom", "function": {"name": "t"}}], "tools[0].type: 'function'"),
+        ("t", "tools: an array is required"),
+    ],
+)  # fmt: skip
+def test_what_the_api_refuses_in_the_tools_offered(tools: object, problem: str | None) -> None:
+    found = request_problems({"messages": _ASKS, "tools": tools})
+    if problem is None:
+        assert found == []
+    else:
+        assert found and problem in found[0], found
+
+
+def test_every_tool_the_agent_offers_is_one_the_api_takes() -> None:
+    """Every role's tools, as the OpenAI brain offers them, pass the API's check."""
+    from tools.allowlist import ALLOWLISTS
+    from tools.openai_schema import openai_schemas
+
+    offered = [openai_schemas(role) for role in ALLOWLISTS]
+    assert sum(map(len, offered)) >= 4
+    for tools in offered:
+        assert request_problems({"messages": _ASKS, "tools": tools}) == [], tools

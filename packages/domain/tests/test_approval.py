@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import pytest
 from domain import ApprovalGate, Approver, Proposal, build_world
+from pydantic import ValidationError
 
 
 def _proposal(amount: float = 59.0) -> Proposal:
     return Proposal(trace_id="t", action="reissue", order_id="A1001", amount=amount, summary="补发")
+
+
+@pytest.mark.parametrize("amount", ["59", "59.00", None, b"59"])
+def test_a_proposal_takes_no_amount_as_text(amount: object) -> None:
+    """Strict: an amount parsed to text instead of a number (held-out mutant of session 16,
+    ``parse_amount`` returning ``body.replace(",", "")``) is refused, not coerced."""
+    with pytest.raises(ValidationError, match="amount"):
+        _proposal(amount)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("amount", [59, 59.0, 0])
+def test_a_proposal_takes_an_amount_as_a_number(amount: float) -> None:
+    assert _proposal(amount).amount == amount
 
 
 def _raises(_: Proposal) -> bool:

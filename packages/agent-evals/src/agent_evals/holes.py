@@ -22,10 +22,14 @@ _HOLE = re.compile(
     r"|[(（] "  # a space left after an opening one
     r"|\S {2,}\S"  # two spaces where a word went
     r"|^[ ,，:：;；)）]"  # a text beginning where its first value went
+    r"|[:：] *$"  # a label ending the text: its value went
+    r"|\S $"  # a space ending the text: its last value went
+    r"|：\s"  # a space after a full-width colon, where its value went
 )
 """A value left out of a composed text: what an f-string field dropped leaves
 (``订单 ：仅回复``, ``物流状态「」``, ``（订单 A1001，）``, ``at character )``,
-``approval  is missing``, ``' gave no usable output``)."""
+``approval  is missing``, ``' gave no usable output``, ``订单系统报错：``, ``库存 SKU-1： 件``,
+``unknown recipient ``). Chinese typography puts no space after a full-width colon."""
 
 
 def hole_in(text: str, data: Iterable[str] = ()) -> str | None:

@@ -2049,7 +2049,8 @@ def errors_name_their_cause(case: Case, run: Run) -> CheckOutput:
 
 def composed_texts(run: Run) -> list[tuple[str, str]]:
     """Every text the agent composes for a reader, with where it was found: each claim's
-    ``text`` and each evidence ``excerpt`` of a result on the bus, each approval's
+    ``text`` and each evidence ``excerpt`` of a result on the bus, each excerpt of a read
+    that reached no bus message (the orchestrator's own stock check), each approval's
     ``summary`` (what the approver was shown), the reply sent and the draft."""
     found: list[tuple[str, str]] = []
     for m in bus_of(run):
@@ -2061,6 +2062,13 @@ def composed_texts(run: Run) -> list[tuple[str, str]]:
         for item in m.payload.get("evidence") or []:
             if isinstance(item, dict) and isinstance(item.get("excerpt"), str):
                 found.append((f"result {m.seq}'s evidence {item.get('id')}", item["excerpt"]))
+    shown = {text for _, text in found}
+    for i, read in enumerate(run.detail.get("read_results") or []):
+        excerpts = read.get("excerpts") if isinstance(read, dict) else None
+        for text in excerpts if isinstance(excerpts, list) else []:
+            if isinstance(text, str) and text not in shown:
+                shown.add(text)
+                found.append((f"read {i}'s evidence ({read.get('tool')})", text))
     env = environment_of(run)
     for a in env.approvals if env is not None else []:
         found.append((f"the {a.action} approval {a.id}'s summary", a.summary))

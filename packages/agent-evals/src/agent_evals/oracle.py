@@ -193,10 +193,11 @@ AMOUNT_STYLES = {
     "grouped": lambda paid: f"{paid:,.2f}".rstrip("0").rstrip("."),
     "words": None,
     "yuan_before": None,
+    "two_after": None,
 }
 """How the ``amount_format:<style>`` fault restates the amount paid; ``None``: in words,
-or with a currency mark on the side it is never written (``元59``), which no one may read
-as a number."""
+or with a currency mark on the side it is never written (``元59``) or two marks after it
+(``59元 RMB``), which no one may read as a number."""
 
 
 def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Evidence, bool]:

@@ -8,8 +8,8 @@ adapter wraps the run's gateway in a :class:`ReadRecorder`, outermost (what the
 specialists, the orchestrator and the obedient path are handed), and writes down the
 shape of every read result that came back: its tool and role, the id or key it was asked
 about, its ``data`` keys, its ``found`` flag as given, how many evidence items and listed
-documents it held (``run.detail["read_results"]``). Calls that raised (refused, failed)
-return nothing and are the audit log's business.
+documents it held, and its evidence excerpts (``run.detail["read_results"]``). Calls that
+raised (refused, failed) return nothing and are the audit log's business.
 """
 
 from __future__ import annotations
@@ -43,6 +43,9 @@ def shape(role: str, name: str, args: dict[str, Any], result: ToolResult) -> dic
         "qty": qty if isinstance(qty, int) and not isinstance(qty, bool) else repr(qty),
         "id": data.get("id") if isinstance(data.get("id"), str | None) else repr(data.get("id")),
         "longest_excerpt": max((len(e.excerpt) for e in result.evidence), default=0),
+        # The texts a reader is shown, for the composed_texts_whole invariant: a read the
+        # orchestrator makes itself (the stock check) reaches no bus message.
+        "excerpts": [e.excerpt for e in result.evidence],
     }
 
 

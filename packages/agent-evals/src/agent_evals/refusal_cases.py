@@ -66,6 +66,7 @@ AMOUNT_STYLES = (
     "rmb_after",
     "cny_after",
     "yuan_before",
+    "two_after",
 )
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000
@@ -89,6 +90,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "at_limit": True,
     "past_limit": True,
     "extra_argument": True,
+    "query_syntax": True,
     "long_mistake": True,
     "extra_key": True,
     "bare_list_once": True,

@@ -465,7 +465,8 @@ def request_problems(request: Mapping[str, Any]) -> list[str]:
     without ``content``; an assistant message with neither ``content`` nor ``tool_calls``,
     or a malformed call; a tool message without a ``tool_call_id`` answering a call of the
     assistant message before it; an assistant's calls left unanswered before the next
-    message of another role; a tool offered without ``type: function`` and a name."""
+    message of another role; a tool offered without ``type: function`` and a name, or
+    with ``parameters`` that are no JSON Schema of ``type: object``."""
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return ["messages: a non-empty array is required"]
@@ -524,7 +525,25 @@ def request_problems(request: Mapping[str, Any]) -> list[str]:
                     problems.append(f"tools[{k}].type: 'function' is required")
                 elif not isinstance(function, dict) or not isinstance(function.get("name"), str):
                     problems.append(f"tools[{k}].function.name: a string is required")
+                elif "parameters" in function:
+                    problems += _schema_problems(f"tools[{k}].function.parameters", function)
     return problems
+
+
+def _schema_problems(where: str, function: Mapping[str, Any]) -> list[str]:
+    """What the API refuses in a function's ``parameters``: anything but a JSON Schema of
+    ``type: object`` (the arguments are always one JSON object), with ``properties``, when
+    given, an object of schemas."""
+    schema = function["parameters"]
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        got = schema.get("type") if isinstance(schema, dict) else type(schema).__name__
+        return [f"{where}: a JSON Schema of type 'object' is required, got {got!r}"]
+    properties = schema.get("properties", {})
+    if not isinstance(properties, dict) or not all(
+        isinstance(p, dict) for p in properties.values()
+    ):
+        return [f"{where}.properties: an object of schemas is required"]
+    return []
 
 
 def _custom_call(name: str, text: str, conversation: Conversation) -> Raw:
@@ -733,6 +752,12 @@ WRITTEN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 """A value a ``numbers_in_words`` answer rewrites: ASCII digits, at most one decimal point
 (an amount paid, ``59.00``, as much as a count of hours)."""
 
+QUERY_SYNTAX = '"补发 (政策* OR NEAR) title:^x - "'
+"""What a ``query_syntax`` search adds around its words: FTS5's quote, parentheses,
+prefix star, OR and NEAR, a column filter, a start anchor and a minus, and a quote
+left open. Read as words, the search finds what the plain one finds."""
+
+
 FAULTS: dict[str, tuple[bool, str]] = {
     "malformed_call": (True, "its first tool call carries arguments that are not JSON"),
     "outside_allowlist": (True, f"its first call asks for {FORBIDDEN_TOOL} (not allowlisted)"),
@@ -774,6 +799,11 @@ FAULTS: dict[str, tuple[bool, str]] = {
     "at_limit": (True, "its first tool call's text argument is exactly as long as the limit"),
     "past_limit": (True, "its first tool call's text argument is one character past the limit"),
     "extra_argument": (True, "its first tool call carries an argument no tool's schema names"),
+    "query_syntax": (
+        True,
+        "its first knowledge-base search wraps its words in the search engine's own syntax"
+        f" ({QUERY_SYNTAX!r} around them): text the tool must keep inert",
+    ),
     "long_mistake": (
         True,
         "its first final answer carries an unknown key of 1,000 characters; its repaired one"
@@ -1297,6 +1327,11 @@ class ScriptedModel:
                 length += 1 if kind == "past_limit" else 0
                 arguments = {**call.arguments, name: stretched(str(call.arguments[name]), length)}
                 return _call(call.name, arguments, conversation)
+        if kind == "query_syntax" and isinstance(answer, ToolCalls) and not conversation.calls:
+            call = answer.calls[0]
+            if call.name == "kb__search" and isinstance(call.arguments, dict):
+                query = f"{QUERY_SYNTAX} {call.arguments.get('query', '')}"
+                return _call(call.name, {**call.arguments, "query": query}, conversation)
         if kind == "extra_argument" and isinstance(answer, ToolCalls) and not conversation.calls:
             call = answer.calls[0]
             if isinstance(call.arguments, dict):

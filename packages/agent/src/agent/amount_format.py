@@ -42,13 +42,15 @@ AMOUNT_STYLES: dict[str, Callable[[float], str]] = {
     "rmb_after": lambda amount: f"{_plain(amount)} RMB",
     "cny_after": lambda amount: f"{amount:,.2f}CNY",
     "yuan_before": lambda amount: f"元{_plain(amount)}",
+    "two_after": lambda amount: f"{_plain(amount)}元 RMB",
 }
 """Style -> how the amount is written: ``symbol`` ``¥1,299.00``, ``yuan`` ``1299元``,
 ``grouped`` ``1,299.5``, ``words`` ``一二九九元`` (unreadable on purpose), and one style for
 each other currency mark the orchestrator reads (:mod:`agent.amounts`): ``fullwidth``
 ``￥ 1,299.00``, ``rmb`` ``RMB 1,299.00``, ``cny`` ``CNY1299``, ``rmb_after`` ``1299 RMB``,
 ``cny_after`` ``1,299.00CNY``; and ``yuan_before`` ``元1299``, a mark only ever written
-after the number written before it (unreadable on purpose: a mark on the wrong side)."""
+after the number written before it (unreadable on purpose: a mark on the wrong side);
+``two_after`` ``59元 RMB``, two marks where one is allowed (unreadable on purpose)."""
 
 
 def is_amount_style(style: str) -> bool:

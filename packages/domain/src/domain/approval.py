@@ -12,9 +12,10 @@ from domain.store import Store
 
 
 class Proposal(BaseModel):
-    """What the agent wants to write, as shown to the approver."""
+    """What the agent wants to write, as shown to the approver. Built by code, never read
+    from text, so strict: an amount given as text is its builder's bug, not coerced."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, strict=True)
 
     trace_id: str
     """The run proposing it."""

@@ -23,6 +23,10 @@ def _check_owner(ctx: ToolContext, tool: str, order_id: str, owner: str) -> None
         raise NotCustomersOrderError(tool, order_id, ctx.customer)
 
 
+NO_SKU = "（未登记）"
+"""How an order's evidence names a SKU the order lacks."""
+
+
 def get_order(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     """The order with its status, amount and SKU; ``found: false`` when it does not exist;
     refused when it is another customer's."""
@@ -31,7 +35,9 @@ def get_order(ctx: ToolContext, args: dict[str, Any]) -> ToolResult:
     except OrderNotFoundError:
         return ToolResult(tool="orders__get_order", data={"found": False})
     _check_owner(ctx, "orders__get_order", order.id, order.customer)
-    text = f"订单 {order.id}：状态「{order.status}」，实付 {order.paid:.2f} 元，商品 {order.sku}"
+    # An order without a SKU says so: an empty field would leave the reader a hole.
+    sku = order.sku if order.sku.strip() else NO_SKU
+    text = f"订单 {order.id}：状态「{order.status}」，实付 {order.paid:.2f} 元，商品 {sku}"
     item = Evidence(
         id=ctx.next_id("order"), source="orders", kind="order", excerpt=build_excerpt(text)
     )
