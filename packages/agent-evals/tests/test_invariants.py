@@ -1940,6 +1940,39 @@ def _tool_name_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ToolFailedError, "__init__", init)
 
 
+def _amount_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``yuan_before`` without its number (held-out mutant of session 16: ``f"元"``): still
+    unreadable, so the outcome alone cannot tell."""
+    from agent import amount_format
+
+    monkeypatch.setitem(amount_format.AMOUNT_STYLES, "yuan_before", lambda amount: "元")
+
+
+def _amount_words_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``words`` stating the digits without the yuan mark."""
+    from agent import amount_format
+
+    words = amount_format.AMOUNT_STYLES["words"]
+    monkeypatch.setitem(amount_format.AMOUNT_STYLES, "words", lambda a: words(a)[:-1])
+
+
+POSITIVE_CONTROLS += [
+    (
+        "faults_as_stated",
+        _amount_left_out,
+        _case(faults={"order_agent": "amount_format:yuan_before"}),
+        {},
+        "order_agent attempt 1 (amount_format:yuan_before): the amount paid reads '元', not '元59'",
+    ),
+    (
+        "faults_as_stated",
+        _amount_words_cut,
+        _case(faults={"order_agent": "amount_format:words"}),
+        {},
+        "the amount paid reads '五九', not '五九元'",
+    ),
+]
+
 POSITIVE_CONTROLS += [
     (
         "errors_name_their_cause",

@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   78/78 = 100.0%" in out
+    assert "success                   79/79 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 78
+    assert len(recorded) == 79
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -667,6 +667,12 @@ def _search_syntax_live(m: pytest.MonkeyPatch) -> None:
     mutate(m, store, "_fts_query", """w.replace('"', "")""", "w")
 
 
+def _blank_draft_sent(m: pytest.MonkeyPatch) -> None:
+    # A draft of spaces taken for a draft: proposed, approved, a blank reply sent.
+    mutate(m, orchestrator.Orchestrator, "_answer",
+           'or not draft or not draft.strip():', "or not draft:")  # fmt: skip
+
+
 def _tools_untyped(m: pytest.MonkeyPatch) -> None:
     """The tools offered with parameters that are no ``type: object`` schema (held-out
     mutant of session 16: the registry's "type" entry removed): the API refuses them."""
@@ -780,6 +786,7 @@ CONTROLS: list[Control] = [
     _c("null arguments sent back as null", _null_arguments_sent_back, "m69"),
     _c("a quote in a knowledge-base search left live", _search_syntax_live, "m70"),
     _c("the tools offered untyped", _tools_untyped, "m01", "m02"),
+    _c("a blank draft sent", _blank_draft_sent, "m71"),
     _c("0.5 s per model attempt instead of 120", _half_second_attempts, "m11"),
     _c("rule brains run although brain=openai", _rule_brains_instead, "m01", "m06"),
     _c("the record names another model", _another_model_recorded, "m01"),

@@ -309,6 +309,13 @@ BROKEN: dict[str, tuple[Any, str, Callable[..., Any], str]] = {
         _newest_current_document_rules,
         "policy:",
     ),
+    # Held-out mutant of session 16: the ids compared as text, kb#3 outranks kb#100.
+    "policy: a tie broken on the ids as text": (
+        rule_brains,
+        "_in_force_key",
+        lambda doc: (str(doc["effective_date"]), str(doc["version"]), str(doc["id"])),
+        "policy:",
+    ),
     "closed orders ignored": (orchestrator, "decide", _closed_ignored, "order_status:"),
     "flaky: flaky:0 crashes too": (faults, "flaky_crashes", lambda p, c, t: True, "fault:"),
     "flaky: flaky:1 does not crash": (faults, "flaky_crashes", lambda p, c, t: False, "fault:"),

@@ -86,6 +86,21 @@ def test_each_example_mutates_as_stated(
         ("RemoveGetDefault", "y = d.get(k, default=0)\n"),
         ("RemoveGetDefault", "y = d.pop(k, 0)\n"),
         ("RemoveGetDefault", "y = get(k, 0)\n"),
+        ("BroadenExceptHandler", "try:\n    f()\nexcept Exception:\n    g()\n"),  # as broad
+        ("BroadenExceptHandler", "try:\n    f()\nexcept BaseException:\n    g()\n"),
+        ("BroadenExceptHandler", "try:\n    f()\nexcept:\n    g()\n"),  # bare
+        ("SwapArguments", "y = f(a, a)\n"),  # the same code either way
+        ("SwapArguments", "y = f(a, b=1)\n"),  # a keyword
+        ("SwapArguments", "y = f(*a, b)\n"),
+        ("SwapArguments", "y = f(a)\n"),
+        ("SwapArguments", "y = f(a, b, c)\n"),
+        ("SwapArguments", "y = d[a, b]\n"),  # an index, not a call
+        ("BreakAfterFirstPass", "def f(xs):\n    for x in xs:\n        return x\n"),
+        ("BreakAfterFirstPass", "for x in xs:\n    if x:\n        f()\n    continue\n"),
+        ("BreakAfterFirstPass", "for x in xs:\n    raise E(x)\n"),
+        ("BreakAfterFirstPass", "for x in xs: f(x)\n"),  # no block of its own
+        ("BreakAfterFirstPass", "while a:\n    f()\n"),  # not a for loop
+        ("BreakAfterFirstPass", "y = [f(x) for x in xs]\n"),
     ],
 )
 def test_nothing_to_remove(name: str, code: str) -> None:
@@ -104,6 +119,9 @@ def test_nothing_to_remove(name: str, code: str) -> None:
         ("RemoveElseBranch", "if a:\n    f()\nelif b:\n    g()\nelif c:\n    h()\n", 2),
         ("RemoveFormattedValue", "y = f'{a}{b:{w}}'\n", 2),  # the nested {w} is not one
         ("ReplaceFirstWithLast", "y = a[0] + b[-1]\n", 2),
+        ("BroadenExceptHandler", "try:\n    f()\nexcept A:\n    g()\nexcept (B, C):\n    h()\n", 2),
+        ("SwapArguments", "y = f(a, g(b, c))\n", 2),
+        ("BreakAfterFirstPass", "for a in b:\n    for c in a:\n        f(c)\n    g()\n", 2),
     ],
 )
 def test_one_mutant_per_thing_removed(name: str, code: str, count: int) -> None:

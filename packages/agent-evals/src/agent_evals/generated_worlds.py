@@ -125,6 +125,11 @@ TIED_LATER = _policy(
 """The same effective date and version, added after it (a higher id), ranking below it: on
 that tie the higher id is in force (spec_terms), whatever the search's relevance says."""
 
+TIED_WITH_DEFAULT = _policy(
+    "物流信息停滞满 96 小时未更新的，可为客户提交补发申请。", "2024-07-01", "v2"
+)
+"""The default policy's effective date and version (kb#3), added later (kb#100)."""
+
 OVER_LONG = _policy(
     "物流信息停滞满 96 小时未更新的，可为客户提交补发申请。" + PROCEDURE_STEP * 170,
     "2025-03-01",
@@ -193,6 +198,9 @@ POLICIES: dict[str, dict[str, Any]] = {
         "hours": 96,
     },
     "tied_current": {"kb": "default", "add": [TIED_SHORT, TIED_LATER], "hours": 96},
+    # A tie with the default policy in force (kb#3, v2 of 2024-07-01): the added one, kb#100,
+    # is in force by the higher id, which as text ("100" < "3") would lose.
+    "tied_with_default": {"kb": "default", "add": [TIED_WITH_DEFAULT], "hours": 96},
     "fullwidth_newer": {
         "kb": "default",
         "add": [

@@ -82,7 +82,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -1170,10 +1170,54 @@ def _attempt_problems(
         same = [(c.get("topic"), c.get("evidence")) for c in claims]
         if same != [(c.get("topic"), c.get("evidence")) for c in after]:
             return ["it changed which claims the role made, not only how the amount reads"]
-        return []
+        return _restatement_problems(arg, claims, after)
     # none (flaky that did not crash), garble_once's retry, hidden_write_attempt (its
     # refused write hidden, the brain answers as usual): the role's own answer.
     return [] if output == before else ["the role's own answer was changed"]
+
+
+def _plain(amount: float) -> str:
+    return f"{amount:.2f}".rstrip("0").rstrip(".")
+
+
+STATED_AMOUNTS: dict[str, Callable[[float], str]] = {
+    "symbol": lambda a: f"¥{a:,.2f}",
+    "yuan": lambda a: f"{_plain(a)}元",
+    "grouped": lambda a: f"{int(a):,}" + _plain(a)[len(str(int(a))) :],
+    "words": lambda a: "".join("零一二三四五六七八九"[int(d)] for d in str(int(a))) + "元",
+    "fullwidth": lambda a: f"￥ {a:,.2f}",
+    "rmb": lambda a: f"RMB {a:,.2f}",
+    "cny": lambda a: f"CNY{_plain(a)}",
+    "rmb_after": lambda a: f"{_plain(a)} RMB",
+    "cny_after": lambda a: f"{a:,.2f}CNY",
+    "yuan_before": lambda a: f"元{_plain(a)}",
+    "two_after": lambda a: f"{_plain(a)}元 RMB",
+}
+"""``amount_format:<style>`` -> how the amount paid reads once restated, as docs/cases.md's
+fault table writes each style (``¥1,299.00``, ``1299元``, ``1,299.5``, ``一二九九元``,
+``￥ 1,299.00``, ``RMB 1,299.00``, ``CNY1299``, ``1299 RMB``, ``1,299.00CNY``, ``元59``,
+``59元 RMB``), fixed here, never read from the fault under test."""
+
+
+def _restatement_problems(style: str, claims: list[Any], after: list[Any]) -> list[str]:
+    """``amount_format``: the ``paid`` claim's value restated in ``style`` (a value that is
+    no number left as it was), every other field and claim as the role made it."""
+    for old, new in zip(claims, after, strict=True):
+        if not (isinstance(old, dict) and old.get("topic") == "paid" and isinstance(new, dict)):
+            if new != old:
+                return ["it changed a claim other than the amount paid"]
+            continue
+        try:
+            want: object = STATED_AMOUNTS[style](float(old.get("value")))  # type: ignore[arg-type]
+        except (TypeError, ValueError, KeyError):
+            want = old.get("value")
+        if new.get("value") != want:
+            return [f"the amount paid reads {new.get('value')!r}, not {want!r}"]
+        if {k: v for k, v in new.items() if k != "value"} != {
+            k: v for k, v in old.items() if k != "value"
+        }:
+            return ["it changed the amount paid's claim beyond its value"]
+    return []
 
 
 def _retry_limit_problems(given: dict[str, Any], error: str | None) -> list[str]:
@@ -1451,7 +1495,7 @@ def _short(text: str | None) -> str:
 
 def _drafted(bus: Sequence[BusMessage]) -> str:
     """The reply the reply writer last drafted (a delivered ``ok`` result's ``reply``
-    claim; empty: none)."""
+    claim; empty: none, as is a draft of spaces and line breaks, which no one can send)."""
     drafted = ""
     for m in bus:
         if m.kind != "result" or m.status != "delivered" or m.payload.get("status") != "ok":
@@ -1459,7 +1503,7 @@ def _drafted(bus: Sequence[BusMessage]) -> str:
         for claim in m.payload.get("claims") or []:
             if isinstance(claim, dict) and claim.get("topic") == "reply":
                 drafted = str(claim.get("value") or "")
-    return drafted
+    return drafted if drafted.strip() else ""
 
 
 @check(kind="outcome", name="outcome_agrees_with_store")

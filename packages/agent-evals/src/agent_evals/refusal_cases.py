@@ -99,6 +99,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "bare_claims": False,
     "numbers_in_words": True,
     "false_promise": False,
+    "blank_draft": False,
     "cited_draft": False,
     "lone_outage": True,
     "bad_request": True,

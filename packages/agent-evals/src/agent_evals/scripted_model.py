@@ -744,6 +744,9 @@ topic picks one of these."""
 
 CITED_EVIDENCE = "order#1"
 """What a ``cited_draft`` reply cites: an evidence id, which a customer must never read."""
+BLANK_DRAFT = " \u3000\n "
+"""What a ``blank_draft`` reply writer drafts: an ASCII and an ideographic space, a line
+break and a space, nothing a customer could read."""
 
 NUMERALS = str.maketrans("0123456789.", "〇一二三四五六七八九点")
 """Digit (and decimal point) -> its Chinese word (what a ``numbers_in_words`` answer
@@ -846,6 +849,10 @@ FAULTS: dict[str, tuple[bool, str]] = {
         False,
         "the reply writer drafts the reissue reply whatever the plan (it says a reissue was"
         " filed when none is planned)",
+    ),
+    "blank_draft": (
+        False,
+        f"the reply writer's draft is blank ({BLANK_DRAFT!r}: spaces and a line break)",
     ),
     "cited_draft": (
         False,
@@ -1364,10 +1371,12 @@ class ScriptedModel:
         if kind == "numbers_in_words" and isinstance(answer, Reply):
             return replace(answer, content=in_words(answer.content))
         drafting = isinstance(answer, Reply) and not conversation.offered
-        if kind in ("false_promise", "cited_draft") and drafting:
+        if kind in ("false_promise", "cited_draft", "blank_draft") and drafting:
             topic = conversation.prompt.topics[0] if conversation.prompt.topics else "reply"
             if kind == "false_promise":
                 draft = _draft(conversation.prompt, plan="reissue")
+            elif kind == "blank_draft":
+                draft = BLANK_DRAFT
             else:
                 draft = f"{_draft(conversation.prompt)}（依据 {CITED_EVIDENCE}）"
             return _answer([_claim(topic, draft, [], "回复草稿")], conversation)

@@ -198,7 +198,8 @@ class Orchestrator:
         )
         drafted = await self._dispatch(draft_task)
         draft = next((c.value for c in drafted.claims if c.topic == "reply"), None)
-        if drafted.status != "ok" or not draft:
+        # A draft of spaces and line breaks is none: nothing a customer could read.
+        if drafted.status != "ok" or not draft or not draft.strip():
             return self._escalate(agg, "specialist_failed", "回复草稿未能生成，请人工回复。")
         draft = self._obey(draft, wanted)
         problems = draft_problems(draft, plan)

@@ -52,6 +52,17 @@ figure needs mutants no earlier sample holds, and each is again a slip a person 
 - ``evals/RemoveGetDefault``: ``m.get(k, d)`` -> ``m.get(k)`` (a default forgotten: ``None``
   where ``d`` was meant).
 
+Three more came when the held-out 300 of session 16 had left 164 mutants no sample held
+(session 17), each a slip of another kind than leaving a step out:
+
+- ``evals/BroadenExceptHandler``: ``except X`` -> ``except Exception`` (a handler catching
+  what it should let through: a bug read as an expected failure);
+- ``evals/SwapArguments``: ``f(a, b)`` -> ``f(b, a)`` for two positional arguments of
+  different code (arguments given in the wrong order);
+- ``evals/BreakAfterFirstPass``: a ``break`` after the last statement of a ``for`` loop's
+  block (a loop that stops after its first item: the first match taken for all; loops
+  whose block ends in ``return``, ``raise``, ``continue`` or ``break`` are left alone).
+
 They are registered with cosmic-ray's provider table by :func:`register`, in the process
 of ``evals power`` only (no entry point): a project that also runs cosmic-ray itself keeps
 its own operator set.
@@ -865,6 +876,141 @@ class RemoveGetDefault(Operator):  # type: ignore[misc]
         )
 
 
+def _caught(node: Any) -> Any:
+    """What an ``except X`` / ``except X as e`` clause catches, when it is narrower than
+    every exception (not ``Exception``, not ``BaseException``, not ``except*``), or
+    ``None``."""
+    if node.type != "except_clause" or len(node.children) < 2:
+        return None
+    caught = node.children[1]
+    if caught.type == "operator" or caught.get_code(include_prefix=False) in (
+        "Exception",
+        "BaseException",
+    ):
+        return None
+    return caught
+
+
+class BroadenExceptHandler(Operator):  # type: ignore[misc]
+    """``except X`` -> ``except Exception``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        caught = _caught(node)
+        if caught is not None:
+            yield (caught.start_pos, caught.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        caught = _caught(node)
+        node.children[1] = _in_place_of(caught, "Exception")
+        node.children[1].parent = node
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "try:\n    f()\nexcept KeyError:\n    g()\n",
+                "try:\n    f()\nexcept Exception:\n    g()\n",
+            ),
+            Example(
+                "try:\n    f()\nexcept (TypeError, ValueError) as e:\n    g(e)\n",
+                "try:\n    f()\nexcept Exception as e:\n    g(e)\n",
+            ),
+        )
+
+
+def _two_arguments(node: Any) -> list[Any]:
+    """The two positional arguments of a call trailer ``(a, b)`` whose codes differ (no
+    keyword, no unpacking), or none."""
+    if node.type != "trailer" or node.children[0].value != "(" or len(node.children) != 3:
+        return []
+    arglist = node.children[1]
+    if arglist.type != "arglist":
+        return []
+    args = [c for c in arglist.children if not (c.type == "operator" and c.value == ",")]
+    if len(args) != 2 or any(a.type in ("argument", "star_expr") for a in args):
+        return []
+    first, second = (a.get_code(include_prefix=False) for a in args)
+    return args if first != second else []
+
+
+class SwapArguments(Operator):  # type: ignore[misc]
+    """``f(a, b)`` -> ``f(b, a)``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _two_arguments(node):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        first, second = _two_arguments(node)
+        arglist = node.children[1]
+        swapped = {
+            id(first): _in_place_of(first, second.get_code(include_prefix=False)),
+            id(second): _in_place_of(second, first.get_code(include_prefix=False)),
+        }
+        arglist.children = [swapped.get(id(c), c) for c in arglist.children]
+        for c in arglist.children:
+            c.parent = arglist
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("y = f(a, b)\n", "y = f(b, a)\n"),
+            Example("y = o.m(x[0], 'k')\n", "y = o.m('k', x[0])\n"),
+        )
+
+
+_FLOW = ("return_stmt", "raise_stmt", "continue_stmt", "break_stmt")
+
+
+def _loop_body(node: Any) -> Any:
+    """The indented block of a ``for`` loop whose last statement lets the loop go on (no
+    ``return``, ``raise``, ``continue`` or ``break``: a ``break`` after one would never
+    run), or ``None``."""
+    if node.type != "for_stmt" or len(node.children) < 6 or node.children[5].type != "suite":
+        return None
+    last = node.children[5].children[-1]
+    inner = last.children[0] if last.type == "simple_stmt" else last
+    bare = inner.type == "keyword" and inner.value in ("return", "raise", "continue", "break")
+    return None if inner.type in _FLOW or bare else node.children[5]
+
+
+class BreakAfterFirstPass(Operator):  # type: ignore[misc]
+    """``for x in xs: body`` -> ``for x in xs: body; break``."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _loop_body(node) is not None:
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        body = _loop_body(node)
+        indent = body.children[1].get_first_leaf().prefix.rsplit("\n", 1)[-1]
+        loop = parso.parse(f"for _ in _:\n{indent}break\n")  # type: ignore[no-untyped-call]
+        stop = loop.children[0].children[5].children[-1]
+        stop.parent = body
+        body.children.append(stop)
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "for x in xs:\n    f(x)\ng()\n",
+                "for x in xs:\n    f(x)\n    break\ng()\n",
+            ),
+            Example(
+                "def f(xs):\n    for x in xs:\n        # one\n        if x:\n"
+                "            g(x)\n    h()\n",
+                "def f(xs):\n    for x in xs:\n        # one\n        if x:\n            g(x)\n"
+                "        break\n    h()\n",
+            ),
+        )
+
+
 OPERATORS: dict[str, type[Operator]] = {
     op.__name__: op
     for op in (
@@ -887,6 +1033,9 @@ OPERATORS: dict[str, type[Operator]] = {
         RemoveFormattedValue,
         ReplaceFirstWithLast,
         RemoveGetDefault,
+        BroadenExceptHandler,
+        SwapArguments,
+        BreakAfterFirstPass,
     )
 }
 
