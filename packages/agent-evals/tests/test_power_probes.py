@@ -60,7 +60,7 @@ from domain.world import DEFAULT_POLICIES, FIRST_ADDED_POLICY_ID, World
 from evals.checks import grade
 from evals.model.case import Case
 from evals.power.premises import load_gated_cases
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic.fields import FieldInfo
 from tools import ToolError, ToolGateway
 from tools.allowlist import is_allowed
@@ -1384,6 +1384,67 @@ def attempt_ids_change_nothing(cases: Iterable[Case] | None = None) -> list[str]
     return problems
 
 
+HANDLED_KINDS = frozenset(
+    {
+        "extra_forbidden", "missing", "literal_error", "greater_than_equal",
+        "less_than_equal", "string_too_short", "float_type", "finite_number", "int_type",
+        "bool_type", "string_type", "dict_type", "model_type", "list_type",
+    }
+)  # fmt: skip
+"""The error kinds ``domain.problems._message`` words itself (its last line, pydantic's
+own message, is the fallback)."""
+
+
+def off_the_table(root: type[BaseModel], errors: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The validation errors of ``root`` that leave ``domain.problems``'s table: a kind it
+    does not word, a ``min_length`` other than 1, or an unknown key whose location passes
+    through anything but a model, a ``dict`` or a ``list`` (a union, a literal, a scalar)."""
+    found: list[str] = []
+    for error in errors:
+        kind, loc, ctx = error["type"], error["loc"], error.get("ctx") or {}
+        where = ".".join(str(p) for p in loc)
+        if kind not in HANDLED_KINDS:
+            found.append(f"{where}: {kind} is worded by pydantic's fallback")
+        if "min_length" in ctx and (kind, ctx["min_length"]) != ("string_too_short", 1):
+            found.append(f"{where}: {kind} with min_length {ctx['min_length']}")
+        if kind != "extra_forbidden":
+            continue
+        current: Any = root
+        for part in loc[:-1]:
+            if isinstance(current, type) and issubclass(current, BaseModel):
+                current = current.model_fields[str(part)].annotation
+            elif get_origin(current) in (dict, list):
+                current = get_args(current)[-1]
+            else:
+                found.append(f"{where}: the way to the unknown key passes {current!r}")
+                break
+        else:
+            if not (isinstance(current, type) and issubclass(current, BaseModel)):
+                found.append(f"{where}: the unknown key is held by {current!r}, not a model")
+    return found
+
+
+def world_problems_stay_on_the_table() -> list[str]:
+    """Premise of the ``domain.problems`` entries (session 17): every world of the refusal
+    cases (every field x every wrong type, unknown keys at each level) fails validation
+    only in ways ``_message`` words itself, with ``min_length`` 1, and its unknown keys sit
+    in models reached through models, dicts and lists: the type guards of ``_model_at``
+    and the ``min_length`` test never decide, and the fallback never runs."""
+    found: list[str] = []
+    lines = (ROOT / "cases" / "refusals.jsonl").read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        if not line.startswith("{"):
+            continue
+        world = json.loads(line).get("world")
+        if not isinstance(world, dict):
+            continue
+        try:
+            World.model_validate(world)
+        except ValidationError as e:
+            found += off_the_table(World, e.errors(include_url=False))
+    return sorted(set(found))
+
+
 PROBES: dict[str, Callable[[], list[str]]] = {
     "non_ok_results_carry_no_claims": non_ok_results_carry_no_claims,
     "pydantic_literals_are_interned": pydantic_literals_are_interned,
@@ -1418,6 +1479,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "handlers_let_no_domain_error_out": handlers_let_no_domain_error_out,
     "write_tools_have_attempt_args": write_tools_have_attempt_args,
     "attempt_ids_change_nothing": attempt_ids_change_nothing,
+    "world_problems_stay_on_the_table": world_problems_stay_on_the_table,
 }
 """Every probe power/equivalent.toml may name: each returns its premise's violations."""
 
@@ -1937,3 +1999,36 @@ def test_the_attempt_id_probe_tells_an_attempt_the_allowlist_lets_through(
     assert cases
     monkeypatch.setattr(tools.gateway, "is_allowed", lambda role, tool: True)
     assert attempt_ids_change_nothing(cases[:3])
+
+
+class _Loose(BaseModel):
+    """A model whose errors leave the table: a list with a minimum, a bounded string, an
+    optional sub-model."""
+
+    model_config = {"extra": "forbid", "strict": True}
+
+    tags: list[str] = Field(default_factory=list, min_length=2)
+    code: str = Field(default="x", max_length=2)
+    inner: World | None = None
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ({"tags": ["a"]}, "tags: too_short with min_length 2"),
+        ({"code": "abc"}, "code: string_too_long is worded by pydantic's fallback"),
+        ({"inner": {"zz": 1}}, "the unknown key is held by domain.world.World | None"),
+        ({}, None),
+    ],
+)
+def test_the_table_probe_catches_errors_off_the_table(
+    value: dict[str, Any], problem: str | None
+) -> None:
+    """The positive control of ``world_problems_stay_on_the_table``."""
+    try:
+        _Loose.model_validate(value)
+        errors: list[Any] = []
+    except ValidationError as e:
+        errors = e.errors(include_url=False)
+    found = off_the_table(_Loose, errors)
+    assert (found == []) if problem is None else any(problem in f for f in found), found
