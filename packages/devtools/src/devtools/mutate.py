@@ -3196,6 +3196,31 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=POWER_TESTS,
     ),
     M(
+        "power_broad_handlers_broadened",
+        "evals.power.operators:_caught",
+        '    if caught.type == "operator" or caught.get_code(include_prefix=False) in (',
+        '    if caught.type == "operator" or caught.get_code(include_prefix=False) not in (',
+        'only `except Exception` is "broadened" (into itself): no narrow handler is mutated',
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_same_arguments_swapped",
+        "evals.power.operators:_two_arguments",
+        "    return args if first != second else []",
+        "    return args",
+        "`f(a, a)` is swapped into itself: a mutant no run can kill",
+        tests=POWER_TESTS,
+    ),
+    M(
+        "power_break_after_a_return",
+        "evals.power.operators:_loop_body",
+        "    return None if inner.type in _FLOW or bare else node.children[5]",
+        "    return node.children[5]",
+        "a `break` after a block's `return` or `continue`, which never runs: a mutant no run"
+        " can kill",
+        tests=POWER_TESTS,
+    ),
+    M(
         "power_stop_signals_left_alone",
         "evals.power.run:run_all",
         "previous = {signum: signal.signal(signum, _interrupted) for signum in STOP_SIGNALS}",
