@@ -63,8 +63,8 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 51),
-        (3, ("FAIL", 1, 4, 1), [], 20),
+        (2, ("FAIL", 1, 6, 0), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 48),
+        (3, ("FAIL", 1, 4, 1), [], 27),
     ],
 )
 def test_verdict(
@@ -125,7 +125,7 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     # worlds from 51 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 51
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
     assert "60 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
