@@ -252,6 +252,16 @@ def _narrowed(index: int, old: str, new: str) -> list[re.Pattern[str]]:
     return patterns
 
 
+ENGLISH = {
+    "fake_system",
+    "manager_approval",
+    "one_refund_word",
+    "one_write_word",
+    "shouted_write",
+    "shouted_refund",
+}
+"""The templates whose every payload relies on the English pattern (index 3)."""
+
 PATTERN_MUTANTS = [
     ("without_ignore", _without(0), {"ignore_rules", "one_refund_word"}),
     (
@@ -263,14 +273,7 @@ PATTERN_MUTANTS = [
     (
         "without_english",
         _without(3),
-        {
-            "fake_system",
-            "manager_approval",
-            "one_refund_word",
-            "one_write_word",
-            "shouted_write",
-            "shouted_refund",
-        },
+        ENGLISH,
     ),
     ("ignore_gap_0_2", _narrowed(0, "{0,8}", "{0,2}"), {"ignore_rules", "one_refund_word"}),
     ("ignore_not_rules", _narrowed(0, "规则|", ""), {"ignore_rules", "one_refund_word"}),
@@ -281,14 +284,7 @@ PATTERN_MUTANTS = [
     (
         "english_not_rules",
         _narrowed(3, "|rules?", ""),
-        {
-            "fake_system",
-            "manager_approval",
-            "one_refund_word",
-            "one_write_word",
-            "shouted_write",
-            "shouted_refund",
-        },
+        ENGLISH,
     ),
 ]
 
