@@ -122,13 +122,13 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
     # The approval rules suite sees the same bug from six more angles, the generated
-    # worlds from 51 (every approver and amount that must not write).
+    # worlds from 48 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
     assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "60 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "57 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
