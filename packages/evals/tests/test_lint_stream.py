@@ -7,19 +7,22 @@ say exactly the same, in the same order.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
-from evals.cases import case_file
-from evals.cases.case_file import iter_records, read_records
+from evals.cases import case_file, validation
+from evals.cases import lint as lint_module
+from evals.cases.case_file import iter_records, line_start, raw_lines, read_records
 from evals.cases.lint import lint, lint_files
 from evals.cases.vocabulary import CaseRules
 from evals.cli import main as cli
-from evals.errors import Problem
+from evals.errors import LintError, Problem
 from evals.model.case import Case
 
 RULES = CaseRules(outcomes=("answered", "refused"), required_tags=("hours", "refund"))
@@ -261,6 +264,152 @@ def test_set_wide_options_are_held_at_the_end(
     options: dict[str, Any] = {"min_split_size": 0} if option != "min_split_size" else {}
     found = lint_files(paths, sut=sut, **{**options, option: value}).findings
     assert [f.render() for f in found] == [f"case set: {words}" for words in expected]
+
+
+# --- in parts, at once ---------------------------------------------------------------------
+
+EDGES: dict[str, list[Line]] = {
+    "a.jsonl": [
+        b"\xef\xbb\xbf" + json.dumps(c("e1")).encode(),  # an editor's BOM
+        c("e2", faults={"billing": "crash"}),  # billing: dispatched at the end of b.jsonl
+        json.dumps(c("e3", title="{" * 400)),  # over-long (MAX_LINE_BYTES is 300 here)
+        "",
+        c("e4", "test", goal="goal of e1"),  # leaks into train from a far part
+        c("e5", world={"stok": 1}),
+    ],
+    "comments.jsonl": ["# nothing but comments", "", "# and a blank line"],
+    "b.jsonl": [
+        c("e5", goal="another task", world={"stok": 1}),  # a repeated id: not screened
+        c("E5", goal="a third task", world={"stok": 2}),  # only looks like e5: screened
+        c("e6", expect={"outcome": "answered", "dispatched": ["billing"]}),
+        c("e7", "test"),
+        c("e8", "test", goal="goal of e7"),  # e7's task in e7's split: no leakage
+    ],
+}
+"""Whatever a cut could break: a BOM, an over-long line, a file of no cases, twins,
+leakage and roles across parts, a repeated id in another part than its first."""
+
+
+@pytest.mark.parametrize("jobs", [2, 3, 40])
+@pytest.mark.parametrize(
+    "files",
+    [pytest.param(files, id=name) for name, files, _ in SCENARIOS]
+    + [pytest.param(EDGES, id="edges")],
+)
+def test_lint_in_parts_says_what_one_process_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, list[Line]], jobs: int
+) -> None:
+    monkeypatch.setattr(case_file, "MAX_LINE_BYTES", 300)
+    paths = write(tmp_path, files)
+    whole = lint_files(paths, sut=StokSUT(), jobs=1)
+    monkeypatch.setattr(lint_module, "SPLIT_BYTES", 0)  # cut however small the files are
+    groups = lint_module._groups(paths, jobs)
+    assert 1 < len(groups) <= jobs  # the control: it did cut
+    parts = [part for group in groups for part in group]
+    assert [p.index for p in parts] == sorted(p.index for p in parts)
+    one = [lint_module._Part(i) for i in range(len(paths))]
+    assert lint_module._groups(paths, 1) == [one]
+    cut = lint_files(paths, sut=StokSUT(), jobs=jobs)
+    assert cut == whole
+    assert whole.findings  # every scenario finds something
+
+
+def test_the_edges_lint_as_expected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the edge scenario says, in one process (the parts must say the same)."""
+    monkeypatch.setattr(case_file, "MAX_LINE_BYTES", 300)
+    paths = write(tmp_path, EDGES)
+    rendered = [
+        f.render().replace(str(tmp_path), "{dir}")
+        for f in lint_files(paths, sut=StokSUT(), jobs=1).findings
+    ]
+    assert rendered == [
+        "{dir}/a.jsonl:3: unreadable: (file): line longer than 300 bytes: not read",
+        "{dir}/comments.jsonl:0: unreadable: (file): no cases in file",
+        "{dir}/a.jsonl:6: case 'e5': sut_check: world.stok: unknown key 'stok'",
+        "{dir}/b.jsonl:2: case 'E5': sut_check: world.stok: unknown key 'stok'",
+        "{dir}/b.jsonl:1: case 'e5': duplicate_id: id 'e5' already used at {dir}/a.jsonl:6",
+        f"{{dir}}/b.jsonl:2: case 'E5': near_duplicate_id: id 'E5' looks like 'e5' at"
+        f" {{dir}}/a.jsonl:6 {NEAR}",
+        f"{{dir}}/a.jsonl:1: case 'e1': leakage: same input, world and faults as e4 (test)"
+        f" {TUNING}",
+        f"{{dir}}/a.jsonl:5: case 'e4': leakage: same input, world and faults as e1 (train)"
+        f" {TUNING}",
+    ]  # e7 and e8 share a task in one split (no leakage); billing is dispatched in b.jsonl
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (b"", 4),
+        (b"one line without a newline", 3),
+        (b"a\nb\nc\nd\n", 2),
+        (b"a\nb\nc\nd\n", 9),
+        (b"\xef\xbb\xbfa\n" + b"x" * 300 + b"\nb\nc", 5),
+        (b"\n\n\n", 2),
+    ],
+)
+def test_the_parts_of_a_file_are_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: bytes, parts: int
+) -> None:
+    """Cut anywhere, the parts read together are the file's lines, numbered from each
+    part's start; the BOM is dropped from the first line of the file only."""
+    monkeypatch.setattr(case_file, "_SCAN_BYTES", 7)  # a newline found across blocks
+    path = tmp_path / "cases.jsonl"
+    path.write_bytes(text)
+    found = [line_start(path, max(1, len(text) * k // parts)) for k in range(1, parts)]
+    cuts = sorted({cut for cut in found if cut is not None})
+    assert all(0 < cut < len(text) and text[cut - 1 : cut] == b"\n" for cut in cuts)
+    bounds = [0, *cuts, None]
+    read = []
+    for start, end in itertools.pairwise(bounds):
+        part = list(raw_lines(path, start or 0, end))
+        assert [n for n, _ in part] == list(range(1, len(part) + 1))  # type: ignore[misc]
+        read += [chunk for _, chunk in part]  # type: ignore[misc]
+    assert read == [chunk for _, chunk in raw_lines(path)]  # type: ignore[misc]
+
+
+def test_a_part_whose_process_dies_stops_lint_with_one_line(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A process linting a part that ends without its findings (killed, or a SUT whose
+    ``check_case`` exits it) stops lint, naming the file and where the part starts."""
+
+    class ExitingSUT(StokSUT):
+        def check_case(self, case: Case) -> list[str]:
+            if case.id == "d7" and os.getpid() != parent:
+                os._exit(3)
+            return []
+
+    parent = os.getpid()
+    monkeypatch.setattr(lint_module, "SPLIT_BYTES", 0)
+    paths = write(project, {"a.jsonl": [c(f"d{i}") for i in range(10)]})
+    with pytest.raises(LintError, match=r"a\.jsonl \(from byte \d+\) stopped: .* exited \(3\)"):
+        lint_files(paths, sut=ExitingSUT(), jobs=2)
+    assert lint_files(paths, sut=ExitingSUT(), jobs=1).findings == []  # the control
+
+
+class HangingSUT(StokSUT):
+    """A ``check_case`` that hangs on case ``h3``: lint asks no case after it."""
+
+    def check_case(self, case: Case) -> list[str]:
+        if case.id == "h3":
+            time.sleep(2)
+        return super().check_case(case)
+
+
+@pytest.mark.parametrize("jobs", [1, 2, 3])
+def test_after_check_case_hangs_no_later_case_is_asked_in_any_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int
+) -> None:
+    monkeypatch.setattr(validation, "CHECK_CASE_DEADLINE_S", 0.3)
+    monkeypatch.setattr(lint_module, "SPLIT_BYTES", 0)
+    files: dict[str, list[Line]] = {
+        "a.jsonl": [c(f"h{i}", world={"stok": i}) for i in range(1, 4)],
+        "b.jsonl": [c(f"k{i}", world={"stok": i}) for i in range(1, 4)],
+    }
+    paths = write(tmp_path, files)
+    found = lint_files(paths, sut=HangingSUT(), jobs=jobs).findings
+    assert [(f.rule, f.case_id) for f in found] == [("sut_check", "h1"), ("sut_check", "h2")]
 
 
 # --- memory -----------------------------------------------------------------------------

@@ -534,8 +534,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "lint_counts_files_as_cases",
         "evals.cases.lint:lint_files",
-        "LintReport(findings=found, cases=usable)",
-        "LintReport(findings=found, cases=len(files))",
+        "LintReport(findings=every, cases=usable)",
+        "LintReport(findings=every, cases=len(files))",
         "`evals lint` says how many files it read, not how many cases",
     ),
     M(
@@ -811,26 +811,48 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lint_holds_whole_file",
-        "evals.cases.lint:lint_files",
-        "            for entry in iter_records([path]):",
-        "            for entry in list(iter_records([path])):",
-        "lint reads every record of a file into memory before linting it (it no longer"
+        "evals.cases.lint:_lint_part",
+        "    for entry in raw_lines(path, part.start, part.end):",
+        "    for entry in list(raw_lines(path, part.start, part.end)):",
+        "lint reads every line of a file into memory before linting it (it no longer"
         " streams: memory grows with the file)",
     ),
     M(
         "lint_judges_roles_too_early",
         "evals.cases.lint:_Linter.finish",
-        "            elif entry.role not in self.roles:",
+        "            elif entry.role not in counts.roles:",
         "            else:",
         "a fault on a role that only a later case dispatches is reported as unknown",
     ),
     M(
         "lint_asks_about_repeated_ids",
         "evals.cases.lint:lint_files.fetch",
-        "said = item.id is not None and _digest(item.id) in ids",
-        "said = False",
-        "lint asks the SUT's check_case about a case repeating an earlier id (the loader never"
-        " screens it), so a duplicate gets sut_check findings",
+        "                if said in ids:",
+        "                if False:",
+        "lint keeps what the SUT's check_case said of a case repeating an earlier id (the"
+        " loader never screens it), so a duplicate gets sut_check findings",
+    ),
+    M(
+        "lint_parts_numbered_from_one",
+        "evals.cases.lint:lint_files",
+        "shift, base = read[part.index], part.index << _LINE_BITS",
+        "shift, base = 0, part.index << _LINE_BITS",
+        "lint in parts numbers each part's lines from 1: its findings name the wrong lines",
+    ),
+    M(
+        "lint_parts_forget_roles",
+        "evals.cases.lint:_Tally.add",
+        "        counts.roles.update(later.roles)",
+        "        pass",
+        "lint in parts forgets the roles a later part dispatches: a fault on one is reported"
+        " as unknown",
+    ),
+    M(
+        "lint_cut_inside_a_line",
+        "evals.cases.case_file:line_start",
+        "                    at += newline\n",
+        "                    at += newline - 1\n",
+        "a big case file is cut one byte before a line starts: a part reads half a line",
     ),
     # --- baseline, report, runner ------------------------------------------------------
     M(
@@ -1708,7 +1730,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "lint_ignores_declared_tags",
-        "evals.cases.lint:_Linter.__init__",
+        "evals.cases.lint:_Tally.__init__",
         "tags = rules.required_tags if required_tags is None else required_tags",
         "tags = () if required_tags is None else required_tags",
         "lint does not ask for the tags a project requires",

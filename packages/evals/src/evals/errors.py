@@ -114,5 +114,9 @@ class UsageError(EvalsError):
     """A command-line value that cannot work (unknown suite, nothing selected …)."""
 
 
+class LintError(EvalsError):
+    """A part of a lint that ran in a process of its own ended without its findings."""
+
+
 class TraceError(FileError):
     """A trace folder cannot be read back, or does not match what is asked of it."""

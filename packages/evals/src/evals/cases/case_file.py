@@ -128,11 +128,17 @@ def _size(limit: int) -> str:
     return f"{limit // mib} MiB" if limit % mib == 0 else f"{limit:,} bytes"
 
 
-def raw_lines(path: PathLike) -> Iterator[tuple[int, bytes] | Problem]:
+def raw_lines(
+    path: PathLike, start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, bytes] | Problem]:
     """Every line of the case file ``path``, one at a time: ``(number, bytes)`` without
     its newline (the UTF-8 BOM some editors add dropped from the first), or a problem:
     the file cannot be read, or a line is longer than :data:`MAX_LINE_BYTES` (skipped
-    without being held). Never more than one line in memory."""
+    without being held). Never more than one line in memory.
+
+    ``start`` and ``end`` (byte offsets, each the start of a line: see
+    :func:`line_start`) read only the lines that begin in between, numbered from 1 at
+    ``start``."""
     name = str(path)
     f, refused = _opened(path)
     if f is None:
@@ -142,7 +148,9 @@ def raw_lines(path: PathLike) -> Iterator[tuple[int, bytes] | Problem]:
     with f:
         number = 0
         try:
-            while chunk := f.readline(MAX_LINE_BYTES + 1):
+            if start:
+                f.seek(start)
+            while (end is None or f.tell() < end) and (chunk := f.readline(MAX_LINE_BYTES + 1)):
                 number += 1
                 if chunk.endswith(b"\n"):
                     chunk = chunk[:-1]
@@ -152,9 +160,35 @@ def raw_lines(path: PathLike) -> Iterator[tuple[int, bytes] | Problem]:
                     message = f"line longer than {_size(MAX_LINE_BYTES)}: not read"
                     yield Problem(name, number, "(file)", message)
                     continue
-                yield number, chunk.removeprefix(b"\xef\xbb\xbf") if number == 1 else chunk
+                first = number == 1 and not start
+                yield number, chunk.removeprefix(b"\xef\xbb\xbf") if first else chunk
         except OSError as e:
             yield Problem(name, 0, "(file)", f"cannot read: {e.strerror}")
+
+
+_SCAN_BYTES = 1 << 20
+
+
+def line_start(path: PathLike, at: int) -> int | None:
+    """The offset of the first line of the regular file ``path`` that starts at or after
+    byte ``at`` (> 0): where to cut it between lines. ``None`` when no line starts there
+    before its end, or it cannot be read (its reader then says why)."""
+    f, _ = _opened(path)
+    if f is None:
+        return None
+    with f:
+        try:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(at - 1)  # a line starts at ``at`` when the byte before is a newline
+            while block := f.read(_SCAN_BYTES):
+                newline = block.find(b"\n")
+                if newline >= 0:
+                    at += newline
+                    return at if at < size else None
+                at += len(block)
+        except OSError:
+            return None
+    return None  # no newline after it: the rest is the last line
 
 
 _MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")

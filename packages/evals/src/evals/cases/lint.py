@@ -20,33 +20,51 @@ bytes a case for both), plus the split counts, the first ``min_split_size`` ids 
 split, the required tags covered and the roles cases expect dispatched. A hash shared by
 two cases only says they may be twins: at the end, lint reads those cases again (the
 lines named, nothing else) and judges them exactly, as it would have judged the whole
-set in memory; a case that may repeat an earlier id is asked about by the SUT's
-``check_case`` only then, once lint knows (a repeated id is never screened). A fault on
-a role no case before it dispatched waits for the end too (a later case may dispatch
-it), in its place among the case's findings. Findings come in the order they always
-had: per kind, each in file and line order, the set-wide ones last.
+set in memory. The SUT's ``check_case`` is asked about every valid run case as it is
+read; what it said of a case that repeats an earlier id is dropped at the end, once
+lint knows (the loader never screens a repeated id). A fault on a role no case before
+it dispatched waits for the end too (a later case may dispatch it), in its place among
+the case's findings. Findings come in the order they always had: per kind, each in file
+and line order, the set-wide ones last.
+
+Big files are linted in parts at once (:func:`lint_files`' ``jobs``): the lines are cut
+between processes, each part judged as above on its own, and the parts' findings,
+counts and hashes added up in file order at the end. Nothing a rule says depends on
+where the cuts fall: the rules judged case by case see one case, the roles are judged
+against every role known at the end, and the hashes are placed in file order.
 """
 
 from __future__ import annotations
 
+import bisect
+import ctypes
 import hashlib
+import itertools
 import json
+import multiprocessing
+import os
+import pickle
 import re
+import signal
+import traceback
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 from evals._text import id_key, id_problem, printable, quote
-from evals.cases.case_file import Record, iter_records, parse_line, raw_lines
+from evals.cases.case_file import LineDecoder, Record, line_start, parse_line, raw_lines
 from evals.cases.configuration import run_expectations
 from evals.cases.loader import unknown_expectations, validate_record
 from evals.cases.validation import SCREEN_BATCH, Screener
 from evals.cases.vocabulary import NO_RULES, CaseRules, rules_of
 from evals.checks.registry import registered_expect_keys
-from evals.errors import Problem
+from evals.errors import EvalsError, LintError, Problem
 from evals.model.case import FAULT_PATTERN, Case, is_configuration
 
 Rule = str
@@ -385,10 +403,24 @@ Fetch = Callable[[Sequence[int]], Iterable[tuple[int, _Item]]]
 """Reads the cases of the handles given (in handle order) again: ``(handle, item)``."""
 
 
-class _Linter:
-    """Lint a case set one case at a time: :meth:`add` each (its findings are kept, the
-    case is not), then :meth:`finish` (every finding, per case in order, then the
-    set-wide ones). See the module for what it keeps."""
+class _Counts(NamedTuple):
+    """What :class:`_Tally` keeps, as plain data (a part linted in another process sends
+    it back)."""
+
+    per_case: list[Finding | _UnknownRole]
+    roles: set[str]
+    sizes: dict[str, int]
+    members: dict[str, list[str]]
+    runs: bool
+    covered: set[str]
+
+
+class _Tally:
+    """The rules judged one case at a time, and what the set-wide rules count: the
+    findings of each case, the roles faults may name, split sizes and first members,
+    the required tags covered. None of it depends on the order the cases come in but
+    the order of the findings, so parts of a set tallied apart add up
+    (:meth:`add`)."""
 
     def __init__(
         self,
@@ -406,8 +438,71 @@ class _Linter:
         self.required_tags = tuple(tags)
         # What faults may name: the declared targets plus known_roles; without a
         # declaration, the roles any case expects dispatched plus known_roles.
-        self.roles = set(known_roles or ()) | set(rules.fault_targets or ())
-        self.per_case: list[Finding | _UnknownRole] = []
+        self.counts = _Counts(
+            per_case=[],
+            roles=set(known_roles or ()) | set(rules.fault_targets or ()),
+            sizes={},
+            members={},
+            runs=False,
+            covered=set(),
+        )
+        """``sizes``: named split -> its cases, in the order the splits first came;
+        ``members``: a split -> its first ``min_split_size`` ids; ``covered``: the
+        required tags some case that runs has."""
+
+    def judge(self, item: _Item) -> None:
+        """The findings of one case, and what it adds to the counts."""
+        counts = self.counts
+        if self.rules.fault_targets is None:
+            dispatched = item.expect.get("dispatched")
+            if isinstance(dispatched, list):
+                counts.roles.update(r for r in dispatched if isinstance(r, str))
+        counts.per_case.extend(_per_case(item, counts.roles, self.keys, self.rules))
+        split = item.data.get("split")
+        if isinstance(split, str):
+            members = counts.members.setdefault(split, [])
+            if len(members) < self.min_split_size:
+                members.append(item.id or "?")
+            if split:
+                counts.sizes[split] = counts.sizes.get(split, 0) + 1
+        # Required tags are about what runs cover: configuration cases neither cover them
+        # nor need them, and a set of configuration cases alone is not judged by them.
+        if not item.configuration:
+            self.counts = counts._replace(runs=True)
+            self.counts.covered.update(tag for tag in item.tags if tag in self.required_tags)
+
+    def add(self, later: _Counts, lines: int) -> None:
+        """Count in what a later part of the set tallied; ``lines``: where its file's
+        lines are, so far (its findings' lines are numbered from its start)."""
+        counts = self.counts
+        counts.per_case.extend(_moved(entry, lines) for entry in later.per_case)
+        counts.roles.update(later.roles)
+        for split, size in later.sizes.items():
+            counts.sizes[split] = counts.sizes.get(split, 0) + size
+        for split, ids in later.members.items():
+            members = counts.members.setdefault(split, [])
+            members += ids[: max(0, self.min_split_size - len(members))]
+        counts.covered.update(later.covered)
+        self.counts = counts._replace(runs=counts.runs or later.runs)
+
+
+def _moved(entry: Finding | _UnknownRole, lines: int) -> Finding | _UnknownRole:
+    """``entry`` of a part read after ``lines`` lines of its file, numbered in the file."""
+    if not lines or not entry.line:  # line 0: about the whole file
+        return entry
+    if isinstance(entry, Finding):
+        return entry.model_copy(update={"line": entry.line + lines})
+    return entry._replace(line=entry.line + lines)
+
+
+class _Linter:
+    """The rules about the whole set: :meth:`place` each case (a hash of its id key and
+    one of its task, with the handle that finds it again; it is not kept), then
+    :meth:`finish` (every finding, per case in order, then the set-wide ones). See the
+    module for what it keeps."""
+
+    def __init__(self, tally: _Tally) -> None:
+        self.tally = tally
         self.ids = _Seen()
         """id key hash -> the first case with it."""
         self.twins: set[int] = set()
@@ -419,57 +514,33 @@ class _Linter:
         self.leaks: set[int] = set()
         """Content key hashes seen in two splits."""
         self.split_codes: dict[str, int] = {}
-        self.sizes: dict[str, int] = {}
-        """Named split -> its cases, in the order the splits first came."""
-        self.members: dict[str, list[str]] = {}
-        """A split -> its first cases' ids (all of them while it is too small)."""
-        self.runs = False
-        self.covered: set[str] = set()
-        """The required tags some case that runs has."""
 
-    def add(self, item: _Item, handle: int) -> bool:
-        """Lint one case; ``handle`` (increasing) finds it again. Whether an earlier case
-        may have its id (one has the hash of its id key)."""
-        if self.rules.fault_targets is None:
-            dispatched = item.expect.get("dispatched")
-            if isinstance(dispatched, list):
-                self.roles.update(r for r in dispatched if isinstance(r, str))
-        self.per_case += _per_case(item, self.roles, self.keys, self.rules)
-        split = item.data.get("split")
-        if isinstance(split, str):
-            if self.sizes.get(split, 0) < self.min_split_size:
-                self.members.setdefault(split, []).append(item.id or "?")
-            if split:
-                self.sizes[split] = self.sizes.get(split, 0) + 1
-        # Required tags are about what runs cover: configuration cases neither cover them
-        # nor need them, and a set of configuration cases alone is not judged by them.
-        if not item.configuration:
-            self.runs = True
-            self.covered.update(tag for tag in item.tags if tag in self.required_tags)
-        code = self.split_codes.setdefault(str(split), len(self.split_codes))
-        task = hash(item.content_key())
+    def place(self, handle: int, named: int | None, task: int, split: str) -> None:
+        """The case at ``handle`` (increasing): ``named``, the hash of its id key (``None``
+        without an id), ``task``, the hash of its content key, ``split``, ``str`` of its
+        split."""
+        code = self.split_codes.setdefault(split, len(self.split_codes))
         first = self.tasks.first(task, handle, code)
         if first is not None:
             self.same_task.setdefault(task, []).append(handle)
             if first[1] != code:
                 self.leaks.add(task)
-        if item.id is None:
-            return False
-        twin = self.ids.first(hash(id_key(item.id)), handle)
-        if twin is None:
-            return False
-        self.twins.update((twin[0], handle))
-        return True
+        if named is None:
+            return
+        twin = self.ids.first(named, handle)
+        if twin is not None:
+            self.twins.update((twin[0], handle))
 
     def finish(self, fetch: Fetch) -> list[Finding]:
         """Every finding: per case in order, then duplicates, leakage, split sizes and
         tags. ``fetch`` reads again the cases a hash says may be twins."""
-        known = ", ".join(sorted(self.roles))
+        counts = self.tally.counts
+        known = ", ".join(sorted(counts.roles))
         found: list[Finding] = []
-        for entry in self.per_case:
+        for entry in counts.per_case:
             if isinstance(entry, Finding):
                 found.append(entry)
-            elif entry.role not in self.roles:
+            elif entry.role not in counts.roles:
                 message = f"fault on unknown role {quote(entry.role)}; known: {known}"
                 found.append(
                     Finding(
@@ -497,24 +568,31 @@ class _Linter:
 
     def _set_rules(self) -> list[Finding]:
         found: list[Finding] = []
-        splits, min_split_size = self.rules.splits, self.min_split_size
-        named = self.sizes
+        tally = self.tally
+        splits, min_split_size = tally.rules.splits, tally.min_split_size
+        named = tally.counts.sizes
         # The declared splits, each judged even when empty; else the splits the cases name.
         judged = list(splits) if splits is not None else list(dict.fromkeys(named))
         for split in judged:
-            size = self.sizes.get(split, 0)
+            size = named.get(split, 0)
             if size < min_split_size:
-                members = self.members.get(split, [])
+                members = tally.counts.members.get(split, [])
                 listed = f" ({', '.join(members)})" if members else ""
                 message = (
                     f"split {split!r} has {size} case(s){listed}; the minimum is {min_split_size}"
                 )
                 found.append(Finding(rule="small_split", message=message))
-        for tag in self.required_tags if self.runs else ():
-            if tag not in self.covered:
+        for tag in tally.required_tags if tally.counts.runs else ():
+            if tag not in tally.counts.covered:
                 message = f"no case covers required tag {tag!r}"
                 found.append(Finding(rule="missing_tag", message=message))
         return found
+
+
+def _hashes(item: _Item) -> tuple[int | None, int, str]:
+    """What :meth:`_Linter.place` keeps of a case."""
+    named = hash(id_key(item.id)) if item.id is not None else None
+    return named, hash(item.content_key()), str(item.data.get("split"))
 
 
 def lint(
@@ -535,15 +613,18 @@ def lint(
     keys known are ``expect_keys``, by default those of the registered checks.
     """
     held = cases if isinstance(cases, Sequence) else list(cases)
-    linter = _Linter(
+    tally = _Tally(
         min_split_size=min_split_size,
         required_tags=required_tags,
         known_roles=known_roles,
         expect_keys=expect_keys,
         rules=rules,
     )
+    linter = _Linter(tally)
     for number, case in enumerate(held):
-        linter.add(_item(case), number)
+        item = _item(case)
+        tally.judge(item)
+        linter.place(number, *_hashes(item))
     return linter.finish(lambda handles: ((h, _item(held[h])) for h in handles))
 
 
@@ -599,51 +680,326 @@ def lint_paths(
 _LINE_BITS = 40
 """A case's handle in :func:`lint_files`: its file's index, shifted by this, plus its line."""
 
+SPLIT_BYTES = 16 << 20
+"""Case files of at least this many bytes in all are linted in parts, in parallel."""
 
-class _SutChecks:
-    """The ``sut_check`` findings, in case order: what the SUT's ``check_case`` says about
-    each valid run case whose id no earlier case has (the loader's rule: a repeated id
-    is not screened), asked a batch at a time. A case whose id key an earlier case may
-    share waits for the end, in its place, when lint knows whether its id repeats one."""
 
-    def __init__(self, sut: object) -> None:
-        self.screener = Screener(sut)
-        self.found: list[Finding | list[Finding]] = []
-        """Findings in case order; a list: the findings of a case waiting for the end."""
-        self.waiting: dict[int, list[Finding]] = {}
-        """Handle -> the findings of the case waiting there."""
-        self.batch: list[tuple[Case, Record, list[Finding] | None]] = []
+@dataclass(frozen=True)
+class _Part:
+    """The lines of one file a part lints: those that begin from ``start`` (a line's
+    first byte) to ``end`` (``None``: the file's end)."""
 
-    def ask(self, case: Case, record: Record, into: list[Finding] | None = None) -> None:
-        """Ask about ``case`` (with the next batch); its findings go ``into`` a waiting
-        case's place, else after those of the cases asked before it."""
-        self.batch.append((case, record, into))
+    index: int
+    """The file's place among the files linted."""
+    start: int = 0
+    end: int | None = None
+
+
+class _Job(NamedTuple):
+    """What every part is linted with."""
+
+    files: list[Path | str]
+    min_split_size: int
+    required_tags: Sequence[str] | None
+    known_roles: Iterable[str] | None
+    expect_keys: Collection[str] | None
+    rules: CaseRules
+    sut: object | None
+
+    def tally(self) -> _Tally:
+        return _Tally(
+            min_split_size=self.min_split_size,
+            required_tags=self.required_tags,
+            known_roles=self.known_roles,
+            expect_keys=self.expect_keys,
+            rules=self.rules,
+        )
+
+
+class _PartFound(NamedTuple):
+    """What linting one part found, its lines numbered from the part's start."""
+
+    lines: int
+    """The last line read."""
+    content: bool
+    """Some line was neither blank nor a comment."""
+    unread: bool
+    """The file could not be opened."""
+    unreadable: list[Finding]
+    invalid: list[Finding]
+    screened: list[tuple[int, list[Finding]]]
+    """A case's line, and what the SUT's ``check_case`` said of it (cases it found
+    nothing in left out)."""
+    hung: int | None
+    """The line of the case ``check_case`` hung on (no later case was asked)."""
+    counts: _Counts
+    cases: array[int]
+    """The line of each case read (a JSON object)."""
+    named: bytes
+    """1 where that case has an id (a string), else 0."""
+    ids: array[int]
+    """The hash of each case's id key (0 without an id)."""
+    tasks: array[int]
+    """The hash of each case's content key."""
+    splits: array[int]
+    """The code of each case's split (``str`` of it) in ``split_names``."""
+    split_names: list[str]
+
+
+class _Screening:
+    """What the SUT's ``check_case`` says about the valid run cases of a part, in case
+    order, asked a batch at a time by ``screener``
+    (:class:`~evals.cases.validation.Screener`, one for the parts a process lints: after
+    it hung, it asks no more). Every such case is asked, even one whose id repeats an
+    earlier case's: no part knows the others' ids, so :func:`lint_files` drops those
+    cases' findings at the end, when it does (the loader never screens a repeated
+    id)."""
+
+    def __init__(self, screener: Screener) -> None:
+        self.screener = screener
+        self.found: list[tuple[int, list[Finding]]] = []
+        self.hung: int | None = None
+        self.batch: list[tuple[Case, Record]] = []
+
+    def ask(self, case: Case, record: Record) -> None:
+        self.batch.append((case, record))
         if len(self.batch) >= SCREEN_BATCH:
             self.flush()
 
-    def wait(self, handle: int) -> None:
-        self.flush()  # the cases before it first: findings stay in case order
-        self.found.append(self.waiting.setdefault(handle, []))
-
     def flush(self) -> None:
-        answers = self.screener.answer_all([case for case, _, _ in self.batch])
-        for (case, record, into), (problems, _) in zip(self.batch, answers, strict=True):
+        asked = self.screener.hung_on is None
+        answers = self.screener.answer_all([case for case, _ in self.batch])
+        for (case, record), (problems, _) in zip(self.batch, answers, strict=True):
+            if asked and self.hung is None and case.id == self.screener.hung_on:
+                self.hung = record.line
             located = [Problem(record.file, record.line, f, m) for f, m in problems]
             found = [
                 _as_finding("sut_check", p, case.id) for p in located if not _named_by_a_rule(p)
             ]
-            if into is None:
-                self.found += found
-            else:
-                into.extend(found)
+            if found:
+                self.found.append((record.line, found))
         self.batch.clear()
 
-    def findings(self) -> list[Finding]:
-        self.flush()
-        every: list[Finding] = []
-        for entry in self.found:
-            every += entry if isinstance(entry, list) else [entry]
-        return every
+
+def _unreadable(problem: Problem) -> Finding:
+    message = f"{problem.field}: {problem.message}"
+    return Finding(rule="unreadable", message=message, file=problem.file, line=problem.line)
+
+
+def _lint_part(job: _Job, part: _Part, screener: Screener | None) -> _PartFound:
+    """Lint the lines of one part, one at a time (see the module); ``screener`` asks the
+    SUT's ``check_case``."""
+    path = job.files[part.index]
+    name = str(path)
+    loader_keys = registered_expect_keys()
+    tally = job.tally()
+    screening = _Screening(screener) if screener is not None else None
+    decoder = LineDecoder()
+    lines, content, unread = 0, False, False
+    unreadable: list[Finding] = []
+    invalid: list[Finding] = []
+    cases, ids, tasks, splits = array("q"), array("q"), array("q"), array("I")
+    named = bytearray()
+    codes: dict[str, int] = {}
+    for entry in raw_lines(path, part.start, part.end):
+        if isinstance(entry, Problem):
+            # line 0: the file could not be read; else an over-long line (content)
+            unread, content = unread or entry.line == 0, content or entry.line > 0
+            lines = max(lines, entry.line)
+            unreadable.append(_unreadable(entry))
+            continue
+        lines = entry[0]
+        record, problems, counts = parse_line(name, *entry, decoder)
+        content = content or counts
+        unreadable += [_unreadable(p) for p in problems]
+        if record is None:
+            continue
+        if not isinstance(record.data, Mapping):
+            # Beside the lines that are no JSON: every unreadable line in file order.
+            message = "not a JSON object (one case per line)"
+            unreadable.append(
+                Finding(rule="unreadable", message=message, file=name, line=record.line)
+            )
+            continue
+        case, problems = validate_record(record, loader_keys, job.rules)
+        raw_id = record.data.get("id")
+        invalid += [_as_finding("invalid", p, raw_id) for p in problems if not _named_by_a_rule(p)]
+        item = _item(record)
+        tally.judge(item)
+        id_hash, task, split = _hashes(item)
+        cases.append(record.line)
+        named.append(id_hash is not None)
+        ids.append(id_hash or 0)
+        tasks.append(task)
+        splits.append(codes.setdefault(split, len(codes)))
+        # What the SUT says about a configuration case is its refusal, no finding.
+        if screening is not None and case is not None and not is_configuration(case):
+            screening.ask(case, record)
+    if screening is not None:
+        screening.flush()
+    return _PartFound(
+        lines=lines,
+        content=content,
+        unread=unread,
+        unreadable=unreadable,
+        invalid=invalid,
+        screened=screening.found if screening is not None else [],
+        hung=screening.hung if screening is not None else None,
+        counts=tally.counts,
+        cases=cases,
+        named=bytes(named),
+        ids=ids,
+        tasks=tasks,
+        splits=splits,
+        split_names=list(codes),
+    )
+
+
+def _groups(files: Sequence[Path | str], jobs: int) -> list[list[_Part]]:
+    """The files, read one after another, cut into ``jobs`` groups of parts of about the
+    same size (a file cut between lines where a group ends inside it), in file and line
+    order; one group when they are small together (under :data:`SPLIT_BYTES`) or
+    ``jobs`` is 1."""
+    sizes: list[int] = []
+    for path in files:
+        try:
+            sizes.append(os.stat(path).st_size if os.path.isfile(path) else 0)
+        except (OSError, ValueError):
+            sizes.append(0)
+    total = sum(sizes)
+    if jobs <= 1 or total < SPLIT_BYTES:
+        return [[_Part(index) for index in range(len(files))]]
+    starts = list(itertools.accumulate(sizes, initial=0))
+    cuts: list[tuple[int, int]] = []
+    """Where each group after the first begins: (file, offset)."""
+    for k in range(1, jobs):
+        target = total * k // jobs
+        index = bisect.bisect_right(starts, target) - 1
+        offset = target - starts[index]
+        at = line_start(files[index], offset) if offset else 0
+        cut = (index, at) if at is not None else (index + 1, 0)
+        if cut[0] < len(files) and cut > (cuts[-1] if cuts else (0, 0)):
+            cuts.append(cut)
+    groups: list[list[_Part]] = [[]]
+    for index in range(len(files)):
+        start = 0
+        for where, at in cuts:
+            if where != index:
+                continue
+            if at:
+                groups[-1].append(_Part(index, start, at))
+            groups.append([])
+            start = at
+        groups[-1].append(_Part(index, start, None))
+    return groups
+
+
+MAX_JOBS = 64
+"""The most parts linted at once."""
+
+
+def _lint_group(job: _Job, group: list[_Part]) -> Iterator[tuple[_Part, _PartFound]]:
+    """What each part of ``group`` found, in order, linted in this process with one
+    screener."""
+    screener = Screener(job.sut) if job.sut is not None else None
+    try:
+        for part in group:
+            yield part, _lint_part(job, part, screener)
+    finally:
+        if screener is not None:
+            screener.close()
+
+
+def _sendable(error: BaseException) -> BaseException:
+    """``error`` if it survives being sent to the parent whole (an
+    :class:`~evals.errors.EvalsError` or :class:`OSError` the CLI prints as one line);
+    else a :class:`RuntimeError` holding its traceback."""
+    if isinstance(error, EvalsError | OSError):
+        try:
+            back = pickle.loads(pickle.dumps(error))
+            if isinstance(back, BaseException) and str(back) == str(error):
+                return error
+        except Exception:  # not sendable whole: its traceback is sent
+            pass
+    return RuntimeError(f"a part of lint failed:\n{traceback.format_exc()}")
+
+
+def _group_to(
+    job: _Job, group: list[_Part], sender: Connection, inherited: list[Connection]
+) -> None:
+    """In a forked process: lint ``group`` and send what its parts found (or the
+    error). It ends with its parent (Linux) and leaves Ctrl-C to it: the parent stops
+    its parts."""
+    for connection in inherited:  # the other parts' ends: a dead parent breaks the pipe
+        connection.close()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _end_with_parent()
+    try:
+        found: object = [found for _, found in _lint_group(job, group)]
+    except Exception as e:
+        found = _sendable(e)
+    sender.send(found)
+    sender.close()
+
+
+def _end_with_parent() -> None:
+    """Ask Linux to send this process SIGTERM when its parent dies (else nothing)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: a dead parent breaks the pipe instead
+        pass
+
+
+def _linted(job: _Job, groups: list[list[_Part]]) -> Iterator[tuple[_Part, _PartFound]]:
+    """What each part found, in order: the first group's parts linted in this process,
+    each other group's in a process forked for it, all at the same time."""
+    if len(groups) == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for group in groups:
+            yield from _lint_group(job, group)
+        return
+    context = multiprocessing.get_context("fork")
+    workers: list[tuple[BaseProcess, Connection]] = []
+    try:
+        for group in groups[1:]:
+            receiver, sender = context.Pipe(duplex=False)
+            inherited = [receiver, *(r for _, r in workers)]
+            started = context.Process(
+                target=_group_to, args=(job, group, sender, inherited), daemon=True
+            )
+            started.start()
+            sender.close()
+            workers.append((started, receiver))
+        yield from _lint_group(job, groups[0])
+        for group, (worker, receiver) in zip(groups[1:], workers, strict=True):
+            try:
+                found = receiver.recv()
+            except (EOFError, OSError):  # it ended before or while sending
+                worker.join()
+                code = worker.exitcode or 0
+                how = f"was killed by signal {-code}" if code < 0 else f"exited ({code})"
+                raise LintError(
+                    f"lint of {job.files[group[0].index]} (from byte {group[0].start})"
+                    f" stopped: the process linting that part {how} without its findings"
+                ) from None
+            if isinstance(found, BaseException):
+                raise found
+            yield from zip(group, found, strict=True)
+            worker.join()
+    finally:
+        for worker, receiver in workers:
+            receiver.close()
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 def lint_files(
@@ -654,6 +1010,7 @@ def lint_files(
     known_roles: Iterable[str] | None = None,
     expect_keys: Collection[str] | None = None,
     sut: object | None = None,
+    jobs: int | None = None,
 ) -> LintReport:
     """Lint case files as they are, even when they do not load.
 
@@ -666,79 +1023,87 @@ def lint_files(
     vocabulary rules too.
 
     The files are read a line at a time, and again at the end only for the lines of
-    cases a hash says may be twins (see the module).
+    cases a hash says may be twins (see the module). Files of :data:`SPLIT_BYTES` or
+    more in all are cut into ``jobs`` parts (default: the CPUs this process may use),
+    each linted in a process of its own (forked, where the system can), and what the
+    parts found is added up in file order: the findings are the same as one process
+    would print.
     """
-    files = [paths] if isinstance(paths, str | Path) else list(paths)
-    rules = rules_of(sut)
-    linter = _Linter(
+    files: list[Path | str] = [paths] if isinstance(paths, str | Path) else list(paths)
+    job = _Job(
+        files=files,
         min_split_size=min_split_size,
         required_tags=required_tags,
         known_roles=known_roles,
         expect_keys=expect_keys,
-        rules=rules,
+        rules=rules_of(sut),
+        sut=sut,
     )
-    loader_keys = registered_expect_keys()
+    groups = _groups(files, min(MAX_JOBS, default_jobs() if jobs is None else max(1, jobs)))
+    tally = job.tally()
+    linter = _Linter(tally)
     unreadable: list[Finding] = []
     invalid: list[Finding] = []
-    checks = _SutChecks(sut) if sut is not None else None
+    screened: dict[int, list[Finding]] = {}
+    """A case's handle -> what ``check_case`` said of it."""
+    hung: int | None = None
+    """The handle of the first case ``check_case`` hung on: no later case counts as
+    asked (one process asks none)."""
     usable = 0
-    try:
-        for index, path in enumerate(files):
-            for entry in iter_records([path]):
-                if isinstance(entry, Problem):
-                    message = f"{entry.field}: {entry.message}"
-                    unreadable.append(
-                        Finding(
-                            rule="unreadable", message=message, file=entry.file, line=entry.line
-                        )
-                    )
-                    continue
-                if not isinstance(entry.data, Mapping):
-                    message = "not a JSON object (one case per line)"
-                    # Beside the lines that are no JSON: every unreadable line in file order.
-                    unreadable.append(
-                        Finding(
-                            rule="unreadable", message=message, file=entry.file, line=entry.line
-                        )
-                    )
-                    continue
-                usable += 1
-                case, problems = validate_record(entry, loader_keys, rules)
-                raw_id = entry.data.get("id")
-                invalid += [
-                    _as_finding("invalid", p, raw_id) for p in problems if not _named_by_a_rule(p)
-                ]
-                handle = index << _LINE_BITS | entry.line
-                may_repeat = linter.add(_item(entry), handle)
-                # What the SUT says about a configuration case is its refusal, no finding.
-                if checks is None or case is None or is_configuration(case):
-                    continue
-                if may_repeat:
-                    checks.wait(handle)
-                else:
-                    checks.ask(case, entry)
+    read = [0] * len(files)
+    """Lines read of each file so far."""
+    content = [False] * len(files)
+    unread = [False] * len(files)
+    parts = [part for group in groups for part in group]
+    for number, (part, found) in enumerate(_linted(job, groups)):
+        shift, base = read[part.index], part.index << _LINE_BITS
+        unreadable += [
+            f  # type: ignore[misc]
+            for f in map(_moved, found.unreadable, itertools.repeat(shift))
+            if f.line or part.start == 0 or f not in unreadable  # a file's problem once
+        ]
+        invalid += [_moved(f, shift) for f in found.invalid]  # type: ignore[misc]
+        for line, said in found.screened:
+            screened[base | (line + shift)] = [_moved(f, shift) for f in said]  # type: ignore[misc]
+        if found.hung is not None and hung is None:
+            hung = base | (found.hung + shift)
+        tally.add(found.counts, shift)
+        names = found.split_names
+        for line, has_id, id_hash, task, code in zip(
+            found.cases, found.named, found.ids, found.tasks, found.splits, strict=True
+        ):
+            linter.place(base | (line + shift), id_hash if has_id else None, task, names[code])
+        usable += len(found.cases)
+        read[part.index] += found.lines
+        content[part.index] = content[part.index] or found.content
+        unread[part.index] = unread[part.index] or found.unread
+        last = number + 1 == len(parts) or parts[number + 1].index != part.index
+        if last and not content[part.index] and not unread[part.index]:
+            name = str(files[part.index])
+            unreadable.append(_unreadable(Problem(name, 0, "(file)", "no cases in file")))
+    repeated: set[int] = set()
+    """Handles of cases repeating an earlier case's id (the loader never screens them)."""
 
-        def fetch(handles: Sequence[int]) -> Iterator[tuple[int, _Item]]:
-            ids: set[bytes] = set()  # digests of the ids read again so far
-            for handle, record in _read_again(files, handles):
-                item = _item(record)
-                said = item.id is not None and _digest(item.id) in ids
-                if checks is not None and handle in checks.waiting and not said:
-                    case, _ = validate_record(record, loader_keys, rules)
-                    # valid and a run case when first read (unless the file changed)
-                    if case is not None and not is_configuration(case):
-                        checks.ask(case, record, into=checks.waiting[handle])
-                if item.id is not None:
-                    ids.add(_digest(item.id))
-                yield handle, item
+    def fetch(handles: Sequence[int]) -> Iterator[tuple[int, _Item]]:
+        ids: set[bytes] = set()  # digests of the ids read again so far
+        for handle, record in _read_again(files, handles):
+            item = _item(record)
+            if item.id is not None:
+                said = _digest(item.id)
+                if said in ids:
+                    repeated.add(handle)
+                ids.add(said)
+            yield handle, item
 
-        findings = linter.finish(fetch)
-        screened = checks.findings() if checks is not None else []
-    finally:
-        if checks is not None:
-            checks.screener.close()
-    found = [*unreadable, *invalid, *screened, *findings]
-    return LintReport(findings=found, cases=usable)
+    findings = linter.finish(fetch)
+    sut_checks = [
+        f
+        for h, said in screened.items()
+        if h not in repeated and (hung is None or h <= hung)
+        for f in said
+    ]
+    every = [*unreadable, *invalid, *sut_checks, *findings]
+    return LintReport(findings=every, cases=usable)
 
 
 def _digest(text: str) -> bytes:

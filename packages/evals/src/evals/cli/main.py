@@ -161,6 +161,7 @@ def _lint(args: argparse.Namespace) -> int:
         min_split_size=args.min_split_size,
         known_roles=config.fault_targets,
         sut=_lint_checker(args, config, suites),
+        jobs=args.jobs,
     )
     for finding in linted.findings:
         print(finding.render())

@@ -179,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = commands.add_parser("lint", help="check the case set's health (exit 1 on findings)")
     selection(p, filters=False)
     p.add_argument("--min-split-size", type=_non_negative_int, default=DEFAULT_MIN_SPLIT_SIZE)
+    p.add_argument(
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        help="processes that lint big files in parts at once (default: the CPUs this"
+        " process may use; 1: one process)",
+    )
     sut_options(p.add_argument_group("system under test (its check_case hook)"))
     p = commands.add_parser("run", help="run the selected cases and write reports")
     selection(p)
