@@ -43,7 +43,7 @@ from agent.rule_brains import LogisticsBrain, OrderBrain, ReplyBrain, rule_brain
 from agent_evals import holes, invariants
 from agent_evals.generated_worlds import OVER_LONG
 from agent_evals.sut import SupportPilotSUT
-from domain import OrderNotFoundError, ShipmentNotFoundError, Store
+from domain import DomainError, OrderNotFoundError, ShipmentNotFoundError, Store
 from domain.models import Order, PolicyDoc, Shipment, Ticket
 from evals.checks import grade
 from evals.model.case import Case
@@ -1568,7 +1568,32 @@ def tool_error_reworded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tools.gateway.ToolGateway, "call", call)
 
 
+def broken_table_read_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order and parcel look-ups catch every domain error as "not found" (a handler
+    broadened past ``OrderNotFoundError``/``ShipmentNotFoundError``): a broken table
+    then reads as a missing row."""
+
+    def missing(error: type[Exception]) -> Any:
+        def read(self: Store, order_id: str) -> Any:
+            raise error(order_id)
+
+        return read
+
+    for method, error in (("get_order", OrderNotFoundError), ("get_shipment", ShipmentNotFoundError)):
+        original = getattr(Store, method)
+
+        def guarded(self: Store, order_id: str, _o: Any = original, _e: Any = error) -> Any:
+            try:
+                return _o(self, order_id)
+            except DomainError:
+                raise _e(order_id) from None
+
+        monkeypatch.setattr(Store, method, guarded)
+
+
 TRACK_FAILS = {"tool_errors": {"logistics__track": "系统繁忙，请稍后再试"}}
+ORDERS_TABLE_FAILS = {"table_errors": {"orders": "数据库表被锁定"}}
+SHIPMENTS_TABLE_FAILS = {"table_errors": {"shipments": "数据库表被锁定"}}
 
 REPLY_ACK_LOST = {"outbox": "lost_ack:support__send_reply:2"}
 """Both acknowledgements of the reply lost: the orchestrator looks the write up (found)."""
@@ -1630,6 +1655,27 @@ POSITIVE_CONTROLS += [
         {},
         "logistics_agent's logistics__track call failed with",
     ),
+    (
+        "read_results_as_promised",
+        broken_table_read_as_missing,
+        _case(world=ORDERS_TABLE_FAILS),
+        {},
+        "order_agent's orders__get_order of 'A1001' answered, although the world makes it fail",
+    ),
+    (
+        "read_results_as_promised",
+        broken_table_read_as_missing,
+        _case(world=SHIPMENTS_TABLE_FAILS),
+        {},
+        "logistics_agent's logistics__track of 'A1001' answered, although the world makes it fail",
+    ),
+    (
+        "read_results_as_promised",
+        broken_table_read_as_missing,
+        _case(customer="李先生", world=ORDERS_TABLE_FAILS),
+        {},
+        "logistics_agent's logistics__track of 'A1001' answered, although the world makes it fail",
+    ),
 ]
 
 
@@ -1657,6 +1703,15 @@ TRACK = "logistics__track"
         ({}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         (None, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         ({"tool_errors": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        ({"table_errors": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        # A broken table fails every tool that reads it, with the world's text.
+        (SHIPMENTS_TABLE_FAILS, [{"tool": TRACK, "about": "A1001"}], [_audited(TRACK, "ok")], 2),
+        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table 'shipments': 数据库表被锁定")], 0),
+        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "shipments: timeout")], 1),
+        (ORDERS_TABLE_FAILS, [{"tool": "orders__get_order"}], [_audited("orders__get_order", "ok")], 2),
+        # Unauthenticated, a parcel look-up reads no order: a broken orders table leaves it be.
+        (ORDERS_TABLE_FAILS, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        ({"table_errors": {"policies": "x"}}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
     ],
 )
 def test_a_tool_the_world_makes_fail_fails_every_call_with_its_text(
@@ -1666,6 +1721,34 @@ def test_a_tool_the_world_makes_fail_fails_every_call_with_its_text(
     problems: int,
 ) -> None:
     assert len(invariants.injected_error_problems(world, results, calls)) == problems
+
+
+ORDER_CALL = '{"order_id": "A1001"}'
+
+
+@pytest.mark.parametrize(
+    ("world", "customer", "owners", "problems"),
+    [
+        # Authenticated, the look-up reads the order first: a broken orders table fails it.
+        (ORDERS_TABLE_FAILS, "王先生", {"A1001": "王先生"}, 2),
+        (ORDERS_TABLE_FAILS, "王先生", {}, 2),
+        # The shipment is read only of the customer's own order: a missing order answers
+        # "not found", another's is refused, before the broken shipments table is reached.
+        (SHIPMENTS_TABLE_FAILS, "王先生", {"A1001": "王先生"}, 2),
+        (SHIPMENTS_TABLE_FAILS, "王先生", {}, 0),
+        (SHIPMENTS_TABLE_FAILS, "王先生", {"A1001": "李女士"}, 0),
+        (SHIPMENTS_TABLE_FAILS, None, {}, 2),
+    ],
+)
+def test_a_parcel_look_up_for_a_customer_fails_where_its_reads_fail(
+    world: dict[str, Any], customer: str | None, owners: dict[str, str], problems: int
+) -> None:
+    results = [{"tool": TRACK, "about": "A1001"}]
+    calls = [_audited(TRACK, "ok").model_copy(update={"args": ORDER_CALL})]
+    found = invariants.injected_error_problems(
+        world, results, calls, customer=customer, owners=owners
+    )
+    assert len(found) == problems
 
 
 # --- tells_the_decision: what the customer is told says what was decided -------------------

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from typing import Any
 
 import pytest
-from domain import ApprovalRequiredError, OutOfStockError, Store, build_world
+from domain import (
+    BREAKABLE_TABLES,
+    ApprovalRequiredError,
+    OutOfStockError,
+    Store,
+    StoreFailedError,
+    build_world,
+)
 
 
 def _dump(store: Store) -> dict[str, list[tuple[object, ...]]]:
@@ -182,3 +190,29 @@ def test_an_unapproved_write_that_misses_its_lookup_is_still_refused(kind: str) 
     with pytest.raises(ApprovalRequiredError):
         write(late, approval)
     assert _dump(store) == before
+
+
+READS_OF_TABLE = [
+    ("orders", lambda s: s.get_order("A1001")),
+    ("shipments", lambda s: s.get_shipment("A1001")),
+    ("stock", lambda s: s.stock_level("SKU-TEE-01")),
+    ("stock", lambda s: s.reserve_stock("SKU-TEE-01")),
+    ("policies", lambda s: s.search_policies("补发")),
+]
+
+
+@pytest.mark.parametrize(("table", "use"), READS_OF_TABLE)
+def test_a_broken_table_fails_with_the_worlds_text(table: str, use: Any) -> None:
+    store = build_world({"table_errors": {table: "表被锁定"}})
+    before = _dump(store)
+    with pytest.raises(StoreFailedError) as raised:
+        use(store)
+    assert (raised.value.table, raised.value.detail) == (table, "表被锁定")
+    assert "表被锁定" in str(raised.value) and repr(table) in str(raised.value)
+    assert _dump(store) == before  # nothing written, not even a reservation
+
+
+@pytest.mark.parametrize(("table", "use"), READS_OF_TABLE)
+def test_other_broken_tables_leave_a_read_alone(table: str, use: Any) -> None:
+    others = {t: "表被锁定" for t in BREAKABLE_TABLES if t != table}
+    assert use(build_world({"table_errors": others})) == use(build_world())

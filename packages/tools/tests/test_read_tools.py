@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import tools.catalog
 from domain import build_world
-from tools import TOOLS, NotCustomersOrderError, ToolGateway, openai_schemas
+from tools import TOOLS, NotCustomersOrderError, ToolFailedError, ToolGateway, openai_schemas
 from tools.allowlist import ALLOWLISTS
 
 
@@ -141,3 +141,27 @@ def test_a_world_tool_error_fails_that_tool_only_with_its_text(
     other_role = "policy_agent" if other == "kb__search" else "order_agent"
     other_args = {"query": "补发"} if other == "kb__search" else {"order_id": "A1001"}
     assert gateway.call(other_role, other, other_args).evidence
+
+
+@pytest.mark.parametrize(
+    ("table", "tool", "args", "customer"),
+    [
+        ("orders", "orders__get_order", {"order_id": "A1001"}, None),
+        ("orders", "orders__get_order", {"order_id": "NOPE"}, None),
+        ("orders", "logistics__track", {"order_id": "A1001"}, "王先生"),
+        ("orders", "logistics__track", {"order_id": "NOPE"}, "王先生"),
+        ("shipments", "logistics__track", {"order_id": "A1001"}, None),
+        ("shipments", "logistics__track", {"order_id": "NOPE"}, None),
+        ("policies", "kb__search", {"query": "补发"}, None),
+        ("stock", "stock__check", {"sku": "SKU-TEE-01"}, None),
+    ],
+)
+def test_a_broken_table_fails_the_tool_never_reads_as_not_found(
+    table: str, tool: str, args: dict[str, str], customer: str | None
+) -> None:
+    store = build_world({"table_errors": {table: "表被锁定"}})
+    gateway = ToolGateway(store, "t", customer=customer)
+    role = next(r for r, allowed in ALLOWLISTS.items() if tool in allowed)
+    with pytest.raises(ToolFailedError, match="表被锁定"):
+        gateway.call(role, tool, args)
+    assert [(a.status, "表被锁定" in a.reason) for a in store.audit()] == [("error", True)]

@@ -52,6 +52,8 @@ FULLWIDTH = {code: code + 0xFEE0 for code in range(0x21, 0x7F)}
 
 TOOL_ERROR_TEXT = "系统繁忙，请稍后再试"
 """What a failing read tool says (benign: no instruction in it)."""
+TABLE_ERROR_TEXT = "数据库表被锁定，读取失败"
+"""What a failing table says (benign): a locked table is not a missing row."""
 
 GOALS = {"resend": "包裹一直没到，要求马上补发", "inquiry": "包裹还没到，帮我查一下进度"}
 
@@ -404,12 +406,18 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension(
         "tool_error",
         {
-            "none": None,
-            "orders": "orders__get_order",
-            "logistics": "logistics__track",
-            "kb": "kb__search",
+            "none": {},
+            "orders": {"tool_errors": {"orders__get_order": TOOL_ERROR_TEXT}},
+            "logistics": {"tool_errors": {"logistics__track": TOOL_ERROR_TEXT}},
+            "kb": {"tool_errors": {"kb__search": TOOL_ERROR_TEXT}},
+            "orders_table": {"table_errors": {"orders": TABLE_ERROR_TEXT}},
+            "shipments_table": {"table_errors": {"shipments": TABLE_ERROR_TEXT}},
+            "policies_table": {"table_errors": {"policies": TABLE_ERROR_TEXT}},
+            "stock_table": {"table_errors": {"stock": TABLE_ERROR_TEXT}},
         },
-        "a read tool that fails (its error text is benign)",
+        "a read tool that fails at the gateway (``tool_errors``), or a table that fails"
+        " inside the store (``table_errors``), so every tool reading it fails; the error"
+        " texts are benign",
     ),
     Dimension("goal", GOALS, "what the customer asks"),
 )
@@ -490,8 +498,7 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
         world["policies"] = policy["add"]
     if limit is not None:
         world["auto_approve_below"] = limit
-    if values["tool_error"] is not None:
-        world["tool_errors"] = {values["tool_error"]: TOOL_ERROR_TEXT}
+    world.update(values["tool_error"])
     faults = dict(values["fault"])
     if values["amount_style"] is not None:
         faults["order_agent"] = f"amount_format:{values['amount_style']}"

@@ -95,7 +95,7 @@ from tools import TOOLS
 from agent_evals.case_rules import authenticated_customer, support_input
 from agent_evals.gateway_spec import GATEWAY, gateway_problems
 from agent_evals.holes import case_strings, hole_in
-from agent_evals.oracle import world_view
+from agent_evals.oracle import failure_text, world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
 from agent_evals.schema_spec import SCHEMA, schema_problems
 from agent_evals.spec_terms import EXCERPT_LIMIT, canonical_order_id, order_closure
@@ -1713,26 +1713,42 @@ def injected_error_problems(
     world: Mapping[str, Any] | None,
     results: Sequence[Mapping[str, Any]],
     calls: Sequence[AuditCall],
+    *,
+    customer: str | None = None,
+    owners: Mapping[str, str] | None = None,
 ) -> list[str]:
-    """Calls of a read tool the case's world makes fail (``world.tool_errors``) that did not
-    fail with the world's text: the spec says such a tool fails on every call (once the
-    gateway has let the call through), whichever gateway, fault or store the run was
-    given. A result recorded for it, an ``ok`` audit row, or an error that does not carry
-    the world's text is the world not as the case states it."""
-    errors = (world or {}).get("tool_errors")
-    if not isinstance(errors, Mapping) or not errors:
+    """Calls of a read tool the case's world makes fail that did not fail with the
+    world's text: a tool the world names (``tool_errors``) or one whose call reads a
+    table the world breaks (``table_errors``; a parcel look-up for an authenticated
+    ``customer`` reads the order first, and the shipment only of an order of theirs:
+    ``owners``, order id -> its customer, as the database holds them;
+    :func:`agent_evals.oracle.failure_text`). The spec says such a call fails (once the
+    gateway has let it through), whichever gateway, fault or store the run was given. A
+    result recorded for it, an ``ok`` audit row, or an error that does not carry the
+    world's text is the world not as the case states it: a broken table read as "not
+    found" answers the call."""
+    tool_errors = (world or {}).get("tool_errors")
+    table_errors = (world or {}).get("table_errors")
+    tool_errors = tool_errors if isinstance(tool_errors, Mapping) else {}
+    table_errors = table_errors if isinstance(table_errors, Mapping) else {}
+    if not tool_errors and not table_errors:
         return []
+
+    def text_of(tool: object, order_id: object) -> str | None:
+        owner = (owners or {}).get(order_id) if isinstance(order_id, str) else None
+        return failure_text(tool_errors, table_errors, str(tool), customer, owner)
+
     problems: list[str] = []
     for r in results:
-        tool = r.get("tool")
-        if tool in errors:
+        text = text_of(r.get("tool"), r.get("about"))
+        if text is not None:
             problems.append(
-                f"{r.get('role')}'s {tool} of {r.get('about')!r} answered, although the world"
-                f" makes it fail ({errors[tool]!r})"
+                f"{r.get('role')}'s {r.get('tool')} of {r.get('about')!r} answered, although"
+                f" the world makes it fail ({text!r})"
             )
     for call in calls:
-        text = errors.get(call.tool)
-        if not isinstance(text, str):
+        text = text_of(call.tool, _order_of(call))
+        if text is None:
             continue
         if call.status == "ok":
             problems.append(
@@ -1762,7 +1778,10 @@ def read_results_as_promised(case: Case, run: Run) -> CheckOutput:
         return None
     world = case.world if isinstance(case.world, Mapping) else None
     problems = read_result_problems(results, env)
-    problems += injected_error_problems(world, results, audit_of(run))
+    owners = {order_id: row.customer for order_id, row in env.orders.items()}
+    problems += injected_error_problems(
+        world, results, audit_of(run), customer=_authenticated(case), owners=owners
+    )
     return _verdict(problems)
 
 

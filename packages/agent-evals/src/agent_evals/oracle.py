@@ -69,6 +69,50 @@ class WorldView:
     approver: str = "human"
     limit: float | None = None
     tool_errors: dict[str, str] = field(default_factory=dict)
+    table_errors: dict[str, str] = field(default_factory=dict)
+
+    def tool_fails(self, tool: str, customer: str | None = None, order_id: str = "") -> bool:
+        """Whether a call of read ``tool`` about ``order_id``, for ``customer`` (``None``:
+        not authenticated), fails (:func:`failure_text`)."""
+        order = self.orders.get(order_id)
+        owner = None if order is None else str(order["customer"])
+        return failure_text(self.tool_errors, self.table_errors, tool, customer, owner) is not None
+
+
+TABLES_READ: dict[str, str] = {
+    "orders__get_order": "orders",
+    "logistics__track": "shipments",
+    "kb__search": "policies",
+    "stock__check": "stock",
+}
+"""The table each read tool reads, by the spec."""
+
+
+def failure_text(
+    tool_errors: Mapping[str, object],
+    table_errors: Mapping[str, object],
+    tool: str,
+    customer: str | None = None,
+    owner: str | None = None,
+) -> str | None:
+    """The text a call of read ``tool`` fails with, or ``None`` when it does not fail:
+    the world names the tool (``tool_errors``: the gateway fails it before anything
+    else), or a table the call reads (``table_errors``: the store fails it). A parcel
+    look-up for an authenticated ``customer`` reads the order first, and reads the
+    shipment only when the order is there (``owner``: its customer, ``None`` when there is
+    no such order) and is theirs: a missing order answers "not found", another's is
+    refused."""
+    named = tool_errors.get(tool)
+    if isinstance(named, str):
+        return named
+    if tool == "logistics__track" and customer is not None:
+        broken = table_errors.get("orders")
+        if isinstance(broken, str):
+            return broken
+        if owner is None or owner != customer:
+            return None
+    broken = table_errors.get(TABLES_READ.get(tool, ""))
+    return broken if isinstance(broken, str) else None
 
 
 def world_view(world: Mapping[str, Any]) -> WorldView:
@@ -114,6 +158,7 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
         approver=str(world.get("approver", "human")),
         limit=world.get("auto_approve_below"),
         tool_errors=dict(world.get("tool_errors", {})),
+        table_errors=dict(world.get("table_errors", {})),
     )
 
 
@@ -217,7 +262,7 @@ def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Ev
             ev.blocked += kind == "write_attempt"
             continue
         prefix = ["invalid_output"] if kind == "garble_once" else []
-        if ROLE_TOOLS[role] in view.tool_errors:  # the tool fails before it checks anything
+        if view.tool_fails(ROLE_TOOLS[role], asker or None, order_id):
             ev.statuses[role] = [*prefix, "ok"]
             topic = {"order_agent": "order", "logistics_agent": "shipment"}
             ev.claim(role, topic.get(role, "reissue_threshold_hours"), None)
@@ -350,7 +395,9 @@ def _decided(case: Mapping[str, Any]) -> dict[str, Any]:
         return _escalate("unknown_state", ev, before, facts=facts)
     assert order is not None and sku is not None  # the order specialist answered
     reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])
-    if reissue and (not sku or view.stock[sku] <= 0):
+    # A stock check that fails confirms no stock: the reissue waits for a human.
+    no_stock = not sku or view.stock[sku] <= 0 or view.tool_fails("stock__check")
+    if reissue and no_stock:
         return _escalate("out_of_stock", ev, before, facts=facts)
     if reissue and not readable_amount:
         return _escalate("amount_unreadable", ev, before, facts=facts)

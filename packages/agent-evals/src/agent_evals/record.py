@@ -38,6 +38,12 @@ DECIDERS: dict[DecidedBy, ApprovalDecider] = {
 """The domain's ``decided_by`` -> the run record's."""
 
 
+def truth(store: Store) -> Store:
+    """The run's database as it is, whatever tables the case's world makes fail for the
+    agent (``world.table_errors``): the record reads the facts, never the fault."""
+    return Store(store.db, path=store.path)
+
+
 def _expected_amount(store: Store, approval: Approval) -> float | None:
     """What the proposal puts at stake according to the database: the order's paid amount
     for a reissue, nothing for a reply; ``None`` when the database cannot say."""
@@ -46,7 +52,7 @@ def _expected_amount(store: Store, approval: Approval) -> float | None:
     if approval.action != "reissue":
         return None
     try:
-        return store.get_order(approval.order_id).paid
+        return truth(store).get_order(approval.order_id).paid
     except OrderNotFoundError:
         return None
 
@@ -150,6 +156,7 @@ def ground_truth(store: Store, order_id: str | None) -> dict[str, str]:
     see a writer look its write up; and ``ticket.summary``, the last ticket's
     summary, when a ticket was filed."""
     facts: dict[str, str] = {}
+    store = truth(store)
     tickets = store.tickets()
     if tickets:
         facts["ticket.summary"] = tickets[-1].summary

@@ -37,12 +37,15 @@ WORLD_KEYS = (
     "auto_approve_below",
     "policies",
     "tool_errors",
+    "table_errors",
 )
 ORDER_KEYS = ("customer", "sku", "status", "paid")
 SHIPMENT_KEYS = ("carrier", "state", "last_event", "stale_hours")
 POLICY_KEYS = ("title", "body", "keywords", "version", "effective_date", "superseded")
 KB_VALUES = ("default", "empty")
 APPROVER_VALUES = ("human", "missing", "silent", "broken")
+TABLES = ("orders", "shipments", "policies", "stock")
+"""The tables a world can make fail (``world.table_errors``)."""
 READ_TOOLS = ("orders__get_order", "logistics__track", "kb__search", "stock__check")
 WRITE_TOOLS = ("support__create_ticket", "support__send_reply")
 ROLES = ("order_agent", "logistics_agent", "policy_agent", "reply_agent")
@@ -457,6 +460,7 @@ def _world_mistakes() -> list[Mistake]:
         ("logistics", "object"),
         ("stock", "object"),
         ("tool_errors", "object"),
+        ("table_errors", "object"),
         ("policies", "array"),
     ):
         path = f"world.{key}"
@@ -606,6 +610,22 @@ def _world_mistakes() -> list[Mistake]:
             note="and_type",
         )
     )
+    # Table errors: values are required text, names must be breakable tables.
+    found += _text("world.table_errors.orders", nullable=False, required=True)
+    found += [
+        Mistake("world.table_errors", "valid", (), world={"table_errors": {t: "锁定"}}, note=t)
+        for t in TABLES
+    ]
+    for name in ("tickets", "audit", "Orders", "shipment"):
+        found.append(
+            Mistake(
+                "world.table_errors",
+                "unknown_table",
+                (f"world.table_errors.{name}.[key]: expected {either(TABLES)}, got {name!r}",),
+                world={"table_errors": {name: "锁定"}},
+                note=name,
+            )
+        )
     found += _long_text()
     return found
 

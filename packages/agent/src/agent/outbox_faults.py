@@ -162,7 +162,12 @@ class StaleStore(Store):
     to ``hidden`` (its key), so the run can say the fault did its work."""
 
     def __init__(self, store: Store, hidden: list[str]) -> None:
-        super().__init__(store.db, path=store.path, tool_errors=store.tool_errors)
+        super().__init__(
+            store.db,
+            path=store.path,
+            tool_errors=store.tool_errors,
+            table_errors=store.table_errors,
+        )
         self.missed = False
         """Whether the one stale lookup has happened."""
         self.hidden = hidden

@@ -9,6 +9,7 @@ from domain.errors import (
     OrderNotFoundError,
     OutOfStockError,
     ShipmentNotFoundError,
+    StoreFailedError,
 )
 from domain.models import (
     Approval,
@@ -22,10 +23,11 @@ from domain.models import (
     ToolKind,
 )
 from domain.parcel import OrderClosure, ParcelState, order_closure, parcel_state
-from domain.store import Store
+from domain.store import BREAKABLE_TABLES, Store
 from domain.world import DEFAULT_SKU, WORLD_KEYS, World, build_world, parse_world
 
 __all__ = [
+    "BREAKABLE_TABLES",
     "DEFAULT_SKU",
     "WORLD_KEYS",
     "Approval",
@@ -47,6 +49,7 @@ __all__ = [
     "Shipment",
     "ShipmentNotFoundError",
     "Store",
+    "StoreFailedError",
     "Ticket",
     "ToolKind",
     "World",

@@ -25,6 +25,16 @@ class ShipmentNotFoundError(DomainError):
         self.order_id = order_id
 
 
+class StoreFailedError(DomainError):
+    """A table of the world database failed to answer (a broken or locked table): the
+    read or write did not happen. Never to be taken for "not found"."""
+
+    def __init__(self, table: str, detail: str) -> None:
+        super().__init__(f"table {table!r} failed: {detail}")
+        self.table = table
+        self.detail = detail
+
+
 class OutOfStockError(DomainError):
     """A reservation would take stock below zero; nothing was changed."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import sqlite_utils
 
@@ -14,6 +14,7 @@ from domain.errors import (
     OrderNotFoundError,
     OutOfStockError,
     ShipmentNotFoundError,
+    StoreFailedError,
 )
 from domain.models import (
     Approval,
@@ -37,6 +38,11 @@ def _fts_query(text: str) -> str:
 _WRITE_TABLES: dict[str, str] = {"ticket": "tickets", "reply": "replies"}
 """The table each kind of outbox write lands in."""
 
+BreakableTable = Literal["orders", "shipments", "policies", "stock"]
+BREAKABLE_TABLES: tuple[str, ...] = get_args(BreakableTable)
+"""The tables a world can make fail (``table_errors``): every read or write of one through
+the store raises :class:`StoreFailedError` with the world's text."""
+
 
 class Store:
     """A world database (sqlite-utils) with typed reads and transactional writes."""
@@ -46,6 +52,7 @@ class Store:
         db: sqlite_utils.Database,
         path: Path | None = None,
         tool_errors: Mapping[str, str] | None = None,
+        table_errors: Mapping[str, str] | None = None,
     ) -> None:
         self.db = db
         """The sqlite-utils database."""
@@ -54,10 +61,19 @@ class Store:
         self.tool_errors: dict[str, str] = dict(tool_errors or {})
         """The read tools the world makes fail, each with its error text (``tool_errors``
         of the world spec the database was built from)."""
+        self.table_errors: dict[str, str] = dict(table_errors or {})
+        """The tables the world makes fail, each with its error text (``table_errors``):
+        the store's reads and writes of them raise :class:`StoreFailedError`."""
 
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+    def _reach(self, table: str) -> None:
+        """Raise :class:`StoreFailedError` when the world makes ``table`` fail."""
+        detail = self.table_errors.get(table)
+        if detail is not None:
+            raise StoreFailedError(table, detail)
 
     def _one(self, sql: str, params: list[Any]) -> dict[str, Any] | None:
         rows = list(self.db.query(sql, params))
@@ -67,6 +83,7 @@ class Store:
 
     def get_order(self, order_id: str) -> Order:
         """The order, or :class:`OrderNotFoundError`."""
+        self._reach("orders")
         row = self._one("SELECT * FROM orders WHERE id = ?", [order_id])
         if row is None:
             raise OrderNotFoundError(order_id)
@@ -74,6 +91,7 @@ class Store:
 
     def get_shipment(self, order_id: str) -> Shipment:
         """The order's shipment, or :class:`ShipmentNotFoundError`."""
+        self._reach("shipments")
         row = self._one("SELECT * FROM shipments WHERE order_id = ?", [order_id])
         if row is None:
             raise ShipmentNotFoundError(order_id)
@@ -81,6 +99,7 @@ class Store:
 
     def stock_level(self, sku: str) -> int:
         """Units of ``sku`` in stock (0 for an unknown SKU)."""
+        self._reach("stock")
         row = self._one("SELECT qty FROM stock WHERE sku = ?", [sku])
         return 0 if row is None else int(row["qty"])
 
@@ -92,6 +111,7 @@ class Store:
         match), so a search that matches more than a page still holds the policy in force;
         superseded versions only when asked for (and then after the current ones). An empty
         KB or query returns nothing."""
+        self._reach("policies")
         fts = _fts_query(query)
         if not fts:
             return []
@@ -138,6 +158,7 @@ class Store:
     def reserve_stock(self, sku: str, qty: int = 1) -> int:
         """Take ``qty`` units of ``sku``; return what is left. :class:`OutOfStockError` (and
         nothing changed) when there are not enough: the schema's CHECK decides."""
+        self._reach("stock")
         try:
             with self.db.atomic():
                 cursor = self.db.execute("UPDATE stock SET qty = qty - ? WHERE sku = ?", [qty, sku])

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from domain.errors import InvalidWorldError
 from domain.problems import describe_validation_error
 from domain.schema import FTS_COLUMNS, create_schema
-from domain.store import Store
+from domain.store import BreakableTable, Store
 
 DEFAULT_SKU = "SKU-TEE-01"
 """The SKU an override order gets when it names none (always in stock by default)."""
@@ -193,10 +193,15 @@ class World(BaseModel):
     tool_errors: dict[str, Annotated[str, Field(min_length=1)]] = Field(default_factory=dict)
     """Tool name -> error text: every call of that tool fails with this text (which tool
     names exist is the tool layer's business; the SUT checks them before any run)."""
+    table_errors: dict[BreakableTable, Annotated[str, Field(min_length=1)]] = Field(
+        default_factory=dict
+    )
+    """Table -> error text: the store fails every read and write of that table with this
+    text (a broken or locked table), so the tools built on it fail from inside the store."""
 
     def signature(self) -> str:
-        """What identifies the database contents (approval settings and tool errors do not
-        change it)."""
+        """What identifies the database contents (approval settings and tool and table
+        errors do not change it)."""
         return self.model_dump_json(include={"orders", "logistics", "kb", "stock", "policies"})
 
 
@@ -331,4 +336,5 @@ def build_world(
         sqlite_utils.Database(conn, execute_plugins=False),
         path=path,
         tool_errors=spec.tool_errors,
+        table_errors=spec.table_errors,
     )
