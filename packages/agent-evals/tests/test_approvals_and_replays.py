@@ -89,6 +89,7 @@ def test_amounts_are_read_or_refused(text: str | None, amount: float | None) -> 
         ("cny_after", 1299.0, "1,299.00CNY", 1299.0),
         ("yuan_before", 59.0, "元59", None),  # a suffix mark before the number
         ("two_after", 59.0, "59元 RMB", None),  # two suffix marks
+        ("padded", 1299.0, " \u3000¥1,299.00\u3000 ", 1299.0),  # spaces around the mark
     ],
 )
 def test_the_amount_format_fault_restates_only_the_amount(
@@ -104,7 +105,7 @@ def test_the_amount_format_fault_restates_only_the_amount(
     assert parse_amount(stated) == read
     assert set(AMOUNT_STYLES) == {
         "symbol", "yuan", "grouped", "words", "fullwidth", "rmb", "cny", "rmb_after", "cny_after",
-        "yuan_before", "two_after",
+        "yuan_before", "two_after", "padded",
     }  # fmt: skip
 
 

@@ -2560,6 +2560,10 @@ def test_what_names_no_cause(text: str, silent: bool) -> None:
         ("库存 SKU-TEE-01： 件", [], "： "),
         ("库存 SKU-TEE-01：3 件", [], None),
         ("客户原话：包裹没到 ", ["包裹没到 "], None),  # the customer's own trailing space
+        # A value of only spaces is as good as gone, an ideographic space too.
+        ("订单 AZ5001：实付 59.00 元，商品  \u3000", [], "品  \u3000"),
+        ("订单 AZ5001：实付 59.00 元，商品 \u3000", [], "品 \u3000"),
+        ("订单 AZ5001：实付 59.00 元，商品 （未登记）", [], None),
         ("error: disk full", [], None),  # an ASCII colon takes a space
     ],
 )

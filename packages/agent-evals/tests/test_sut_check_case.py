@@ -135,7 +135,7 @@ def _case(
             [
                 "faults.order_agent: unknown fault 'amount_format:roman': amount_format:<style>"
                 " needs one of symbol, yuan, grouped, words, fullwidth, rmb, cny, rmb_after,"
-                " cny_after, yuan_before, two_after, got 'roman'"
+                " cny_after, yuan_before, two_after, padded, got 'roman'"
             ],
         ),
         (

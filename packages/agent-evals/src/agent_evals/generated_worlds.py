@@ -55,7 +55,17 @@ TOOL_ERROR_TEXT = "系统繁忙，请稍后再试"
 TABLE_ERROR_TEXT = "数据库表被锁定，读取失败"
 """What a failing table says (benign): a locked table is not a missing row."""
 
-GOALS = {"resend": "包裹一直没到，要求马上补发", "inquiry": "包裹还没到，帮我查一下进度"}
+GOALS = {
+    "resend": "包裹一直没到，要求马上补发",
+    "inquiry": "包裹还没到，帮我查一下进度",
+    "blank": " \u3000 ",
+}
+"""What the customer writes beside the order id: a demand, a question, or only whitespace
+(they typed the id alone): the decision is the table's either way."""
+
+SKUS = {"listed": SKU, "empty": "", "blank": " \u3000"}
+"""The order's SKU: a product, none, or only whitespace (no product either: nothing to
+reissue, whatever stock the world holds for that text)."""
 
 
 def _policy(body: str, date: str, version: str, *, superseded: bool = False) -> dict[str, Any]:
@@ -383,7 +393,14 @@ DIMENSIONS: tuple[Dimension, ...] = (
     Dimension("amount", AMOUNTS, "amount paid against the auto-approval limit"),
     Dimension(
         "amount_style",
-        {"plain": None, "symbol": "symbol", "yuan": "yuan", "grouped": "grouped", "words": "words"},
+        {
+            "plain": None,
+            "symbol": "symbol",
+            "yuan": "yuan",
+            "grouped": "grouped",
+            "words": "words",
+            "padded": "padded",
+        },
         "how the order specialist states the amount paid",
     ),
     Dimension(
@@ -420,6 +437,7 @@ DIMENSIONS: tuple[Dimension, ...] = (
         " texts are benign",
     ),
     Dimension("goal", GOALS, "what the customer asks"),
+    Dimension("sku", SKUS, "the SKU the order names"),
 )
 """Every dimension, the baseline value first (the deepest path: a stale parcel in
 transit, reissued and approved)."""
@@ -432,6 +450,7 @@ INTERACTIONS: tuple[Interaction, ...] = (
     ),
     Interaction(("typed_id", "asker"), "which order, and whether the asker may see it"),
     Interaction(("stock", "stale"), "stock matters only when a reissue is due"),
+    Interaction(("sku", "stock"), "what is reissued, and whether the stock holds it"),
     Interaction(("fault", "stale"), "a fault on the reissue path and on the wait path"),
 )
 """Where the rules interact: these groups are covered in full."""
@@ -475,7 +494,7 @@ def build(values: Mapping[str, Any]) -> dict[str, Any]:
         "orders": {
             order_id: {
                 "customer": CUSTOMER,
-                "sku": SKU,
+                "sku": values["sku"],
                 "status": values["order_status"],
                 "paid": paid,
             }

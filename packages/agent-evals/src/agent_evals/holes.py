@@ -23,13 +23,13 @@ _HOLE = re.compile(
     r"|\S {2,}\S"  # two spaces where a word went
     r"|^[ ,，:：;；)）]"  # a text beginning where its first value went
     r"|[:：] *$"  # a label ending the text: its value went
-    r"|\S $"  # a space ending the text: its last value went
+    r"|\S[ \u3000]+$"  # spaces ending the text: its last value went (or was blank)
     r"|：\s"  # a space after a full-width colon, where its value went
 )
 """A value left out of a composed text: what an f-string field dropped leaves
 (``订单 ：仅回复``, ``物流状态「」``, ``（订单 A1001，）``, ``at character )``,
 ``approval  is missing``, ``' gave no usable output``, ``订单系统报错：``, ``库存 SKU-1： 件``,
-``unknown recipient ``). Chinese typography puts no space after a full-width colon."""
+``unknown recipient ``, ``商品 \u3000``: a value of only spaces is as good as gone). Chinese typography puts no space after a full-width colon."""
 
 
 def hole_in(text: str, data: Iterable[str] = ()) -> str | None:

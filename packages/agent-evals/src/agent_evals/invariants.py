@@ -1192,11 +1192,12 @@ STATED_AMOUNTS: dict[str, Callable[[float], str]] = {
     "cny_after": lambda a: f"{a:,.2f}CNY",
     "yuan_before": lambda a: f"元{_plain(a)}",
     "two_after": lambda a: f"{_plain(a)}元 RMB",
+    "padded": lambda a: f" \u3000¥{a:,.2f}\u3000 ",
 }
 """``amount_format:<style>`` -> how the amount paid reads once restated, as docs/cases.md's
 fault table writes each style (``¥1,299.00``, ``1299元``, ``1,299.5``, ``一二九九元``,
 ``￥ 1,299.00``, ``RMB 1,299.00``, ``CNY1299``, ``1299 RMB``, ``1,299.00CNY``, ``元59``,
-``59元 RMB``), fixed here, never read from the fault under test."""
+``59元 RMB``, `` \u3000¥1,299.00\u3000 ``), fixed here, never read from the fault under test."""
 
 
 def _restatement_problems(style: str, claims: list[Any], after: list[Any]) -> list[str]:

@@ -239,6 +239,7 @@ AMOUNT_STYLES = {
     "words": None,
     "yuan_before": None,
     "two_after": None,
+    "padded": lambda paid: f" \u3000¥{paid:,.2f}\u3000 ",
 }
 """How the ``amount_format:<style>`` fault restates the amount paid; ``None``: in words,
 or with a currency mark on the side it is never written (``元59``) or two marks after it
@@ -376,7 +377,8 @@ def _decided(case: Mapping[str, Any]) -> dict[str, Any]:
     order = view.orders.get(order_id)
     sku = order["sku"] if order else None
     before = {f"stock.{sku}": str(view.stock[sku])} if order is not None and sku else {}
-    # An order without a SKU has nothing to reissue: as if out of stock.
+    # An order without a SKU (or with one of only whitespace) has nothing to reissue: as
+    # if out of stock.
     ev, readable_amount = _gather(case, view, order_id)
     if ev.failed:
         return _escalate("specialist_failed", ev, before)
@@ -396,7 +398,7 @@ def _decided(case: Mapping[str, Any]) -> dict[str, Any]:
     assert order is not None and sku is not None  # the order specialist answered
     reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])
     # A stock check that fails confirms no stock: the reissue waits for a human.
-    no_stock = not sku or view.stock[sku] <= 0 or view.tool_fails("stock__check")
+    no_stock = not sku.strip() or view.stock[sku] <= 0 or view.tool_fails("stock__check")
     if reissue and no_stock:
         return _escalate("out_of_stock", ev, before, facts=facts)
     if reissue and not readable_amount:

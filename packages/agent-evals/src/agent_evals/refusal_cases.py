@@ -70,6 +70,7 @@ AMOUNT_STYLES = (
     "cny_after",
     "yuan_before",
     "two_after",
+    "padded",
 )
 MAX_COUNT = 2**63 - 1
 MAX_OVERSIZE = 100_000

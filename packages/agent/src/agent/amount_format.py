@@ -43,6 +43,7 @@ AMOUNT_STYLES: dict[str, Callable[[float], str]] = {
     "cny_after": lambda amount: f"{amount:,.2f}CNY",
     "yuan_before": lambda amount: f"元{_plain(amount)}",
     "two_after": lambda amount: f"{_plain(amount)}元 RMB",
+    "padded": lambda amount: f" \u3000¥{amount:,.2f}\u3000 ",
 }
 """Style -> how the amount is written: ``symbol`` ``¥1,299.00``, ``yuan`` ``1299元``,
 ``grouped`` ``1,299.5``, ``words`` ``一二九九元`` (unreadable on purpose), and one style for
@@ -50,7 +51,9 @@ each other currency mark the orchestrator reads (:mod:`agent.amounts`): ``fullwi
 ``￥ 1,299.00``, ``rmb`` ``RMB 1,299.00``, ``cny`` ``CNY1299``, ``rmb_after`` ``1299 RMB``,
 ``cny_after`` ``1,299.00CNY``; and ``yuan_before`` ``元1299``, a mark only ever written
 after the number written before it (unreadable on purpose: a mark on the wrong side);
-``two_after`` ``59元 RMB``, two marks where one is allowed (unreadable on purpose)."""
+``two_after`` ``59元 RMB``, two marks where one is allowed (unreadable on purpose);
+``padded`` ``¥1,299.00`` with a space and an ideographic space on either side of it
+(readable: spaces around the mark are ignored)."""
 
 
 def is_amount_style(style: str) -> bool:

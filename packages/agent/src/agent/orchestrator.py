@@ -170,17 +170,18 @@ class Orchestrator:
         plan = verdict.plan
         sku = agg.agreed.get("sku", "")
         if plan == "reissue":
+            # A SKU of only whitespace names no product either: nothing to reissue.
+            if not sku.strip():
+                return self._escalate(
+                    agg, "out_of_stock", "订单上没有商品编号，无法确定补发商品，请人工核实后处理。"
+                )
             try:
                 in_stock = self._in_stock(sku)
             except ToolError as e:
-                # A stock check the tool refuses (a SKU past its argument limit) confirms no
-                # stock: the reissue waits for a human, the run does not crash.
+                # A stock check the tool refuses (a SKU past its argument limit) or fails (a
+                # broken stock table) confirms no stock: the reissue waits for a human.
                 return self._escalate(
                     agg, "out_of_stock", f"补发商品 {sku} 的库存无法查询（{e}），请人工核实后处理。"
-                )
-            if not sku:
-                return self._escalate(
-                    agg, "out_of_stock", "订单上没有商品编号，无法确定补发商品，请人工核实后处理。"
                 )
             if not in_stock:
                 return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
@@ -229,8 +230,6 @@ class Orchestrator:
         )
 
     def _in_stock(self, sku: str) -> bool:
-        if not sku:
-            return False
         result = self.gateway.call(ORCHESTRATOR, "stock__check", {"sku": sku})
         return int(result.data["qty"]) > 0
 
