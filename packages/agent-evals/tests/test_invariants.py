@@ -1594,6 +1594,7 @@ def broken_table_read_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
 TRACK_FAILS = {"tool_errors": {"logistics__track": "系统繁忙，请稍后再试"}}
 ORDERS_TABLE_FAILS = {"table_errors": {"orders": "数据库表被锁定"}}
 SHIPMENTS_TABLE_FAILS = {"table_errors": {"shipments": "数据库表被锁定"}}
+SHIPMENTS_LOCKED = "table 'shipments' failed: 数据库表被锁定"
 
 REPLY_ACK_LOST = {"outbox": "lost_ack:support__send_reply:2"}
 """Both acknowledgements of the reply lost: the orchestrator looks the write up (found)."""
@@ -1706,8 +1707,11 @@ TRACK = "logistics__track"
         ({"table_errors": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         # A broken table fails every tool that reads it, with the world's text.
         (SHIPMENTS_TABLE_FAILS, [{"tool": TRACK, "about": "A1001"}], [_audited(TRACK, "ok")], 2),
-        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table 'shipments': 数据库表被锁定")], 0),
+        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", f"{TRACK!r} failed: {SHIPMENTS_LOCKED}")], 0),
         (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "shipments: timeout")], 1),
+        # The table named, with the world's text: swapped or left out, it is not the world's.
+        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table '数据库表被锁定' failed: shipments")], 1),
+        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table  failed: 数据库表被锁定")], 1),
         (ORDERS_TABLE_FAILS, [{"tool": "orders__get_order"}], [_audited("orders__get_order", "ok")], 2),
         # Unauthenticated, a parcel look-up reads no order: a broken orders table leaves it be.
         (ORDERS_TABLE_FAILS, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),

@@ -451,6 +451,10 @@ INTERACTIONS: tuple[Interaction, ...] = (
     Interaction(("typed_id", "asker"), "which order, and whether the asker may see it"),
     Interaction(("stock", "stale"), "stock matters only when a reissue is due"),
     Interaction(("sku", "stock"), "what is reissued, and whether the stock holds it"),
+    Interaction(
+        ("tool_error", "asker"),
+        "what fails, and for whom: a parcel look-up for a customer reads the order first",
+    ),
     Interaction(("fault", "stale"), "a fault on the reissue path and on the wait path"),
 )
 """Where the rules interact: these groups are covered in full."""

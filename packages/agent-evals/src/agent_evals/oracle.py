@@ -97,7 +97,8 @@ def failure_text(
 ) -> str | None:
     """The text a call of read ``tool`` fails with, or ``None`` when it does not fail:
     the world names the tool (``tool_errors``: the gateway fails it before anything
-    else), or a table the call reads (``table_errors``: the store fails it). A parcel
+    else, with the world's text), or a table the call reads (``table_errors``: the store
+    fails it with ``table '<table>' failed: <the world's text>``, docs/cases.md). A parcel
     look-up for an authenticated ``customer`` reads the order first, and reads the
     shipment only when the order is there (``owner``: its customer, ``None`` when there is
     no such order) and is theirs: a missing order answers "not found", another's is
@@ -105,14 +106,16 @@ def failure_text(
     named = tool_errors.get(tool)
     if isinstance(named, str):
         return named
+    read = [TABLES_READ.get(tool, "")]
     if tool == "logistics__track" and customer is not None:
-        broken = table_errors.get("orders")
+        read.insert(0, "orders")
+        if not isinstance(table_errors.get("orders"), str) and owner != customer:
+            return None  # not found, or refused, before the shipment is read
+    for table in read:
+        broken = table_errors.get(table)
         if isinstance(broken, str):
-            return broken
-        if owner is None or owner != customer:
-            return None
-    broken = table_errors.get(TABLES_READ.get(tool, ""))
-    return broken if isinstance(broken, str) else None
+            return f"table {table!r} failed: {broken}"
+    return None
 
 
 def world_view(world: Mapping[str, Any]) -> WorldView:

@@ -196,8 +196,8 @@ class World(BaseModel):
     table_errors: dict[BreakableTable, Annotated[str, Field(min_length=1)]] = Field(
         default_factory=dict
     )
-    """Table -> error text: the store fails every read and write of that table with this
-    text (a broken or locked table), so the tools built on it fail from inside the store."""
+    """Table -> error text: the store fails every read of that table with this text (a
+    broken or locked table), so the tools built on it fail from inside the store."""
 
     def signature(self) -> str:
         """What identifies the database contents (approval settings and tool and table
