@@ -34,7 +34,9 @@ faults = importlib.import_module("agent.faults")
 
 
 def test_the_suite_is_hundreds_of_cases_each_naming_its_classes() -> None:
-    assert 200 <= len(GENERATED) <= 1000
+    # About a thousand (1,002 with the failing tables and blank values of session 19):
+    # the suite runs in seconds; several thousand would not.
+    assert 200 <= len(GENERATED) <= 1100
     names = [d.name for d in GENERATOR.dimensions]
     for case in GENERATED:
         assert [t.split(":")[0] for t in case.tags if ":" in t] == names

@@ -63,9 +63,9 @@ GOALS = {
 """What the customer writes beside the order id: a demand, a question, or only whitespace
 (they typed the id alone): the decision is the table's either way."""
 
-SKUS = {"listed": SKU, "empty": "", "blank": " \u3000"}
-"""The order's SKU: a product, none, or only whitespace (no product either: nothing to
-reissue, whatever stock the world holds for that text)."""
+SKUS = {"listed": SKU, "blank": " \u3000"}
+"""The order's SKU: a product, or only whitespace (no product: nothing to reissue,
+whatever stock the world holds for that text; an empty SKU is a hand-written case's)."""
 
 
 def _policy(body: str, date: str, version: str, *, superseded: bool = False) -> dict[str, Any]:
@@ -450,7 +450,7 @@ INTERACTIONS: tuple[Interaction, ...] = (
     ),
     Interaction(("typed_id", "asker"), "which order, and whether the asker may see it"),
     Interaction(("stock", "stale"), "stock matters only when a reissue is due"),
-    Interaction(("sku", "stock"), "what is reissued, and whether the stock holds it"),
+    Interaction(("sku", "goal"), "what is reissued, whatever the customer wrote beside the id"),
     Interaction(
         ("tool_error", "asker"),
         "what fails, and for whom: a parcel look-up for a customer reads the order first",
