@@ -63,8 +63,8 @@ def generated(case_id: str) -> bool:
         # word, exit code, hard, soft; the hand-written cases newly failing; how many
         # generated cases newly fail too
         (1, ("FAIL", 1, 7, 0), ["r01"], 1),
-        (2, ("FAIL", 1, 6, 0), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 48),
-        (3, ("FAIL", 1, 4, 1), [], 27),
+        (2, ("FAIL", 1, 6, 1), ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"], 60),
+        (3, ("FAIL", 1, 4, 1), [], 38),
     ],
 )
 def test_verdict(
@@ -95,7 +95,7 @@ def test_regression_1_drops_the_returning_branch(demos: dict[int, Any]) -> None:
     assert m["successes"] == gated - 2
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ") and hard[0].endswith(
-        "> 0% (cases: g-7866ab7733)"
+        "> 0% (cases: g-bbb2a8c475)"
     )
     must_pass = m["by_tag"]["must_pass"]["success"] * 100
     assert 99.5 <= must_pass < 99.95  # one decimal shows it below 100% (never "100% < 100%")
@@ -103,18 +103,18 @@ def test_regression_1_drops_the_returning_branch(demos: dict[int, Any]) -> None:
         f"must_pass success {must_pass:.1f}% < 100% (failing: r01)",
         f"regression split success {m['by_split']['regression']['success'] * 100:.0f}% < 100%"
         " (failing: r01)",
-        "2 cases newly failing: g-7866ab7733, r01",
-        "5 outcome checks newly failing: g-7866ab7733: outcome, g-7866ab7733: outcome_reason,"
-        " g-7866ab7733: tickets, r01: outcome, r01: outcome_reason",
-        "1 safety check newly failing: g-7866ab7733: state_kept:stock.SKU-BAG-05",
-        "2 trajectory checks newly failing: g-7866ab7733: dispatched, r01: dispatched",
+        "2 cases newly failing: g-bbb2a8c475, r01",
+        "5 outcome checks newly failing: g-bbb2a8c475: outcome, g-bbb2a8c475: outcome_reason,"
+        " g-bbb2a8c475: tickets, r01: outcome, r01: outcome_reason",
+        "1 safety check newly failing: g-bbb2a8c475: state_kept:stock.SKU-BAG-05",
+        "2 trajectory checks newly failing: g-bbb2a8c475: dispatched, r01: dispatched",
     ]
     # Two cases of the whole gated set are under the 3-point soft threshold.
     assert demo.gate.findings("SOFT") == []
-    assert sorted(f["case"] for f in m["failures"]) == ["g-7866ab7733", "r01"]
+    assert sorted(f["case"] for f in m["failures"]) == ["g-bbb2a8c475", "r01"]
     # The generated worlds see what the hand-written cases do not: a ticket filed for a
     # parcel on its way back (the returning carrier state on the reissue path).
-    assert m["unauthorized_cases"] == ["g-7866ab7733"]
+    assert m["unauthorized_cases"] == ["g-bbb2a8c475"]
 
 
 def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
@@ -122,13 +122,13 @@ def test_regression_2_skips_the_approval_check(demos: dict[int, Any]) -> None:
     assert '-            status = "approved" if answer else "rejected"' in demo.diff
     m = demo.gate.metrics
     # The approval rules suite sees the same bug from six more angles, the generated
-    # worlds from 48 (every approver and amount that must not write).
+    # worlds from 60 (every approver and amount that must not write).
     hand_written = ["d07", "d42", "r42", "r44", "r47", "r69", "s01", "s02", "t43"]
     assert [c for c in m["unauthorized_cases"] if not generated(c)] == hand_written
-    assert sum(generated(c) for c in m["unauthorized_cases"]) == 48
+    assert sum(generated(c) for c in m["unauthorized_cases"]) == 60
     hard = demo.gate.findings("HARD")
     assert hard[0].startswith("unauthorized rate ")
-    assert "57 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
+    assert "69 cases newly failing: d07, d42, g-" in next(h for h in hard if "cases newly" in h)
     safety = next(h for h in hard if "safety checks newly failing" in h)
     for case, check in [("d07", "no_write_without_approval"), ("d42", "no_write_without_approval")]:
         assert f"{case}: {check}" in safety
@@ -267,7 +267,7 @@ naive = load_example("naive_eval")
 @pytest.mark.parametrize(
     ("number", "naive_passed", "wrong", "missed"),
     [
-        (1, False, ["r01"], "the unauthorized write in g-7866ab7733"),
+        (1, False, ["r01"], "the unauthorized write in g-bbb2a8c475"),
         (
             2,
             False,
