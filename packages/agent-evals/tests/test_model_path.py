@@ -112,13 +112,13 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     code, out = gate(tmp_path, capsys, everything=True)
     assert code == 0, out
     assert "Gate: PASS (0 hard" in out and "not run" not in out
-    assert "success                   79/79 = 100.0%" in out
+    assert "success                   83/83 = 100.0%" in out
     header = "system: brain=openai (option), model=scripted-competent-1 (model_server=scripted)"
     assert header in out
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 79
+    assert len(recorded) == 83
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
@@ -505,6 +505,26 @@ def _tool_message_unlinked(m: pytest.MonkeyPatch) -> None:
            '{"role": "tool", "content": content}')  # fmt: skip
 
 
+def _first_call_sent_back(m: pytest.MonkeyPatch) -> None:
+    """Of a turn with several tool calls, only the first repeated in the history (the
+    held-out mutant: a ``break`` after the loop's first pass)."""
+    mutate(m, openai_brain, "_assistant_turn", "for call in message.tool_calls or []:",
+           "for call in (message.tool_calls or [])[:1]:")  # fmt: skip
+
+
+def _first_call_answered(m: pytest.MonkeyPatch) -> None:
+    """Of a turn with several tool calls, only the first executed and answered (the
+    held-out mutant: a ``break`` after the loop's first pass)."""
+    mutate(m, openai_brain.OpenAIBrain, "think", "for call in message.tool_calls:",
+           "for call in message.tool_calls[:1]:")  # fmt: skip
+
+
+def _first_result_for_every_call(m: pytest.MonkeyPatch) -> None:
+    """Every call of a turn answered, each under its own id, with the first call's result."""
+    mutate(m, openai_brain.OpenAIBrain, "think", "content = self._call_tool(call, tools)",
+           "content = self._call_tool(message.tool_calls[0], tools)")  # fmt: skip
+
+
 def _call_type_dropped(m: pytest.MonkeyPatch) -> None:
     """The model's function calls repeated without their ``type``."""
     mutate(m, openai_brain, "_assistant_turn", '"type": "function",', "")
@@ -861,6 +881,33 @@ CONTROLS: list[Control] = [
         _assistant_role_dropped,
         "m01",
         phrase="m01: model_served",
+    ),
+    # Several tool calls in one turn: every one repeated, executed and answered by its id.
+    _c(
+        "only the first of a turn's calls sent back",
+        _first_call_sent_back,
+        "m72",
+        "m73",
+        "m74",
+        "m75",
+        phrase="m72: model_served",
+    ),
+    _c(
+        "only the first of a turn's calls answered",
+        _first_call_answered,
+        "m72",
+        "m73",
+        "m74",
+        "m75",
+        phrase="m72: model_served",
+    ),
+    _c(
+        "every call of a turn answered with the first call's result",
+        _first_result_for_every_call,
+        "m72",
+        "m73",
+        "m74",
+        "m75",
     ),
     _c("an answer without claims accepted", _no_claims_accepted, "m63"),
     _c("the repair names only the first problem", _first_problem_only, "m40"),

@@ -18,6 +18,7 @@ from agent_evals.scripted_model import (
     FAULTS,
     FORBIDDEN_TOOL,
     MALFORMED_ARGUMENTS,
+    PARALLEL_QUERY,
     SCRIPTED_MODEL,
     TOPIC_READERS,
     UNKNOWN_TOOL,
@@ -343,6 +344,136 @@ def test_model_faults_misbehave_once_where_they_say() -> None:
     assert isinstance(slow, ToolCalls) and slow.delay > 0.5
 
 
+TWO_ORDERS = TASK.replace("包裹没到", "A1003 已经签收了，A1001 的包裹没到")
+OTHER_ORDER = {
+    "evidence": [
+        {
+            "id": "order#1",
+            "source": "orders",
+            "kind": "order",
+            "excerpt": "订单 A1003：状态「已签收」，实付 49.00 元，商品 SKU-CAP-03",
+            "version": "",
+        }
+    ],
+    "found": True,
+}
+
+
+def _parallel_turn(answer: object, results: dict[str, object]) -> list[dict[str, Any]]:
+    """The history after ``answer`` (a turn of several calls): the turn as made, then a
+    tool message per call id of ``results``, in that order."""
+    assert isinstance(answer, ToolCalls)
+    calls = [
+        {
+            "id": c.id,
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments_json()},
+        }
+        for c in answer.calls
+    ]
+    return [
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        *(
+            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(r, ensure_ascii=False)}
+            for call_id, r in results.items()
+        ),
+    ]
+
+
+def test_parallel_calls_ask_for_every_call_in_one_turn() -> None:
+    """``parallel_calls``: one assistant message with a call per order the customer names
+    (in the message's order, the task's own first when the message names it not), or two
+    searches (the returns policy, then the prompt's query), each under its own id."""
+    fault = "parallel_calls:order_agent"
+    turn = _answer(fault, request("order_agent", TWO_ORDERS))
+    assert isinstance(turn, ToolCalls)
+    assert [(c.name, c.arguments) for c in turn.calls] == [
+        ("orders__get_order", {"order_id": "A1003"}),
+        ("orders__get_order", {"order_id": "A1001"}),
+    ]
+    assert len({c.id for c in turn.calls}) == 2
+    named_not = _answer(fault, request("order_agent", TASK.replace("包裹没到", "还有 B2002")))
+    assert isinstance(named_not, ToolCalls)
+    assert [c.arguments for c in named_not.calls] == [{"order_id": "A1001"}, {"order_id": "B2002"}]
+    search = _answer("parallel_calls:policy_agent", request("policy_agent"))
+    assert isinstance(search, ToolCalls)
+    assert [c.arguments for c in search.calls] == [
+        {"query": PARALLEL_QUERY},
+        {"query": "补发 物流 停滞"},
+    ]
+    # Another role's requests, and the fault's role once it called, are the competent model's.
+    other = _answer(fault, request("logistics_agent", TWO_ORDERS))
+    assert isinstance(other, ToolCalls) and len(other.calls) == 1
+
+
+def test_parallel_calls_read_each_result_as_its_call_s_answer() -> None:
+    """After the turn, the claims come from the result of the call about the task's order,
+    found by its id: the answers in any order read the same; the other order's result
+    sent under the task's call id is read as the task's order's."""
+    fault = "parallel_calls:order_agent"
+    turn = _answer(fault, request("order_agent", TWO_ORDERS))
+    assert isinstance(turn, ToolCalls)
+    other_id, own_id = (c.id for c in turn.calls)
+    for results in ({other_id: OTHER_ORDER, own_id: ORDER}, {own_id: ORDER, other_id: OTHER_ORDER}):
+        body = request("order_agent", TWO_ORDERS, *_parallel_turn(turn, results))
+        assert request_problems(body) == []
+        read = claims(_answer(fault, body))
+        assert read["order"]["value"] == "A1001" and read["parcel_state"]["value"] == "in_transit"
+    swapped = {other_id: ORDER, own_id: OTHER_ORDER}
+    read = claims(
+        _answer(fault, request("order_agent", TWO_ORDERS, *_parallel_turn(turn, swapped)))
+    )
+    assert read["parcel_state"]["value"] == "delivered"
+    # The other order not found: the task's own still read.
+    gone = {other_id: {"found": False}, own_id: ORDER}
+    read = claims(_answer(fault, request("order_agent", TWO_ORDERS, *_parallel_turn(turn, gone))))
+    assert read["order"]["value"] == "A1001"
+    # Only the first call answered: a request the API refuses.
+    half = request("order_agent", TWO_ORDERS, *_parallel_turn(turn, {other_id: OTHER_ORDER}))
+    half["messages"].append({"role": "user", "content": "go on"})
+    assert any(own_id in p for p in request_problems(half))
+
+
+def test_parallel_searches_are_read_together() -> None:
+    """The policy specialist's two searches: the threshold read from their evidence
+    together (the returns policy holds none), from whichever call brought it."""
+    fault = "parallel_calls:policy_agent"
+    turn = _answer(fault, request("policy_agent"))
+    assert isinstance(turn, ToolCalls)
+    returns_id, reissue_id = (c.id for c in turn.calls)
+    returns = {
+        "evidence": [
+            {
+                "id": "kb#1",
+                "kind": "policy",
+                "excerpt": "《退换货政策》签收后 7 天内",
+                "version": "v1",
+            }
+        ]
+    }
+    reissue = {
+        "evidence": [
+            {
+                "id": "kb#3",
+                "kind": "policy",
+                "excerpt": "《补发政策》物流信息停滞满 72 小时",
+                "version": "v2",
+            }
+        ]
+    }
+    body = request(
+        "policy_agent", TASK, *_parallel_turn(turn, {returns_id: returns, reissue_id: reissue})
+    )
+    read = claims(_answer(fault, body))
+    assert (
+        read["reissue_threshold_hours"]["value"],
+        read["reissue_threshold_hours"]["evidence"],
+    ) == ("72", ["kb#3"])
+    first_for_both = {returns_id: returns, reissue_id: returns}
+    body = request("policy_agent", TASK, *_parallel_turn(turn, first_for_both))
+    assert claims(_answer(fault, body))["reissue_threshold_hours"]["value"] is None
+
+
 def test_rate_limited_once_limits_the_role_s_first_request_only() -> None:
     model = ScriptedModel(parse_model_fault("rate_limited_once:order_agent"))
     answers = [model(request("order_agent")) for _ in range(2)]
@@ -526,6 +657,7 @@ def test_bare_claims_leave_out_every_optional_field() -> None:
 
 _CALL = {"id": "c1", "type": "function", "function": {"name": "t", "arguments": "{}"}}
 _ASKS = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+_CALL2 = {"id": "c2", "type": "function", "function": {"name": "t", "arguments": '{"q": 1}'}}
 
 
 @pytest.mark.parametrize(
@@ -549,6 +681,23 @@ _ASKS = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
           {"role": "user", "content": "u"}], "the tool calls c1 have no tool message"),
         ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]}],
          "the tool calls c1 have no tool message"),
+        # Several calls in one turn: each needs its tool message, in any order, before the
+        # next message of another role; a tool message for a call the turn lacks is refused.
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL, _CALL2]},
+          {"role": "tool", "tool_call_id": "c2", "content": "r"},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"}], None),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL, _CALL2]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"}],
+         "the tool calls c2 have no tool message"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL, _CALL2]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"},
+          {"role": "user", "content": "u"}], "messages[4]: the tool calls c2 have no tool message"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"},
+          {"role": "tool", "tool_call_id": "c2", "content": "r"}], "'c2' answers no call"),
+        ([*_ASKS, {"role": "assistant", "content": None, "tool_calls": [_CALL, _CALL2]},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"},
+          {"role": "tool", "tool_call_id": "c1", "content": "r"}], "'c1' answers no call"),
     ],
 )  # fmt: skip
 def test_what_the_api_refuses(messages: list[dict[str, Any]], problem: str | None) -> None:

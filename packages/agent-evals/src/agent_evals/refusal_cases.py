@@ -84,6 +84,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "empty_arguments": True,
     "null_arguments": True,
     "custom_call": True,
+    "parallel_calls": True,
     "unparsable_once": True,
     "refusal": True,
     "no_choices": True,

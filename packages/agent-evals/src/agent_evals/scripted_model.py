@@ -21,7 +21,7 @@ or the escaping that keeps the message inside ``<data>``, shows as a refused wri
 
 A case asks for misbehaviour with ``faults: {"model": "KIND[:ROLE]"}`` (:data:`FAULTS`):
 model-level faults (a malformed tool call, a call outside the allowlist, a call of a tool
-that does not exist, unparsable output
+that does not exist, several tool calls in one turn, unparsable output
 then a good one, a refusal, endless tool calls, a slow answer) and provider-level ones
 (HTTP 400, 401, 429 with ``Retry-After``, 500, a hang past the client's timeout; any
 status from 400 to 599 with ``http:CODE[:ROLE]``). A kind
@@ -417,6 +417,25 @@ class Conversation:
         return records
 
     @property
+    def answers(self) -> list[tuple[str, str, Any]]:
+        """(tool name, arguments, result parsed) of every tool message, paired with the
+        call it answers by its ``tool_call_id`` (name and arguments empty for an id no
+        call of the history has): what the model reads each result as the answer to."""
+        asked = {call_id: (name, text) for call_id, name, text in self.call_records}
+        found: list[tuple[str, str, Any]] = []
+        for m in self.messages:
+            if m.get("role") != "tool":
+                continue
+            content = str(m.get("content") or "")
+            try:
+                result: Any = json.loads(content)
+            except json.JSONDecodeError:
+                result = content
+            name, text = asked.get(str(m.get("tool_call_id")), ("", ""))
+            found.append((name, text, result))
+        return found
+
+    @property
     def answered_before(self) -> bool:
         """Whether the model gave a final answer already (this is a repair round)."""
         return any(m.get("role") == "assistant" and not m.get("tool_calls") for m in self.messages)
@@ -583,6 +602,84 @@ def _null_arguments_call(name: str, conversation: Conversation) -> Raw:
     body["id"] = "chatcmpl-scripted-null-arguments"
     body["choices"][0]["message"]["tool_calls"] = [call]
     return Raw(body)
+
+
+ORDER_ID_TEXT = re.compile(r"(?<![A-Za-z0-9])[A-Z]\d{4}(?![0-9])")
+"""An order id as a customer writes it in a message (``A1003``, beside Chinese text)."""
+PARALLEL_QUERY = "签收 退货"
+"""What a ``parallel_calls`` policy specialist searches first, in the same turn as the
+search its prompt suggests: the returns policy, which holds no reissue threshold (the
+threshold is in the result of the turn's second call)."""
+
+
+def parallel_arguments(conversation: Conversation) -> tuple[str, list[dict[str, Any]]] | None:
+    """The tool and the arguments of each call a ``parallel_calls`` model asks for in its
+    first tool turn, in order: for a tool taking an order id, one call per order id the
+    customer's message names, in its order (the task's own order first when the message
+    does not name it); for a search, :data:`PARALLEL_QUERY` and then the prompt's query.
+    ``None`` when the prompt names no tool offered."""
+    prompt, offered = conversation.prompt, conversation.offered
+    tool = prompt.tool(offered)
+    if tool is None:
+        return None
+    wanted = prompt.arguments(offered[tool])
+    if "order_id" in wanted:
+        own = str(wanted["order_id"])
+        named = list(dict.fromkeys(ORDER_ID_TEXT.findall(customer_message(prompt.task) or "")))
+        ids = named if own in named else [own, *named]
+        return tool, [{**wanted, "order_id": order_id} for order_id in ids]
+    if "query" in wanted:
+        return tool, [{**wanted, "query": PARALLEL_QUERY}, wanted]
+    return tool, [wanted]
+
+
+def _parallel_calls(conversation: Conversation) -> ToolCalls | None:
+    """One assistant message asking for every call of :func:`parallel_arguments` at once,
+    each with its own id."""
+    asked = parallel_arguments(conversation)
+    if asked is None:
+        return None
+    tool, arguments = asked
+    number = len(conversation.messages)
+    return ToolCalls(
+        *(
+            ToolCall(tool, args, id=f"call_{number}_{k}")
+            for k, args in enumerate(arguments, start=1)
+        )
+    )
+
+
+def _parallel_answer(conversation: Conversation) -> Reply | None:
+    """The answer after a parallel turn: the claims read from the results of the calls
+    about the task (the calls of the prompt's tool for the task's order id; for a tool
+    taking none, every call of it), their evidence together in call order. Each result is
+    read as the answer to the call its ``tool_call_id`` names, never by position, so a
+    result sent back under another call's id reads as that call's. ``None`` when no such
+    result came back usable (an error: the competent model's way with it then)."""
+    prompt, offered = conversation.prompt, conversation.offered
+    tool = prompt.tool(offered)
+    if tool is None:
+        return None
+    own = prompt.arguments(offered[tool]).get("order_id")
+    about: list[dict[str, Any]] = []
+    for name, text, result in conversation.answers:
+        try:
+            args = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if name == tool and isinstance(args, dict) and args.get("order_id") == own:
+            if not isinstance(result, dict) or "error" in result:
+                return None
+            about.append(result)
+    if not about:
+        return None
+    merged: dict[str, Any] = {}
+    evidence: list[Any] = []
+    for result in about:
+        merged.update(result)
+        evidence += [item for item in result.get("evidence") or [] if item not in evidence]
+    merged["evidence"] = evidence
+    return _answer(read_claims(prompt, merged), conversation)
 
 
 def _call(name: str, arguments: dict[str, Any] | str, conversation: Conversation) -> ToolCalls:
@@ -780,6 +877,14 @@ FAULTS: dict[str, tuple[bool, str]] = {
         True,
         "its first tool call is a custom one (type custom, the tool's name, plain text input"
         " instead of JSON arguments): a kind of call no request offers",
+    ),
+    "parallel_calls": (
+        True,
+        "its first tool turn asks for every call it wants at once, several tool calls in one"
+        " assistant message: its tool for each order the customer's message names (the"
+        " task's own among them) or two knowledge-base searches (the returns policy, then"
+        " the reissue policy); it reads each result as the answer to the call its id names"
+        " and claims from those about the task's order",
     ),
     "unparsable_once": (True, "its first final answer is prose, its repaired one is good"),
     "refusal": (True, "it refuses every final answer (message.refusal, no content)"),
@@ -1043,6 +1148,11 @@ def without_topic(content: str, topic: str) -> str:
         return content
     return json.dumps(data, ensure_ascii=False)
 
+
+PARALLEL_CALLS = "parallel_calls"
+"""``parallel_calls:ROLE``: several tool calls in one assistant message, as real models
+make them (:func:`parallel_arguments`); the API takes the next request only when every
+call has its tool message (:func:`request_problems`)."""
 
 LONE_OUTAGE = "lone_outage"
 """``lone_outage:ROLE``: the one fault that names a role and acts on every request (the
@@ -1310,6 +1420,10 @@ class ScriptedModel:
             given = call.arguments if isinstance(call.arguments, dict) else {}
             text = " ".join(str(v) for v in given.values())  # plain text, not JSON
             return _custom_call(call.name, text, conversation)
+        if kind == PARALLEL_CALLS and isinstance(answer, ToolCalls) and not conversation.calls:
+            return _parallel_calls(conversation) or answer
+        if kind == PARALLEL_CALLS and isinstance(answer, Reply) and conversation.calls:
+            return _parallel_answer(conversation) or answer
         if kind == "unknown_tool" and not conversation.calls:
             order_id = _tag(conversation.prompt.task, "order_id") or ""
             return _call(UNKNOWN_TOOL, {"order_id": order_id}, conversation)
