@@ -384,6 +384,35 @@ def resolution_keeps_given_values() -> list[str]:
     return given_values_missed(configurations)
 
 
+def keys_shown_unset(
+    resolver: Callable[[Mapping[str, object], Mapping[str, str]], Any] = settings_module.resolve,
+) -> list[str]:
+    """Every settings case (the scripted model aside: its key replaces the header's) whose
+    header, as :func:`agent.settings.describe` states it, shows an ``api_key`` the settings
+    do not hold."""
+    problems: list[str] = []
+    for options, env in settings_configurations():
+        try:
+            resolved = resolver(options, env)
+        except BrainConfigError:
+            continue
+        lines = settings_module.describe(resolved)
+        if any("api_key=" in line for line in lines) and not resolved.settings.api_key:
+            problems.append(f"{options} {env}: {lines}")
+    return problems
+
+
+def described_keys_are_set() -> list[str]:
+    """Premise of ``describe``'s ``"***" if name == "api_key" and value``: a header shows
+    the API key only under ``brain=openai`` (rule brains state the brain and the contract
+    timeout alone), and the resolution refuses ``brain=openai`` without a key (a key is at
+    least one printable character): the ``and value`` never decides (over every settings
+    case)."""
+    if len(settings_configurations()) < 100:
+        return ["too few settings configurations"]
+    return keys_shown_unset()
+
+
 def sqlite_utils_plugins(manager: pluggy.PluginManager | None = None) -> list[str]:
     """Every sqlite-utils plugin installed (an entry point of the ``sqlite_utils`` group)
     or registered with ``manager`` (default: sqlite-utils' own)."""
@@ -1454,6 +1483,7 @@ PROBES: dict[str, Callable[[], list[str]]] = {
     "world_schema_is_plain": world_schema_is_plain,
     "world_min_lengths_are_one_on_text": world_min_lengths_are_one_on_text,
     "resolution_keeps_given_values": resolution_keeps_given_values,
+    "described_keys_are_set": described_keys_are_set,
     "no_sqlite_utils_plugins": no_sqlite_utils_plugins,
     "every_policy_key_is_above_a_missing_one": every_policy_key_is_above_a_missing_one,
     "world_walk_steps_agree": world_walk_steps_agree,
@@ -1672,6 +1702,19 @@ def test_the_resolution_probe_tells_a_dropped_value() -> None:
 
     assert any("seed" in p for p in given_values_missed(configurations, drops_seed))
     assert given_values_missed(configurations, env_first) != []
+
+
+def test_the_described_key_probe_tells_openai_without_a_key() -> None:
+    """The positive control of ``described_keys_are_set``: a resolution that lets
+    ``brain=openai`` run without its key shows an ``api_key`` the settings do not hold."""
+
+    def keyless(given: Mapping[str, object], env: Mapping[str, str]) -> Any:
+        resolved = settings_module.resolve(given, env)
+        settings = resolved.settings.model_copy(update={"api_key": None})
+        return dataclasses.replace(resolved, settings=settings)
+
+    assert keys_shown_unset() == []
+    assert keys_shown_unset(keyless) != []
 
 
 def test_the_plugin_probe_sees_a_registered_plugin() -> None:

@@ -545,6 +545,21 @@ def _scenarios() -> dict[tuple[str, str], Scenario]:
         found[("api_key", f"bad_with_{second}_under_rule")] = Scenario(
             {"api_key": BAD["api_key"], second: BAD[second]}
         )
+    # Two model settings under rule brains: the refusal names the first in name order
+    # (docs/models.md), never the first of a set of names (whose order changes from
+    # process to process: every pair at once, no process orders them all by name). From
+    # the variables, a shared one is left unread first, so the other one is named.
+    model = sorted(s.name for s in TABLE if s.model_only)
+    for i, first in enumerate(model):
+        for second in model[i + 1 :]:
+            a, b = BY_NAME[first], BY_NAME[second]
+            found[(first, f"under_rule_with_{second}")] = Scenario(
+                {second: b.typical, first: a.typical}
+            )
+            if not (a.variable in SHARED and b.variable in SHARED):  # unread_both_under_rule
+                found[(first, f"under_rule_env_with_{second}")] = Scenario(
+                    {}, {b.variable: b.typical, a.variable: a.typical}
+                )
     found[("unknown", "one")] = Scenario({"colour": "blue"})
     found[("unknown", "typo")] = Scenario({**OPENAI, "temprature": "0.2"})
     found[("unknown", "two")] = Scenario({"zeta": "1", "alpha": "2"})
@@ -591,6 +606,18 @@ TITLES: dict[str, str] = {
     **{
         f"bad_with_{name}_under_rule": f"规则大脑下与 {name} 同时非法：先报表中靠前的 {{setting}}"
         for name in BAD
+    },
+    **{
+        f"under_rule_with_{s.name}": (
+            f"规则大脑下与 {s.name} 一起作为选项给出：先报名称靠前的 {{setting}}"
+        )
+        for s in TABLE
+    },
+    **{
+        f"under_rule_env_with_{s.name}": (
+            f"规则大脑下与 {s.name} 一起来自环境变量：先报名称靠前的（共享变量不读取）"
+        )
+        for s in TABLE
     },
 }
 """A person's title for each rule (others: a generic one)."""
