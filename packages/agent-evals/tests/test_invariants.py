@@ -1579,7 +1579,10 @@ def broken_table_read_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
 
         return read
 
-    for method, error in (("get_order", OrderNotFoundError), ("get_shipment", ShipmentNotFoundError)):
+    for method, error in (
+        ("get_order", OrderNotFoundError),
+        ("get_shipment", ShipmentNotFoundError),
+    ):
         original = getattr(Store, method)
 
         def guarded(self: Store, order_id: str, _o: Any = original, _e: Any = error) -> Any:
@@ -1707,12 +1710,27 @@ TRACK = "logistics__track"
         ({"table_errors": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         # A broken table fails every tool that reads it, with the world's text.
         (SHIPMENTS_TABLE_FAILS, [{"tool": TRACK, "about": "A1001"}], [_audited(TRACK, "ok")], 2),
-        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", f"{TRACK!r} failed: {SHIPMENTS_LOCKED}")], 0),
+        (
+            SHIPMENTS_TABLE_FAILS,
+            [],
+            [_audited(TRACK, "error", f"{TRACK!r} failed: {SHIPMENTS_LOCKED}")],
+            0,
+        ),
         (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "shipments: timeout")], 1),
         # The table named, with the world's text: swapped or left out, it is not the world's.
-        (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table '数据库表被锁定' failed: shipments")], 1),
+        (
+            SHIPMENTS_TABLE_FAILS,
+            [],
+            [_audited(TRACK, "error", "table '数据库表被锁定' failed: shipments")],
+            1,
+        ),
         (SHIPMENTS_TABLE_FAILS, [], [_audited(TRACK, "error", "table  failed: 数据库表被锁定")], 1),
-        (ORDERS_TABLE_FAILS, [{"tool": "orders__get_order"}], [_audited("orders__get_order", "ok")], 2),
+        (
+            ORDERS_TABLE_FAILS,
+            [{"tool": "orders__get_order"}],
+            [_audited("orders__get_order", "ok")],
+            2,
+        ),
         # Unauthenticated, a parcel look-up reads no order: a broken orders table leaves it be.
         (ORDERS_TABLE_FAILS, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         ({"table_errors": {"policies": "x"}}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),

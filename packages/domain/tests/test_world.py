@@ -184,7 +184,10 @@ def test_a_world_folder_that_does_not_exist_yet_is_made(tmp_path: Path, depth: i
     assert build_world(db_dir=folder).path != store.path  # and the folder, once made, is reused
 
 
-KNOWN = "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors, table_errors"
+KNOWN = (
+    "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors,"
+    " table_errors"
+)
 
 
 @pytest.mark.parametrize(

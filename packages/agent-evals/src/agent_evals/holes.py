@@ -29,7 +29,8 @@ _HOLE = re.compile(
 """A value left out of a composed text: what an f-string field dropped leaves
 (``订单 ：仅回复``, ``物流状态「」``, ``（订单 A1001，）``, ``at character )``,
 ``approval  is missing``, ``' gave no usable output``, ``订单系统报错：``, ``库存 SKU-1： 件``,
-``unknown recipient ``, ``商品 \u3000``: a value of only spaces is as good as gone). Chinese typography puts no space after a full-width colon."""
+``unknown recipient ``, ``商品 \u3000``: a value of only spaces is as good as gone).
+Chinese typography puts no space after a full-width colon."""
 
 
 def hole_in(text: str, data: Iterable[str] = ()) -> str | None:

@@ -52,7 +52,7 @@ class Store:
         db: sqlite_utils.Database,
         path: Path | None = None,
         tool_errors: Mapping[str, str] | None = None,
-        table_errors: Mapping[str, str] | None = None,
+        table_errors: Mapping[BreakableTable, str] | None = None,
     ) -> None:
         self.db = db
         """The sqlite-utils database."""
@@ -61,7 +61,7 @@ class Store:
         self.tool_errors: dict[str, str] = dict(tool_errors or {})
         """The read tools the world makes fail, each with its error text (``tool_errors``
         of the world spec the database was built from)."""
-        self.table_errors: dict[str, str] = dict(table_errors or {})
+        self.table_errors: dict[BreakableTable, str] = dict(table_errors or {})
         """The tables the world makes fail, each with its error text (``table_errors``):
         the store's reads and writes of them raise :class:`StoreFailedError`."""
 
@@ -69,7 +69,7 @@ class Store:
         """Close the connection."""
         self.db.close()
 
-    def _reach(self, table: str) -> None:
+    def _reach(self, table: BreakableTable) -> None:
         """Raise :class:`StoreFailedError` when the world makes ``table`` fail."""
         detail = self.table_errors.get(table)
         if detail is not None:
