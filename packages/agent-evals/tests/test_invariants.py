@@ -19,6 +19,7 @@ import agent.bus
 import agent.contracts
 import agent.errors
 import agent.faults
+import agent.openai_brain
 import agent.orchestrator
 import agent.outbox_faults
 import agent.worker
@@ -31,6 +32,7 @@ import tools.catalog
 import tools.evidence
 import tools.gateway
 import tools.outbox
+import tools.registry
 from agent.aggregate import Aggregate
 from agent.brain import Task, ToolBox
 from agent.bus import Bus, Message, MessageKind
@@ -80,6 +82,7 @@ INVARIANTS = (
     "errors_name_their_cause",
     "bugs_never_pass_as_failures",
     "composed_texts_whole",
+    "errors_match_their_records",
 )
 ALL_CASES = [
     case
@@ -2165,6 +2168,90 @@ POSITIVE_CONTROLS += [
 ]
 
 
+# Held-out mutants of session 16: an error text with two of its fields swapped, or an
+# argument error's path replaced by <root>. Each text still says something (no hole), so
+# errors_name_their_cause passes; only the record's own fields tell.
+LONG_SKU = "SKU-" + "L" * 61
+"""A SKU one character past the stock check's limit: the orchestrator's check of it is
+refused as invalid arguments."""
+
+POSITIVE_CONTROLS += [
+    (
+        "errors_match_their_records",
+        _recoded(
+            tools.gateway.ToolGateway._checked,
+            "raise ToolRefusedError(role, name)",
+            "raise ToolRefusedError(name, role)",
+        ),
+        _case(faults={"logistics_agent": "write_attempt"}),
+        {},
+        "its reason names role 'support__create_ticket'",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(
+            tools.registry.Tool.argument_errors,
+            "{'/'.join(map(str, e.absolute_path)) or '<root>'}",
+            "{'<root>'}",
+        ),
+        _case(world={"orders": {"A1001": {"sku": LONG_SKU}}, "stock": {LONG_SKU: 5}}),
+        {},
+        "does not name the path 'sku', whose value the spec refuses",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(
+            agent.faults.FaultyBrain.think,
+            "InjectedCrashError(self.role, self.fault)",
+            "InjectedCrashError(self.fault, self.role)",
+        ),
+        _case(faults={"order_agent": "crash"}),
+        {},
+        "names fault 'order_agent'",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(
+            agent.openai_brain.OpenAIBrain.think,
+            'self.role, f"no final answer within {self.settings.max_steps} model calls"',
+            'f"no final answer within {self.settings.max_steps} model calls", self.role',
+        ),
+        _case(faults={"model": "endless_tools:order_agent"}),
+        {"brain": "openai", "model_server": "scripted"},
+        "begins with 'no final answer within",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(
+            Store.send_reply,
+            'ApprovalRequiredError("reply", approval_id)',
+            'ApprovalRequiredError(approval_id, "reply")',
+        ),
+        _case("A2001", world={"approve": False, **WAIT_WORLD}, faults={"bypass": "approval"}),
+        {},
+        "its reason names approval 'reply'",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(Store.reserve_stock, "OutOfStockError(sku, 0)", "OutOfStockError(0, sku)"),
+        _case(world={"stock": {"SKU-TEE-01": None}}, faults={"bypass": "stock"}),
+        {},
+        "its reason names sku 0",
+    ),
+    (
+        "errors_match_their_records",
+        _recoded(
+            Store.reserve_stock,
+            "OutOfStockError(sku, self.stock_level(sku))",
+            "OutOfStockError(self.stock_level(sku), sku)",
+        ),
+        _case(world={"stock": {"SKU-TEE-01": 0}}, faults={"bypass": "stock"}),
+        {},
+        "its reason names sku 0",
+    ),
+]
+
+
 Control = tuple[str, Breakage, Case, dict[str, Any], str]
 """(invariant, breakage, case, SUT options, words of the reason)."""
 
@@ -2415,6 +2502,71 @@ def test_the_benign_rewrites_change_what_they_say(monkeypatch: pytest.MonkeyPatc
     run = SupportPilotSUT().run(BY_ID["d01"], 0)
     assert run.reply != plain.reply and "尊敬的顾客" in (run.reply or "")
     assert run.dispatched[:3] == ["policy_agent", "logistics_agent", "order_agent"]
+
+
+def reworded_error_texts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Error texts in other words, each field still in its place: the role labelled
+    ``role``, the tool labelled ``tool`` or the first value no label names, the fault
+    labelled ``fault``, the failing role first."""
+    from tools.errors import ToolRefusedError, UnknownToolError
+
+    def refused(self: ToolRefusedError, role: str, tool: str) -> None:
+        Exception.__init__(
+            self, f"refused: unauthorized: tool {tool!r} is outside the allowlist of role {role!r}"
+        )
+        self.role, self.tool = role, tool
+
+    def unknown(self: UnknownToolError, role: str, tool: str) -> None:
+        Exception.__init__(self, f"refused: unknown tool {tool!r} (called by role {role!r})")
+        self.role, self.tool = role, tool
+
+    def crashed(self: InjectedCrashError, role: str, fault: str) -> None:
+        Exception.__init__(self, f"{role!r} brain crashed on purpose (injected fault {fault!r})")
+        self.role, self.fault = role, fault
+
+    def unusable(self: agent.errors.UnusableOutputError, role: str, problem: str) -> None:
+        Exception.__init__(self, f"{role!r} answered nothing usable ({problem})")
+        self.role, self.problem = role, problem
+
+    monkeypatch.setattr(ToolRefusedError, "__init__", refused)
+    monkeypatch.setattr(UnknownToolError, "__init__", unknown)
+    monkeypatch.setattr(InjectedCrashError, "__init__", crashed)
+    monkeypatch.setattr(agent.errors.UnusableOutputError, "__init__", unusable)
+
+
+REWORDED_RUNS = [
+    (_case(faults={"logistics_agent": "write_attempt"}), {}),
+    (_case(faults={"order_agent": "crash"}), {}),
+    (
+        _case(faults={"model": "endless_tools:order_agent"}),
+        {"brain": "openai", "model_server": "scripted"},
+    ),
+    (BY_ID["r03"], {}),
+    (BY_ID["x06"], {}),
+    *[
+        (c, {"brain": "openai", "model_server": "scripted"})
+        for c in MODEL_CASES
+        if c.id in ("m07", "m10", "m48")
+    ],
+]
+
+
+def test_error_texts_reworded_with_their_fields_in_place_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No false alarm: ``errors_match_their_records`` reads fields by their place (a
+    label, the subject), not the sentence, so other words pass it and every other
+    invariant; the texts did change."""
+    reworded_error_texts(monkeypatch)
+    seen: list[str] = []
+    for case, options in REWORDED_RUNS:
+        run = SupportPilotSUT(**options).run(case, 0)
+        seen += [*run.role_errors.values()]
+        assert _failed(case, run) == {}, case.id
+    assert any("is outside the allowlist of role" in text for text in seen), seen
+    assert any("brain crashed on purpose" in text for text in seen), seen
+    assert any("answered nothing usable (no final answer" in text for text in seen), seen
+    assert any("unknown tool 'orders__refund_order' (called by" in text for text in seen), seen
 
 
 def test_a_search_that_asks_for_superseded_versions_may_hand_them_over(

@@ -72,6 +72,14 @@ code: an invariant that shared the agent's reading of the world would share its 
   claim's text, an evidence excerpt, an approval's summary, the reply and the draft — has
   a value left out (``物流状态「」``, ``（订单 A1001，）``, ``订单 ：仅回复``), the case's
   own strings aside.
+- ``errors_match_their_records`` (trajectory): every error text names its own record's
+  fields, each in its place (:mod:`agent_evals.error_fields`, docs/invariants.md "Error
+  texts: the operator contract"): a value labelled ``role`` is the audit row's role, one
+  labelled ``tool`` its tool, ``order`` / ``approval`` / ``sku`` the call's own
+  arguments; an audit reason's first unlabelled value is the row's tool; an argument
+  error names the path of each argument the spec refuses (``<root>`` only for the call
+  as a whole); a specialist's refusal is one of its role's audited refusals, and its
+  other failures name its own role and fault.
 
 A run record without the environment (a run built by hand, another project's) is not
 judged: every invariant returns ``None``.
@@ -93,6 +101,14 @@ from pydantic import BaseModel
 from tools import TOOLS
 
 from agent_evals.case_rules import authenticated_customer, support_input
+from agent_evals.error_fields import (
+    argument_path_problems,
+    label_problems,
+    leading_subject,
+    named_values,
+    subject,
+    trim_given,
+)
 from agent_evals.gateway_spec import GATEWAY, gateway_problems
 from agent_evals.holes import case_strings, hole_in
 from agent_evals.oracle import failure_text, world_view
@@ -2157,3 +2173,150 @@ def composed_texts_whole(case: Case, run: Run) -> CheckOutput:
         if hole is not None:
             problems.append(f"{where} has a value left out ({hole!r}): {_quote(text)}")
     return _verdict(problems)
+
+
+# --- every error text names its record's own fields in their places ---------------------
+
+
+def _args_of(call: AuditCall) -> object:
+    """The arguments an audited call gave (``None``: not readable, e.g. cut at the audit's
+    limit)."""
+    try:
+        return json.loads(call.args)
+    except ValueError:
+        return None
+
+
+def _equal_to(expected: object) -> Callable[[object], bool]:
+    def same(value: object) -> bool:
+        return value == expected
+
+    return same
+
+
+def _among(values: Iterable[object]) -> Callable[[object], bool]:
+    held = set(values)
+
+    def same(value: object) -> bool:
+        return value in held
+
+    return same
+
+
+def _same_order(order: str) -> Callable[[object], bool]:
+    def same(value: object) -> bool:
+        return isinstance(value, str) and canonical_order_id(value) == canonical_order_id(order)
+
+    return same
+
+
+def audit_field_problems(
+    audit: Sequence[AuditCall], customer: str | None, world: Mapping[str, Any]
+) -> list[str]:
+    """Every audit row whose reason (a call that did not end ``ok``) names another value
+    in one of its fields' places (:mod:`agent_evals.error_fields`): its subject, the
+    first value no label names, is the row's tool (or the tool is labelled ``tool``);
+    ``role`` labels the row's role, ``tool`` its tool, ``order`` / ``approval`` / ``sku``
+    the call's own arguments, ``customer`` the authenticated customer, ``table`` a table
+    the world makes fail; an argument error names the path of each argument the spec
+    refuses, and ``<root>`` exactly for the call as a whole. The case's own error texts
+    (``world.tool_errors``, ``table_errors``) ending a reason are not read."""
+    injected = [world.get("tool_errors"), world.get("table_errors")]
+    given = [str(t) for texts in injected if isinstance(texts, dict) for t in texts.values()]
+    tables = world.get("table_errors")
+    failing = _among(tables if isinstance(tables, dict) else ())
+    problems: list[str] = []
+    for i, call in enumerate(audit):
+        if call.status == "ok":
+            continue
+        where = f"audit row {i + 1} ({call.role}'s {call.tool} call, {call.status})"
+        reason = trim_given(call.reason, given)
+        args = _args_of(call)
+        order = args.get("order_id") if isinstance(args, dict) else None
+        fields = {"role": _equal_to(call.role), "tool": _equal_to(call.tool), "table": failing}
+        if isinstance(order, str):
+            fields["order"] = _same_order(order)
+        for label, key in (("approval", "approval_id"), ("sku", "sku")):
+            value = args.get(key) if isinstance(args, dict) else None
+            if isinstance(value, str):
+                fields[label] = _equal_to(value)
+        if customer is not None:
+            fields["customer"] = _equal_to(customer)
+        wrong = label_problems(reason, fields)
+        named = named_values(reason)
+        first = subject(reason)
+        tool_labelled = any(n.label == "tool" and n.value == call.tool for n in named)
+        if first is not None and first.value != call.tool:
+            wrong.append(f"names {first.written} where its tool {call.tool!r} belongs")
+        elif first is None and not tool_labelled:
+            wrong.append(f"does not name its tool {call.tool!r}")
+        if call.status == "invalid_arguments" and args is not None:
+            wrong += argument_path_problems(call.tool, args, reason)
+        problems += [f"{where}: its reason {w}: {_quote(call.reason)}" for w in wrong]
+    return problems
+
+
+def worker_field_problems(case: Case, run: Run, audit: Sequence[AuditCall]) -> list[str]:
+    """Every specialist failure (a result's ``error`` on the bus, a role's first error)
+    that names another value in one of its fields' places: a refusal's text is the audited
+    reason of one of its role's refused calls; a text that begins with a quoted value (an
+    exception's class name aside) begins with its own role or a tool its role called; in
+    a failure that is not about the output (``error``, ``refused``, ``timeout``),
+    ``role`` labels its own role, ``fault`` the fault the case gives that role, ``tool`` a
+    tool its role called, ``customer`` the authenticated customer."""
+    called: dict[str, set[str]] = {}
+    refusals: dict[str, set[str]] = {}
+    for call in audit:
+        called.setdefault(call.role, set()).add(call.tool)
+        if call.status == "refused":
+            refusals.setdefault(call.role, set()).add(call.reason)
+    customer = authenticated_customer(case)
+    texts: list[tuple[str, str, str, str]] = []
+    for m in bus_of(run):
+        status = m.payload.get("status")
+        error = m.payload.get("error")
+        if m.kind == "result" and status != "ok" and isinstance(error, str):
+            role = str(m.payload.get("role") or m.sender)
+            texts.append((f"{role}'s {status} result (message {m.seq})", role, str(status), error))
+    statuses = {role: status for _, role, status, _ in texts}
+    for role, error in run.role_errors.items():
+        if not any(t[1] == role and t[3] == error for t in texts):
+            texts.append((f"role_errors[{role!r}]", role, statuses.get(role, ""), error))
+    problems: list[str] = []
+    for where, role, status, error in texts:
+        wrong: list[str] = []
+        if status == "refused" and error not in refusals.get(role, set()):
+            wrong.append(f"is none of the reasons the audit log gives {role}'s refused calls")
+        lead = leading_subject(error)
+        if lead is not None and lead.value != role and lead.value not in called.get(role, set()):
+            wrong.append(f"begins with {lead.written}, neither its role nor a tool it called")
+        if status in ("error", "refused", "timeout"):
+            fault = case.faults.get(role)
+            fields = {
+                "role": _equal_to(role),
+                "fault": _equal_to(fault),
+                "tool": _among(called.get(role, ())),
+            }
+            if customer is not None:
+                fields["customer"] = _equal_to(customer)
+            wrong += label_problems(error, fields)
+        problems += [f"{where}: {w}: {_quote(error)}" for w in wrong]
+    return problems
+
+
+@check(kind="trajectory", name="errors_match_their_records")
+def errors_match_their_records(case: Case, run: Run) -> CheckOutput:
+    """Every error text the run records names its own record's fields, each in its place
+    (docs/invariants.md, "Error texts: the operator contract"): an audited refusal the
+    row's role as the role and the row's tool as the tool, never the other way round; an
+    argument error the path of each argument that is wrong (``<root>`` only for the call
+    as a whole); a failure the order, approval and SKU of its own call; a specialist's
+    failure its own role and fault. ``errors_name_their_cause`` sees a text with nothing
+    in a place; this one a text with the wrong thing there, which reads as well."""
+    if environment_of(run) is None:
+        return None
+    audit = audit_of(run)
+    customer = authenticated_customer(case)
+    return _verdict(
+        audit_field_problems(audit, customer, case.world) + worker_field_problems(case, run, audit)
+    )

@@ -66,6 +66,8 @@ INVARIANT_TESTS = ("packages/agent-evals/tests/test_invariants.py",)
 """What runs against every mutant of the invariants."""
 SECRET_TESTS = ("packages/agent-evals/tests/test_secrets_recorded.py",)
 """What runs against every mutant of the secret search of run records and its check."""
+ERROR_FIELD_TESTS = ("packages/agent-evals/tests/test_error_fields.py",)
+"""What runs against every mutant of errors_match_their_records (its table of texts)."""
 GATEWAY_TESTS = ("packages/agent-evals/tests/test_gateway_spec.py",)
 """What runs against every mutant of gateway_as_specified (its controls and edges)."""
 ORACLE_TESTS = (
@@ -1987,7 +1989,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "table_error_shipment_of_anyone",
         "agent_evals.oracle:failure_text",
-        "        if not isinstance(table_errors.get(\"orders\"), str) and owner != customer:",
+        '        if not isinstance(table_errors.get("orders"), str) and owner != customer:',
         "        if False:",
         "read_results_as_promised expects a parcel look-up to read the shipment of an order"
         " that is missing or not the customer's",
@@ -1996,7 +1998,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "table_error_text_without_its_table",
         "agent_evals.oracle:failure_text",
-        "            return f\"table {table!r} failed: {broken}\"",
+        '            return f"table {table!r} failed: {broken}"',
         "            return broken",
         "read_results_as_promised takes a failing table's error without the table it names",
         tests=INVARIANT_TESTS,
@@ -2532,6 +2534,38 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "error_subject_unchecked",
+        "agent_evals.invariants:audit_field_problems",
+        "        if first is not None and first.value != call.tool:",
+        "        if False:",
+        "an audited refusal naming the role where its tool belongs passes, the role label right",
+        tests=ERROR_FIELD_TESTS,
+    ),
+    M(
+        "error_argument_paths_unchecked",
+        "agent_evals.invariants:audit_field_problems",
+        "            wrong += argument_path_problems(call.tool, args, reason)",
+        "            wrong += []",
+        "an argument error whose path is `<root>` for a value too long passes",
+        tests=ERROR_FIELD_TESTS,
+    ),
+    M(
+        "worker_refusal_unmatched",
+        "agent_evals.invariants:worker_field_problems",
+        '        if status == "refused" and error not in refusals.get(role, set()):',
+        "        if False:",
+        "a specialist's refusal that no audited refusal of its role gives passes",
+        tests=ERROR_FIELD_TESTS,
+    ),
+    M(
+        "worker_labels_unread",
+        "agent_evals.invariants:worker_field_problems",
+        "            wrong += label_problems(error, fields)",
+        "            wrong += []",
+        "an injected crash naming the role as its fault (`InjectedCrashError(fault, role)`) passes",
+        tests=ERROR_FIELD_TESTS,
+    ),
+    M(
         "error_holes_unchecked",
         "agent_evals.invariants:errors_name_their_cause",
         "        hole = None if _silent(text) else hole_in(text, data)",
@@ -2937,7 +2971,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "oracle_failing_table_ignored",
         "agent_evals.oracle:failure_text",
-        "            return f\"table {table!r} failed: {broken}\"",
+        '            return f"table {table!r} failed: {broken}"',
         "            return None",
         "the oracle forgets that a failing table fails the tools that read it",
         tests=ORACLE_TESTS,
