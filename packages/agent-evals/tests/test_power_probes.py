@@ -229,8 +229,8 @@ def _holds_structure(annotation: Any) -> bool:
 
 
 def schema_shape_problems(root: type[BaseModel]) -> list[str]:
-    """Where ``root``'s tree of annotations is more than models, ``dict[str, X]``,
-    ``list[X]`` and leaves (a scalar, a ``Literal``, an ``Annotated`` scalar, ``leaf |
+    """Where ``root``'s tree of annotations is more than models, ``dict[str, X]`` (or keyed
+    by a ``Literal`` of strings), ``list[X]`` and leaves (a scalar, a ``Literal``, an ``Annotated`` scalar, ``leaf |
     None``): a union holding a model or a container, a TypedDict, a dataclass, a tuple."""
     problems: list[str] = []
     seen: set[type[BaseModel]] = set()
@@ -247,7 +247,8 @@ def schema_shape_problems(root: type[BaseModel]) -> list[str]:
             visit(get_args(annotation)[0], path)
         elif origin is dict:
             key, value = get_args(annotation)
-            if key is not str:
+            named = get_origin(key) is Literal and all(isinstance(a, str) for a in get_args(key))
+            if key is not str and not named:  # a Literal of strings is keyed by str too
                 problems.append(f"{path}: a mapping keyed by {key!r}")
             visit(value, f"{path}.<key>")
         elif origin is list:
@@ -1277,6 +1278,12 @@ PROBE_CUSTOMERS = (None, "李先生")
 the order up first only for an authenticated customer)."""
 
 
+LEFT_TO_THE_GATEWAY = {"StoreFailedError"}
+"""DomainErrors the handlers leave to the gateway by design: a failing table (the world's
+``table_errors``) fails the call, which the gateway's ``except DomainError`` turns into a
+tool error; no handler may read it as "not found"."""
+
+
 def escaping_domain_errors(
     registry: Mapping[str, Any], args: Mapping[str, Mapping[str, Any]]
 ) -> list[str]:
@@ -1293,7 +1300,7 @@ def escaping_domain_errors(
             problems.append(f"{name}: a tool the probe has no arguments for")
             continue
         for method in sorted(_store_calls(tool.handler)):
-            for error_name in sorted(raises.get(method, set())):
+            for error_name in sorted(raises.get(method, set()) - LEFT_TO_THE_GATEWAY):
                 error = _domain_errors()[error_name]
                 reached = False
                 for customer in PROBE_CUSTOMERS:
@@ -1327,10 +1334,11 @@ def escaping_domain_errors(
 
 
 def handlers_let_no_domain_error_out() -> list[str]:
-    """Premise of the gateway's ``except DomainError`` entry: every tool handler of the
-    registry turns every DomainError the store methods it calls can raise into a
-    result (``found: false``) or a tool error itself, so none ever reaches the gateway's
-    own ``except DomainError`` (which only stands behind the handlers)."""
+    """Every tool handler of the registry turns every DomainError the store methods it
+    calls can raise into a result (``found: false``) or a tool error itself, but for a
+    failing table (:data:`LEFT_TO_THE_GATEWAY`), which the gateway's ``except DomainError``
+    turns into a tool error (since session 19 that ``except`` runs, so the entry that
+    rested on this probe is gone)."""
     problems = escaping_domain_errors(TOOLS, {**READ_ARGS, **WRITE_ARGS})
     # Outside the store the domain raises only world-building refusals, before any tool
     # runs (parse_world, build_world); anything else could reach a handler unseen.
@@ -2013,8 +2021,12 @@ def test_the_domain_error_probe_catches_a_handler_that_lets_one_out() -> None:
         "kb__search: a tool the probe has no arguments for"
     ]
     raises = store_raises([Store])
-    assert raises["create_ticket"] == {"ApprovalRequiredError", "OutOfStockError"}
-    assert raises["get_order"] == {"OrderNotFoundError"}
+    assert raises["create_ticket"] == {
+        "ApprovalRequiredError",
+        "OutOfStockError",
+        "StoreFailedError",
+    }
+    assert raises["get_order"] == {"OrderNotFoundError", "StoreFailedError"}
 
 
 @pytest.mark.parametrize(
