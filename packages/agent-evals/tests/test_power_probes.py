@@ -230,8 +230,9 @@ def _holds_structure(annotation: Any) -> bool:
 
 def schema_shape_problems(root: type[BaseModel]) -> list[str]:
     """Where ``root``'s tree of annotations is more than models, ``dict[str, X]`` (or keyed
-    by a ``Literal`` of strings), ``list[X]`` and leaves (a scalar, a ``Literal``, an ``Annotated`` scalar, ``leaf |
-    None``): a union holding a model or a container, a TypedDict, a dataclass, a tuple."""
+    by a ``Literal`` of strings), ``list[X]`` and leaves (a scalar, a ``Literal``, an
+    ``Annotated`` scalar, ``leaf | None``): a union holding a model or a container, a
+    TypedDict, a dataclass, a tuple."""
     problems: list[str] = []
     seen: set[type[BaseModel]] = set()
 
