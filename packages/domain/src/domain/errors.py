@@ -27,7 +27,7 @@ class ShipmentNotFoundError(DomainError):
 
 class StoreFailedError(DomainError):
     """A table of the world database failed to answer (a broken or locked table): the
-    read or write did not happen. Never to be taken for "not found"."""
+    read did not happen. Never to be taken for "not found"."""
 
     def __init__(self, table: str, detail: str) -> None:
         super().__init__(f"table {table!r} failed: {detail}")
