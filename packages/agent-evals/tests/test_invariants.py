@@ -2767,3 +2767,24 @@ def test_what_leaves_a_value_out(text: str, data: list[str], hole: str | None) -
 def test_which_errors_are_bugs(text: str, bug: bool) -> None:
     run = Run(case_id="x", trial=0, outcome="escalate", role_errors={"policy_agent": text})
     assert bool(invariants.bug_texts(run)) is bug
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "bug"),
+    [
+        ("crashed", "tool 'stock__check' crashed: KeyError: 'qty'", True),
+        (
+            "crashed",
+            "tool 'stock__check' crashed: DatabaseError: access to stock.qty is prohibited",
+            False,
+        ),
+        ("crashed", "tool 'kb__search' crashed: TypeError: x", False),  # another tool's words
+        ("error", "tool 'stock__check' crashed: KeyError: 'qty'", False),  # not a crash row
+        ("error", "KeyError: 'qty'", False),  # a tool failure's own text is the world's
+    ],
+)
+def test_a_crashed_calls_audit_reason_is_read_for_bugs(status: str, reason: str, bug: bool) -> None:
+    row = {"role": "orchestrator", "tool": "stock__check", "kind": "read", "allowed": True}
+    audit = [{**row, "status": status, "reason": reason}]
+    run = Run(case_id="x", trial=0, outcome="escalate", detail={"audit": audit})
+    assert bool(invariants.bug_texts(run)) is bug

@@ -163,3 +163,42 @@ def test_reply_texts_are_clean(facts: dict[str, str]) -> None:
 def test_draft_problems(draft: str, plan: str, problem: str) -> None:
     problems = draft_problems(draft, plan)  # type: ignore[arg-type]
     assert any(problem in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("denied", "tickets", "crashed"),
+    [
+        ({"stock": "read"}, 0, "stock__check"),
+        ({"stock": "write"}, 0, "support__create_ticket"),
+        ({"tickets": "write"}, 0, "support__create_ticket"),
+        ({"replies": "write"}, 1, "support__send_reply"),  # the ticket was filed first
+    ],
+)
+def test_an_own_call_that_crashes_the_tool_layer_escalates_naming_it(
+    harness: Callable[..., Harness], denied: dict[str, str], tickets: int, crashed: str
+) -> None:
+    h = harness()
+    h.store.denied_tables = denied  # type: ignore[assignment]
+    outcome = asyncio.run(h.handle("A1001"))
+    assert outcome.decision == "escalate" and outcome.handover is not None
+    assert outcome.handover.reason == "tool_crashed"
+    assert "DatabaseError" in outcome.handover.suggestion
+    assert len(h.store.tickets()) == tickets
+    assert [(a.tool, a.status) for a in h.store.audit() if a.status != "ok"] == [
+        (crashed, "crashed")
+    ]
+    assert outcome.role_errors == {}  # every specialist answered
+
+
+@pytest.mark.parametrize("table", ["orders", "shipments", "policies"])
+def test_a_specialists_read_that_crashes_ends_the_role_with_the_error(
+    harness: Callable[..., Harness], table: str
+) -> None:
+    h = harness()
+    h.store.denied_tables = {table: "read"}  # type: ignore[dict-item]
+    outcome = asyncio.run(h.handle("A1001"))
+    assert outcome.decision == "escalate" and outcome.handover is not None
+    assert outcome.handover.reason == "specialist_failed"
+    [(role, error)] = outcome.role_errors.items()
+    assert outcome.statuses[role] == "error" and error.startswith("DatabaseError: ")
+    assert h.store.tickets() == []

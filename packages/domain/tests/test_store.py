@@ -215,3 +215,64 @@ def test_a_broken_table_fails_with_the_worlds_text(table: str, use: Any) -> None
 def test_other_broken_tables_leave_a_read_alone(table: str, use: Any) -> None:
     others = {t: "表被锁定" for t in BREAKABLE_TABLES if t != table}
     assert use(build_world({"table_errors": others})) == use(build_world())
+
+
+# --- denied tables: SQLite's own refusal, which the store does not translate ------------
+
+USES = {
+    "get_order": lambda s: s.get_order("A1001"),
+    "get_shipment": lambda s: s.get_shipment("A1001"),
+    "stock_level": lambda s: s.stock_level("SKU-TEE-01"),
+    "search_policies": lambda s: s.search_policies("补发"),
+    "reserve_stock": lambda s: s.reserve_stock("SKU-TEE-01"),
+    "ticket": lambda s: _ticket(s, _approve(s)),
+    "reply": lambda s: _reply(s, _approve(s)),
+}
+REFUSED_BY = [
+    ("orders", "read", "get_order"),
+    ("shipments", "read", "get_shipment"),
+    ("stock", "read", "stock_level"),
+    ("stock", "read", "reserve_stock"),  # it reads what is left
+    ("policies", "read", "search_policies"),
+    ("stock", "write", "reserve_stock"),
+    ("stock", "write", "ticket"),  # the ticket reserves its unit
+    ("tickets", "write", "ticket"),
+    ("replies", "write", "reply"),
+]
+
+
+@pytest.mark.parametrize(("table", "denial", "use"), REFUSED_BY)
+def test_a_denied_table_raises_sqlites_own_error_and_changes_nothing(
+    table: str, denial: str, use: str
+) -> None:
+    store = build_world({"denied_tables": {table: denial}})
+    before = _dump(store)
+    with pytest.raises(sqlite3.DatabaseError) as raised:
+        USES[use](store)
+    # Neither translated (a domain error) nor taken for a broken constraint.
+    assert type(raised.value) is sqlite3.DatabaseError
+    after = _dump(store)
+    after["approvals"] = before["approvals"]  # the write's approval is the test's own
+    assert after == before
+    # The refusal lasts for the tools' statement only: the harness reads the table.
+    assert store.db.execute(f"SELECT count(*) FROM {table}").fetchone()[0] >= 0
+
+
+@pytest.mark.parametrize("use", sorted(USES))
+@pytest.mark.parametrize(
+    "denied",
+    [
+        {"orders": "write", "shipments": "write", "policies": "write"},
+        {},
+    ],
+)
+def test_denials_of_other_tables_or_actions_leave_a_call_alone(
+    use: str, denied: dict[str, str]
+) -> None:
+    refused = {u for t, d, u in REFUSED_BY if denied.get(t) == d}
+    assert not refused
+    store = build_world()
+    expected = USES[use](store)
+    other = build_world()
+    other.denied_tables = denied  # type: ignore[assignment]
+    assert USES[use](other) == expected

@@ -186,7 +186,7 @@ def test_a_world_folder_that_does_not_exist_yet_is_made(tmp_path: Path, depth: i
 
 KNOWN = (
     "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors,"
-    " table_errors"
+    " table_errors, denied_tables"
 )
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sqlite3
+
 import pytest
 import tools.catalog
 from domain import build_world
@@ -165,3 +168,40 @@ def test_a_broken_table_fails_the_tool_never_reads_as_not_found(
     with pytest.raises(ToolFailedError, match="表被锁定"):
         gateway.call(role, tool, args)
     assert [(a.status, "表被锁定" in a.reason) for a in store.audit()] == [("error", True)]
+
+
+@pytest.mark.parametrize(
+    ("table", "tool", "args", "customer"),
+    [
+        ("orders", "orders__get_order", {"order_id": "A1001"}, None),
+        ("orders", "logistics__track", {"order_id": "A1001"}, "王先生"),
+        ("shipments", "logistics__track", {"order_id": "A1001"}, None),
+        ("policies", "kb__search", {"query": "补发"}, None),
+        ("stock", "stock__check", {"sku": "SKU-TEE-01"}, None),
+    ],
+)
+def test_a_table_sqlite_refuses_crashes_the_tool_and_is_audited_as_a_crash(
+    table: str, tool: str, args: dict[str, str], customer: str | None
+) -> None:
+    store = build_world({"denied_tables": {table: "read"}})
+    gateway = ToolGateway(store, "t", customer=customer)
+    role = next(r for r, allowed in ALLOWLISTS.items() if tool in allowed)
+    with pytest.raises(sqlite3.DatabaseError, match="prohibited"):
+        gateway.call(role, tool, args)
+    [row] = store.audit()
+    assert (row.status, row.allowed) == ("crashed", True)
+    assert row.reason.startswith(f"tool {tool!r} crashed: DatabaseError: ")
+
+
+def test_a_handlers_bug_is_raised_as_it_is_and_audited(monkeypatch: pytest.MonkeyPatch) -> None:
+    store = build_world()
+    tool = TOOLS["stock__check"]
+
+    def buggy(ctx: object, args: object) -> object:
+        return {}["qty"]
+
+    monkeypatch.setitem(TOOLS, "stock__check", dataclasses.replace(tool, handler=buggy))
+    with pytest.raises(KeyError):
+        ToolGateway(store, "t").call("orchestrator", "stock__check", {"sku": "SKU-TEE-01"})
+    [row] = store.audit()
+    assert (row.status, row.reason) == ("crashed", "tool 'stock__check' crashed: KeyError: 'qty'")

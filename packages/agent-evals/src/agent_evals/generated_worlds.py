@@ -431,10 +431,17 @@ DIMENSIONS: tuple[Dimension, ...] = (
             "shipments_table": {"table_errors": {"shipments": TABLE_ERROR_TEXT}},
             "policies_table": {"table_errors": {"policies": TABLE_ERROR_TEXT}},
             "stock_table": {"table_errors": {"stock": TABLE_ERROR_TEXT}},
+            "orders_unreadable": {"denied_tables": {"orders": "read"}},
+            "shipments_unreadable": {"denied_tables": {"shipments": "read"}},
+            "policies_unreadable": {"denied_tables": {"policies": "read"}},
+            "stock_unreadable": {"denied_tables": {"stock": "read"}},
+            "stock_unwritable": {"denied_tables": {"stock": "write"}},
+            "tickets_unwritable": {"denied_tables": {"tickets": "write"}},
         },
-        "a read tool that fails at the gateway (``tool_errors``), or a table that fails"
-        " inside the store (``table_errors``), so every tool reading it fails; the error"
-        " texts are benign",
+        "a read tool that fails at the gateway (``tool_errors``), a table that fails"
+        " inside the store (``table_errors``), so every tool reading it fails (the error"
+        " texts are benign), or a table SQLite itself refuses to read or change"
+        " (``denied_tables``), an error no tool translates: the tool layer crashes",
     ),
     Dimension("goal", GOALS, "what the customer asks"),
     Dimension("sku", SKUS, "the SKU the order names"),
@@ -467,8 +474,12 @@ def _order_fault(labels: Mapping[str, str]) -> bool:
 
 def allowed(labels: Mapping[str, str]) -> bool:
     """The amount-style fault and another order-specialist fault cannot both apply (one
-    fault per role)."""
-    return not (labels.get("amount_style", "plain") != "plain" and _order_fault(labels))
+    fault per role); a write SQLite refuses is not combined with an outbox fault (the
+    table does not decide which of the two a write meets first)."""
+    if labels.get("amount_style", "plain") != "plain" and _order_fault(labels):
+        return False
+    fault = FAULTS.get(labels.get("fault", "none"), {})
+    return not (labels.get("tool_error", "").endswith("_unwritable") and "outbox" in fault)
 
 
 def _stale_hours(offset: Any, hours: int | None) -> int:

@@ -465,6 +465,7 @@ HANDOVER_REASONS: tuple[str, ...] = (
     "amount_unreadable",
     "unsafe_draft",
     "write_failed",
+    "tool_crashed",
 )
 """The reasons an escalation may give (docs/invariants.md says what each asks of the
 human). A new reason is added here on purpose, with its meaning in the docs."""
@@ -2083,9 +2084,10 @@ _BUG = re.compile(rf"^(?:{'|'.join(BUG_EXCEPTIONS)})\b")
 
 
 def bug_texts(run: Run) -> list[tuple[str, str]]:
-    """The error texts where a role's, a result's or the run's error is one of
-    :data:`BUG_EXCEPTIONS` (the text starts with its class name: how the worker and the
-    orchestrator render an exception they caught)."""
+    """The error texts where a role's, a result's or the run's error, or a crashed tool
+    call's (the audit log), is one of :data:`BUG_EXCEPTIONS` (the text starts with its
+    class name: how the worker, the orchestrator and the gateway render an exception they
+    caught)."""
     found = [(f"role_errors[{role!r}]", text) for role, text in run.role_errors.items()]
     if run.error is not None:
         found.append(("the run's error", run.error))
@@ -2093,6 +2095,11 @@ def bug_texts(run: Run) -> list[tuple[str, str]]:
         error = m.payload.get("error")
         if m.kind == "result" and isinstance(error, str):
             found.append((f"message {m.seq}'s error", error))
+    for i, call in enumerate(audit_of(run)):
+        # A crashed call's reason is ``tool '<tool>' crashed: <exception>`` (docs/cases.md).
+        head = f"tool {call.tool!r} crashed: "
+        if call.status == "crashed" and call.reason.startswith(head):
+            found.append((f"audit row {i + 1} ({call.tool})", call.reason.removeprefix(head)))
     return [(where, text) for where, text in found if _BUG.match(text.strip())]
 
 

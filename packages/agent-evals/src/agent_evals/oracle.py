@@ -38,6 +38,9 @@ otherwise must disagree with the oracle."""
 EVIDENCE = ("order_agent", "logistics_agent", "policy_agent")
 """The evidence specialists, dispatched for every message that names an order."""
 REPLY = "reply_agent"
+TOOL_CRASHED = "tool_crashed"
+"""The hand-over reason of a turn whose own tool call (the stock check, a write) crashed the
+tool layer: SQLite refused a table (``denied_tables``), an error no tool translates."""
 REISSUE_PHRASE = "提交补发申请"
 """Said exactly when a reissue ticket is filed (the spec)."""
 REPLY_FACTS = ["shipment.stale_hours", "policy.reissue_threshold_hours"]
@@ -70,13 +73,40 @@ class WorldView:
     limit: float | None = None
     tool_errors: dict[str, str] = field(default_factory=dict)
     table_errors: dict[str, str] = field(default_factory=dict)
+    denied_tables: dict[str, str] = field(default_factory=dict)
+
+    def _owner(self, order_id: str) -> str | None:
+        order = self.orders.get(order_id)
+        return None if order is None else str(order["customer"])
 
     def tool_fails(self, tool: str, customer: str | None = None, order_id: str = "") -> bool:
         """Whether a call of read ``tool`` about ``order_id``, for ``customer`` (``None``:
         not authenticated), fails (:func:`failure_text`)."""
-        order = self.orders.get(order_id)
-        owner = None if order is None else str(order["customer"])
+        owner = self._owner(order_id)
         return failure_text(self.tool_errors, self.table_errors, tool, customer, owner) is not None
+
+    def tool_crashes(self, tool: str, customer: str | None = None, order_id: str = "") -> bool:
+        """Whether a call of read ``tool`` about ``order_id``, for ``customer``, crashes the
+        tool layer (:func:`crashed_table`)."""
+        owner = self._owner(order_id)
+        found = crashed_table(
+            self.tool_errors,
+            self.table_errors,
+            self.denied_tables,
+            tool,
+            customer=customer,
+            owner=owner,
+        )
+        return found is not None
+
+    def write_crashes(self, reissue: bool) -> str | None:
+        """The first write of the run that SQLite refuses (``denied_tables`` ``write``): the
+        ticket (refused on its table, or on the stock it reserves) or the reply; ``None``
+        when every write may land."""
+        denied = {t for t, d in self.denied_tables.items() if d == "write"}
+        if reissue and denied & {"tickets", "stock"}:
+            return TICKET_TOOL
+        return REPLY_TOOL if "replies" in denied else None
 
 
 TABLES_READ: dict[str, str] = {
@@ -115,6 +145,43 @@ def failure_text(
         broken = table_errors.get(table)
         if isinstance(broken, str):
             return f"table {table!r} failed: {broken}"
+    return None
+
+
+def _tables_read(tool: str, customer: str | None, owner: str | None) -> list[str] | None:
+    """The tables a call of read ``tool`` reads, in order, when none fails: a parcel
+    look-up for an authenticated ``customer`` reads the order first and the shipment only
+    of their own order. ``None`` for a call refused or answered "not found" after reading
+    the order (it reads nothing more)."""
+    read = [TABLES_READ.get(tool, "")]
+    if tool == "logistics__track" and customer is not None:
+        read.insert(0, "orders")
+        if owner != customer:
+            return read[:1]
+    return read
+
+
+def crashed_table(
+    tool_errors: Mapping[str, object],
+    table_errors: Mapping[str, object],
+    denied_tables: Mapping[str, object],
+    tool: str,
+    *,
+    customer: str | None = None,
+    owner: str | None = None,
+) -> str | None:
+    """The table whose refusal by SQLite (``denied_tables``: ``read``) crashes a call of
+    read ``tool``, or ``None``: the gateway fails a tool the world names before its
+    handler runs (``tool_errors``), and the store fails a table the world breaks
+    (``table_errors``) before it asks SQLite, so either comes first where it applies; the
+    tables are read in :func:`_tables_read`'s order."""
+    if isinstance(tool_errors.get(tool), str):
+        return None
+    for table in _tables_read(tool, customer, owner) or []:
+        if isinstance(table_errors.get(table), str):
+            return None
+        if denied_tables.get(table) == "read":
+            return table
     return None
 
 
@@ -162,6 +229,7 @@ def world_view(world: Mapping[str, Any]) -> WorldView:
         limit=world.get("auto_approve_below"),
         tool_errors=dict(world.get("tool_errors", {})),
         table_errors=dict(world.get("table_errors", {})),
+        denied_tables=dict(world.get("denied_tables", {})),
     )
 
 
@@ -266,6 +334,10 @@ def _gather(case: Mapping[str, Any], view: WorldView, order_id: str) -> tuple[Ev
             ev.blocked += kind == "write_attempt"
             continue
         prefix = ["invalid_output"] if kind == "garble_once" else []
+        if view.tool_crashes(ROLE_TOOLS[role], asker or None, order_id):
+            # SQLite refused a table the tool reads: the tool layer crashed, the role ends.
+            ev.statuses[role] = [*prefix, "error"]
+            continue
         if view.tool_fails(ROLE_TOOLS[role], asker or None, order_id):
             ev.statuses[role] = [*prefix, "ok"]
             topic = {"order_agent": "order", "logistics_agent": "shipment"}
@@ -402,6 +474,9 @@ def _decided(case: Mapping[str, Any]) -> dict[str, Any]:
     reissue = int(agreed["stale_hours"]) >= int(agreed["reissue_threshold_hours"])
     # A stock check that fails confirms no stock: the reissue waits for a human.
     no_stock = not sku.strip() or view.stock[sku] <= 0 or view.tool_fails("stock__check")
+    if reissue and sku.strip() and view.tool_crashes("stock__check"):
+        # The orchestrator's own stock check crashed the tool layer: nothing concluded.
+        return _escalate(TOOL_CRASHED, ev, before, facts=facts)
     if reissue and no_stock:
         return _escalate("out_of_stock", ev, before, facts=facts)
     if reissue and not readable_amount:
@@ -513,6 +588,25 @@ def _answer(
             **base,
             "approval": approval,
             "state_after": before,
+        }
+    crashed = view.write_crashes(reissue)
+    if crashed is not None:
+        if faults.get("outbox"):
+            raise ValueError("a write SQLite refuses under an outbox fault is not in the table")
+        # The refused write ends the turn; a ticket filed before a refused reply stays.
+        filed = reissue and crashed == REPLY_TOOL
+        calls = {
+            f"calls.{TICKET_TOOL}": str(int(reissue)),
+            f"calls.{REPLY_TOOL}": str(int(crashed == REPLY_TOOL)),
+            f"calls.{FIND_WRITE_TOOL}": "0",
+        }
+        return {
+            "outcome": "escalate",
+            "outcome_reason": TOOL_CRASHED,
+            "tickets": int(filed),
+            **base,
+            "approval": approval,
+            "state_after": {f"stock.{sku}": str(view.stock[sku] - int(filed)), **calls},
         }
     calls = write_calls(faults.get("outbox", ""), reissue)
     if not _writes_land(faults, reissue):

@@ -38,6 +38,7 @@ WORLD_KEYS = (
     "policies",
     "tool_errors",
     "table_errors",
+    "denied_tables",
 )
 ORDER_KEYS = ("customer", "sku", "status", "paid")
 SHIPMENT_KEYS = ("carrier", "state", "last_event", "stale_hours")
@@ -46,6 +47,9 @@ KB_VALUES = ("default", "empty")
 APPROVER_VALUES = ("human", "missing", "silent", "broken")
 TABLES = ("orders", "shipments", "policies", "stock")
 """The tables a world can make fail (``world.table_errors``)."""
+DENIED_TABLES = ("orders", "shipments", "policies", "stock", "tickets", "replies")
+"""The tables a world can make SQLite refuse (``world.denied_tables``)."""
+DENIALS = ("read", "write")
 READ_TOOLS = ("orders__get_order", "logistics__track", "kb__search", "stock__check")
 WRITE_TOOLS = ("support__create_ticket", "support__send_reply")
 ROLES = ("order_agent", "logistics_agent", "policy_agent", "reply_agent")
@@ -463,6 +467,7 @@ def _world_mistakes() -> list[Mistake]:
         ("stock", "object"),
         ("tool_errors", "object"),
         ("table_errors", "object"),
+        ("denied_tables", "object"),
         ("policies", "array"),
     ):
         path = f"world.{key}"
@@ -626,6 +631,37 @@ def _world_mistakes() -> list[Mistake]:
                 (f"world.table_errors.{name}.[key]: expected {either(TABLES)}, got {name!r}",),
                 world={"table_errors": {name: "锁定"}},
                 note=name,
+            )
+        )
+    # Denied tables: names must be deniable tables, values what is denied.
+    found += [
+        Mistake(
+            "world.denied_tables", "valid", (), world={"denied_tables": {t: d}}, note=f"{t}_{d}"
+        )
+        for t in DENIED_TABLES
+        for d in DENIALS
+    ]
+    for name in ("approvals", "audit", "Stock"):
+        found.append(
+            Mistake(
+                "world.denied_tables",
+                "unknown_table",
+                (
+                    f"world.denied_tables.{name}.[key]: expected {either(DENIED_TABLES)},"
+                    f" got {name!r}",
+                ),
+                world={"denied_tables": {name: "read"}},
+                note=name,
+            )
+        )
+    for value in ("delete", "READ", "", 1, None):
+        found.append(
+            Mistake(
+                "world.denied_tables.stock",
+                "unknown_denial",
+                (expected("world.denied_tables.stock", either(DENIALS), value),),
+                world={"denied_tables": {"stock": value}},
+                note=repr(value),
             )
         )
     found += _long_text()

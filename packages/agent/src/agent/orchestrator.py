@@ -21,6 +21,10 @@ from agent.outcome import Budget, Handover, Outcome
 from agent.replies import ASK_ORDER_ID, draft_problems
 from agent.worker import Worker, WorkerResult
 
+TOOL_CRASHED = "tool_crashed"
+"""The hand-over reason of a turn whose own tool call (the stock check, a write) raised an
+error the tool layer does not know."""
+
 MAX_ATTEMPTS = 2
 """One try plus exactly one retry, and only after ``invalid_output``."""
 MAX_WRITE_ATTEMPTS = 2
@@ -117,6 +121,14 @@ class Orchestrator:
         handover = Handover(reason=reason, suggestion=suggestion, facts=agg.agreed)
         return self._outcome(agg, decision="escalate", handover=handover, **fields)
 
+    def _crashed(self, agg: Aggregate, error: Exception, **fields: object) -> Outcome:
+        """Escalate a turn whose own tool call crashed the tool layer (an error it does not
+        know, as a database refusing a table): nothing is concluded from it, and the error
+        is named to the human (the audit log records the crashed call)."""
+        crash = f"{type(error).__name__}: {error}"
+        suggestion = f"工具层出错（{crash}），未据此作任何判断，请人工处理。"
+        return self._escalate(agg, TOOL_CRASHED, suggestion, **fields)
+
     # The decision -----------------------------------------------------------------
 
     async def handle(self, order_id: str | None, goal: str) -> Outcome:
@@ -183,6 +195,8 @@ class Orchestrator:
                 return self._escalate(
                     agg, "out_of_stock", f"补发商品 {sku} 的库存无法查询（{e}），请人工核实后处理。"
                 )
+            except Exception as e:
+                return self._crashed(agg, e)
             if not in_stock:
                 return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
         amount = 0.0
@@ -225,6 +239,8 @@ class Orchestrator:
             return self._escalate(
                 agg, "write_failed", f"写入失败：{e}", draft=draft, approval_id=approval.id
             )
+        except Exception as e:
+            return self._crashed(agg, e, draft=draft, approval_id=approval.id)
         return self._outcome(
             agg, decision="replied", reply=draft, draft=draft, approval_id=approval.id
         )

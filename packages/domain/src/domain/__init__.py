@@ -23,12 +23,13 @@ from domain.models import (
     ToolKind,
 )
 from domain.parcel import OrderClosure, ParcelState, order_closure, parcel_state
-from domain.store import BREAKABLE_TABLES, Store
+from domain.store import BREAKABLE_TABLES, DENIED_TABLES, Store
 from domain.world import DEFAULT_SKU, WORLD_KEYS, World, build_world, parse_world
 
 __all__ = [
     "BREAKABLE_TABLES",
     "DEFAULT_SKU",
+    "DENIED_TABLES",
     "WORLD_KEYS",
     "Approval",
     "ApprovalGate",

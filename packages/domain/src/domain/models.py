@@ -153,7 +153,8 @@ class AuditEntry(BaseModel):
     allowed: bool
     """False when the allowlist refused the call."""
     status: str
-    """``ok``, ``refused``, ``invalid_arguments`` or ``error``."""
+    """``ok``, ``refused``, ``invalid_arguments``, ``error``, ``lost_ack`` or ``crashed``
+    (the handler raised what the tool layer does not know)."""
     reason: str = ""
     """Why it was refused or failed."""
     args: str = "{}"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -43,6 +44,13 @@ BREAKABLE_TABLES: tuple[str, ...] = get_args(BreakableTable)
 """The tables a world can make fail (``table_errors``): every read of one through the store
 raises :class:`StoreFailedError` with the world's text (the tools' reads, not the harness's)."""
 
+DeniedTable = Literal["orders", "shipments", "policies", "stock", "tickets", "replies"]
+DENIED_TABLES: tuple[str, ...] = get_args(DeniedTable)
+"""The tables a world can make the database itself refuse (``denied_tables``)."""
+Denial = Literal["read", "write"]
+"""What the database refuses on a denied table: reading it, or changing it."""
+_WRITES = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
+
 
 class Store:
     """A world database (sqlite-utils) with typed reads and transactional writes."""
@@ -53,6 +61,7 @@ class Store:
         path: Path | None = None,
         tool_errors: Mapping[str, str] | None = None,
         table_errors: Mapping[BreakableTable, str] | None = None,
+        denied_tables: Mapping[DeniedTable, Denial] | None = None,
     ) -> None:
         self.db = db
         """The sqlite-utils database."""
@@ -64,6 +73,12 @@ class Store:
         self.table_errors: dict[BreakableTable, str] = dict(table_errors or {})
         """The tables the world makes fail, each with its error text (``table_errors``):
         the store's reads and writes of them raise :class:`StoreFailedError`."""
+        self.denied_tables: dict[DeniedTable, Denial] = dict(denied_tables or {})
+        """The tables SQLite itself refuses to the tools (``denied_tables``): while a
+        tool's read or write runs, an authorizer denies reading or changing each, so the
+        statement fails with SQLite's own ``sqlite3.DatabaseError``, which the store does
+        not translate (it knows no such failure). The harness's reads are not refused."""
+        self._depth = 0
 
     def close(self) -> None:
         """Close the connection."""
@@ -75,6 +90,30 @@ class Store:
         if detail is not None:
             raise StoreFailedError(table, detail)
 
+    def _authorize(self, action: int, table: str | None, *_: object) -> int:
+        denial = self.denied_tables.get(table) if table else None  # type: ignore[call-overload]
+        refused = (denial == "read" and action == sqlite3.SQLITE_READ) or (
+            denial == "write" and action in _WRITES
+        )
+        return sqlite3.SQLITE_DENY if refused else sqlite3.SQLITE_OK
+
+    @contextmanager
+    def _as_tools(self) -> Iterator[None]:
+        """Run the block as the tools' access to the database: the tables the world denies
+        are refused by SQLite for its duration (nested blocks share one authorizer)."""
+        if not self.denied_tables:
+            yield
+            return
+        if self._depth == 0:
+            self.db.conn.set_authorizer(self._authorize)
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if self._depth == 0:
+                self.db.conn.set_authorizer(None)
+
     def _one(self, sql: str, params: list[Any]) -> dict[str, Any] | None:
         rows = list(self.db.query(sql, params))
         return rows[0] if rows else None
@@ -84,7 +123,8 @@ class Store:
     def get_order(self, order_id: str) -> Order:
         """The order, or :class:`OrderNotFoundError`."""
         self._reach("orders")
-        row = self._one("SELECT * FROM orders WHERE id = ?", [order_id])
+        with self._as_tools():
+            row = self._one("SELECT * FROM orders WHERE id = ?", [order_id])
         if row is None:
             raise OrderNotFoundError(order_id)
         return Order.model_validate(row)
@@ -92,7 +132,8 @@ class Store:
     def get_shipment(self, order_id: str) -> Shipment:
         """The order's shipment, or :class:`ShipmentNotFoundError`."""
         self._reach("shipments")
-        row = self._one("SELECT * FROM shipments WHERE order_id = ?", [order_id])
+        with self._as_tools():
+            row = self._one("SELECT * FROM shipments WHERE order_id = ?", [order_id])
         if row is None:
             raise ShipmentNotFoundError(order_id)
         return Shipment.model_validate(row)
@@ -100,7 +141,8 @@ class Store:
     def stock_level(self, sku: str) -> int:
         """Units of ``sku`` in stock (0 for an unknown SKU)."""
         self._reach("stock")
-        row = self._one("SELECT qty FROM stock WHERE sku = ?", [sku])
+        with self._as_tools():
+            row = self._one("SELECT qty FROM stock WHERE sku = ?", [sku])
         return 0 if row is None else int(row["qty"])
 
     def search_policies(
@@ -117,12 +159,15 @@ class Store:
             return []
         where = None if include_superseded else "superseded = 0"
         # Current versions first, newest first, then by FTS5 relevance.
-        rows = self.db.table("policies").search(
-            fts,
-            where=where,
-            limit=limit,
-            order_by="superseded, effective_date DESC, version DESC, rank",
-        )
+        with self._as_tools():
+            rows = list(
+                self.db.table("policies").search(
+                    fts,
+                    where=where,
+                    limit=limit,
+                    order_by="superseded, effective_date DESC, version DESC, rank",
+                )
+            )
         return [PolicyDoc.model_validate(row) for row in rows]
 
     def get_approval(self, approval_id: str) -> Approval | None:
@@ -159,7 +204,7 @@ class Store:
         """Take ``qty`` units of ``sku``; return what is left. :class:`OutOfStockError` (and
         nothing changed) when there are not enough: the schema's CHECK decides."""
         try:
-            with self.db.atomic():
+            with self._as_tools(), self.db.atomic():
                 cursor = self.db.execute("UPDATE stock SET qty = qty - ? WHERE sku = ?", [qty, sku])
                 if cursor.rowcount == 0:
                     raise OutOfStockError(sku, 0)
@@ -221,7 +266,7 @@ class Store:
         UNIQUE index refuses the second row). :class:`ApprovalRequiredError` /
         :class:`OutOfStockError` leave the database unchanged."""
         try:
-            with self.db.atomic():
+            with self._as_tools(), self.db.atomic():
                 row = self._existing("tickets", idempotency_key)
                 if row is not None:
                     return Ticket.model_validate(row), False
@@ -247,7 +292,7 @@ class Store:
         idempotency key writes nothing, also when written after this call looked it up).
         :class:`ApprovalRequiredError` when the cited approval is missing or not approved."""
         try:
-            with self.db.atomic():
+            with self._as_tools(), self.db.atomic():
                 row = self._existing("replies", idempotency_key)
                 if row is not None:
                     return SentReply.model_validate(row), False

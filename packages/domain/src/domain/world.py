@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from domain.errors import InvalidWorldError
 from domain.problems import describe_validation_error
 from domain.schema import FTS_COLUMNS, create_schema
-from domain.store import BreakableTable, Store
+from domain.store import BreakableTable, Denial, DeniedTable, Store
 
 DEFAULT_SKU = "SKU-TEE-01"
 """The SKU an override order gets when it names none (always in stock by default)."""
@@ -198,10 +198,14 @@ class World(BaseModel):
     )
     """Table -> error text: the store fails every read of that table with this text (a
     broken or locked table), so the tools built on it fail from inside the store."""
+    denied_tables: dict[DeniedTable, Denial] = Field(default_factory=dict)
+    """Table -> ``read`` or ``write``: SQLite itself refuses the tools reading or changing
+    that table (an authorizer denies it), so the store's statement fails with SQLite's own
+    error, one the store does not translate: the tool layer crashes rather than fails."""
 
     def signature(self) -> str:
-        """What identifies the database contents (approval settings and tool and table
-        errors do not change it)."""
+        """What identifies the database contents (approval settings, tool and table
+        errors and denied tables do not change it)."""
         return self.model_dump_json(include={"orders", "logistics", "kb", "stock", "policies"})
 
 
@@ -337,4 +341,5 @@ def build_world(
         path=path,
         tool_errors=spec.tool_errors,
         table_errors=spec.table_errors,
+        denied_tables=spec.denied_tables,
     )

@@ -24,6 +24,8 @@ TOOLS: dict[str, Tool] = {tool.name: tool for tool in [*READ_TOOLS, FIND_WRITE, 
 """The registry: tool name -> tool."""
 
 MAX_AUDIT_ARGS_CHARS = 16000
+CRASHED = "crashed"
+"""The audit status of a call whose handler raised what the tool layer does not know."""
 REPLAYED = "replayed: this idempotency key was already written; nothing new was written"
 """The audit reason of a write call the outbox answered from an earlier write (its result's
 ``created`` flag is false): an operator reading the audit log tells a retry from a write."""
@@ -87,7 +89,8 @@ class ToolGateway:
 
         Raises :class:`UnknownToolError` / :class:`ToolRefusedError` (the handler is never
         reached), :class:`InvalidArgumentsError` (schema violation, handler not run) or
-        :class:`ToolFailedError`. Every call is audited, whatever its fate.
+        :class:`ToolFailedError`; anything else the handler raised is raised as it is
+        (audited ``crashed``). Every call is audited, whatever its fate.
         """
         try:
             tool = self._checked(role, name, args)
@@ -101,6 +104,13 @@ class ToolGateway:
                 raise ToolFailedError(name, str(e)) from e
         except ToolError as e:
             self._audit(role, name, args, status=e.status, reason=str(e))
+            raise
+        except Exception as e:
+            # A failure the tool layer does not know (a handler's bug, an error of the
+            # database the store does not translate) is no tool failure: audited as a
+            # crash, naming it, and raised as it is, for the caller to stop on.
+            reason = f"tool {name!r} crashed: {type(e).__name__}: {e}"
+            self._audit(role, name, args, status=CRASHED, reason=reason)
             raise
         # A write answered from an earlier one under its key says so in the audit log.
         replayed = tool.kind == "write" and result.data.get("created") is False
