@@ -391,3 +391,59 @@ def test_a_world_whose_added_policies_fill_a_search_page_gets_twice_the_budget(
     got = expect_for(case)
     assert got.get("max_chars", 4000) == budget
     assert ("max_chars" in got) == (budget != 4000)
+
+
+@pytest.mark.parametrize(
+    ("world", "tool", "customer", "owner", "crashed"),
+    [
+        ({"denied_tables": {"orders": "read"}}, "orders__get_order", None, "王先生", "orders"),
+        ({"denied_tables": {"orders": "write"}}, "orders__get_order", None, "王先生", None),
+        # The gateway fails a tool the world names, the store a table it breaks, first.
+        (
+            {"denied_tables": {"orders": "read"}, "tool_errors": {"orders__get_order": "x"}},
+            "orders__get_order",
+            None,
+            "王先生",
+            None,
+        ),
+        (
+            {"denied_tables": {"orders": "read"}, "table_errors": {"orders": "x"}},
+            "orders__get_order",
+            None,
+            "王先生",
+            None,
+        ),
+        # A customer's parcel look-up reads the order first, the shipment only of theirs.
+        ({"denied_tables": {"orders": "read"}}, "logistics__track", "王先生", "王先生", "orders"),
+        ({"denied_tables": {"orders": "read"}}, "logistics__track", None, "王先生", None),
+        ({"denied_tables": {"shipments": "read"}}, "logistics__track", "王先生", "李女士", None),
+        (
+            {"denied_tables": {"shipments": "read"}},
+            "logistics__track",
+            "王先生",
+            "王先生",
+            "shipments",
+        ),
+        (
+            {"denied_tables": {"shipments": "read"}, "table_errors": {"orders": "x"}},
+            "logistics__track",
+            "王先生",
+            "王先生",
+            None,
+        ),
+        ({"denied_tables": {"stock": "read"}}, "stock__check", None, None, "stock"),
+        ({"denied_tables": {"stock": "write"}}, "stock__check", None, None, None),
+    ],
+)
+def test_which_read_crashes_on_a_table_sqlite_refuses(
+    world: dict[str, Any], tool: str, customer: str | None, owner: str | None, crashed: str | None
+) -> None:
+    found = oracle.crashed_table(
+        world.get("tool_errors", {}),
+        world.get("table_errors", {}),
+        world["denied_tables"],
+        tool,
+        customer=customer,
+        owner=owner,
+    )
+    assert found == crashed

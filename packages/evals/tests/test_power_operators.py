@@ -101,6 +101,31 @@ def test_each_example_mutates_as_stated(
         ("BreakAfterFirstPass", "for x in xs: f(x)\n"),  # no block of its own
         ("BreakAfterFirstPass", "while a:\n    f()\n"),  # not a for loop
         ("BreakAfterFirstPass", "y = [f(x) for x in xs]\n"),
+        ("EmptyStringLiteral", 'y = ""\n'),  # nothing to lose
+        ("EmptyStringLiteral", "y = b''\n"),
+        ("EmptyStringLiteral", '"""A docstring."""\n'),
+        ("EmptyStringLiteral", 'def f():\n    """Doc."""\n    "also nothing"\n'),
+        ("EmptyStringLiteral", 'def f(x: "int") -> "str":\n    pass\n'),  # annotations
+        ("EmptyStringLiteral", 'x: Literal["a"] = 1\n'),
+        ("EmptyStringLiteral", 'assert x, "why"\n'),  # an assert's message
+        ("EmptyStringLiteral", '__all__ = ["a", "b"]\n'),
+        ("EmptyStringLiteral", 'T = TypeVar("T")\n'),
+        ("EmptyStringLiteral", 'if __name__ == "__main__":\n    main()\n'),
+        ("EmptyStringLiteral", 'y = f"{a}"\n'),  # an f-string: RemoveFormattedValue's
+        ("ReplaceNoneCheckWithTruth", "y = x is y\n"),
+        ("ReplaceNoneCheckWithTruth", "y = x == None\n"),
+        ("ReplaceNoneCheckWithTruth", "y = a is None is b\n"),  # a chain
+        ("ReplaceAugmentedWithAssignment", "x = 1\n"),
+        ("ReplaceAugmentedWithAssignment", "x: int = 1\n"),
+        ("ReplaceAugmentedWithAssignment", "y = x == 1\n"),
+        ("RemoveWithStatement", "with open(p) as f:\n    g(f)\n"),  # binds a name
+        ("RemoveWithStatement", "with a, b as c:\n    g(c)\n"),
+        ("RemoveWithStatement", "async def f():\n    async with a:\n        g()\n"),
+        ("SwapQuantifier", "y = any\n"),  # not a call
+        ("SwapQuantifier", "y = m.max(a)\n"),  # a method, not the builtin
+        ("SwapQuantifier", "y = sum(a)\n"),
+        ("RemoveContinue", "for x in xs:\n    f(x)\n    continue\n"),  # changes nothing
+        ("RemoveContinue", "while a:\n    continue\n"),
     ],
 )
 def test_nothing_to_remove(name: str, code: str) -> None:
@@ -122,6 +147,12 @@ def test_nothing_to_remove(name: str, code: str) -> None:
         ("BroadenExceptHandler", "try:\n    f()\nexcept A:\n    g()\nexcept (B, C):\n    h()\n", 2),
         ("SwapArguments", "y = f(a, g(b, c))\n", 2),
         ("BreakAfterFirstPass", "for a in b:\n    for c in a:\n        f(c)\n    g()\n", 2),
+        ("EmptyStringLiteral", 'y = {"a": "b", "c": f("d" "e")}\n', 5),
+        ("ReplaceNoneCheckWithTruth", "y = a is None or b is not None\n", 2),
+        ("ReplaceAugmentedWithAssignment", "n += 1\nm -= 2\nk = 3\n", 2),
+        ("RemoveWithStatement", "with a, b, c:\n    f()\n", 3),
+        ("SwapQuantifier", "y = max(any(a), all(b), min(c))\n", 4),
+        ("RemoveContinue", "for x in xs:\n    if x:\n        continue\n    f()\n", 1),
     ],
 )
 def test_one_mutant_per_thing_removed(name: str, code: str, count: int) -> None:
@@ -196,5 +227,6 @@ def test_registered_beside_cosmic_rays_own_and_used_by_a_session(tmp_path: Path)
         "evals/RemoveCallStatement",
         "evals/RemoveKeywordArgument",
         "evals/RemoveStateUpdate",
+        "evals/ReplaceAugmentedWithAssignment",
         "evals/ReplaceReturnValueWithNone",
     ]

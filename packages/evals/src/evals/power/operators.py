@@ -63,6 +63,21 @@ Three more came when the held-out 300 of session 16 had left 164 mutants no samp
   block (a loop that stops after its first item: the first match taken for all; loops
   whose block ends in ``return``, ``raise``, ``continue`` or ``break`` are left alone).
 
+Six more came when session 19's held-out sample had taken every fresh candidate (session
+20), slips of a value or a context rather than of a step:
+
+- ``evals/EmptyStringLiteral``: a string literal -> ``""`` (a key, a status, a message
+  lost; docstrings, annotations, assert messages, ``__all__`` and typing names left alone);
+- ``evals/ReplaceNoneCheckWithTruth``: ``x is None`` -> ``(not x)``, ``x is not None`` ->
+  ``bool(x)`` (an empty value taken for a missing one);
+- ``evals/ReplaceAugmentedWithAssignment``: ``n += x`` -> ``n = x`` (an accumulation
+  forgotten);
+- ``evals/RemoveWithStatement``: one context of a ``with`` dropped (a transaction, a lock
+  or a scope forgotten);
+- ``evals/SwapQuantifier``: ``any`` <-> ``all``, ``min`` <-> ``max``;
+- ``evals/RemoveContinue``: ``continue`` -> ``pass`` (an item that should be skipped goes
+  on through the loop).
+
 They are registered with cosmic-ray's provider table by :func:`register`, in the process
 of ``evals power`` only (no entry point): a project that also runs cosmic-ray itself keeps
 its own operator set.
@@ -76,7 +91,8 @@ from typing import Any
 import parso
 from cosmic_ray import plugins  # type: ignore[import-untyped]
 from cosmic_ray.operators.operator import Example, Operator  # type: ignore[import-untyped]
-from parso.python.tree import Keyword
+from parso.python.tree import Keyword, String
+from parso.python.tree import Operator as Operator_
 
 PROVIDER = "evals"
 """The provider name: these operators are ``evals/<Name>``."""
@@ -1011,6 +1027,292 @@ class BreakAfterFirstPass(Operator):  # type: ignore[misc]
         )
 
 
+# --- session 20: slips of a value or a context (written before any of their mutants ran) ---
+
+_TYPING_CALLS = frozenset({"TypeVar", "NewType", "ParamSpec", "TypeVarTuple", "cast"})
+"""Calls whose string argument names a type for the type checker: emptying it breaks the
+import (``TypeVar("")``) or changes nothing at run time (``cast``)."""
+
+
+def _statement_child(node: Any, kinds: tuple[str, ...]) -> tuple[Any, Any] | None:
+    """The nearest ancestor of ``node`` of one of ``kinds`` and the child of it that holds
+    ``node``, or ``None`` when a statement boundary comes first."""
+    child = node
+    while child.parent is not None:
+        parent = child.parent
+        if parent.type in kinds:
+            return parent, child
+        if parent.type in ("simple_stmt", "suite", "file_input"):
+            return None
+        child = parent
+    return None
+
+
+def _after(parent: Any, child: Any, value: str) -> bool:
+    """Whether ``child`` of ``parent`` comes after the first operator ``value`` in it."""
+    seen = False
+    for c in parent.children:
+        if c is child:
+            return seen
+        seen = seen or (c.type == "operator" and c.value == value)
+    return False
+
+
+def _in_annotation(node: Any) -> bool:
+    """Whether ``node`` is part of an annotation (a parameter's, a return's, an annotated
+    assignment's): with postponed evaluation none runs."""
+    found = _statement_child(node, ("tfpdef", "annassign", "funcdef"))
+    if found is None:
+        return False
+    parent, child = found
+    if parent.type == "tfpdef":
+        return True
+    if parent.type == "annassign":
+        return not _after(parent, child, "=")
+    return _after(parent, child, "->") and child.type != "suite"
+
+
+def _emptiable(node: Any) -> bool:
+    """Whether string literal ``node`` holds text whose loss is a regression: not empty,
+    not a docstring (a string alone in its statement), not in an annotation, an assert's
+    message, ``__all__``, a typing call or a comparison with ``__name__``."""
+    if node.type != "string":
+        return False
+    body = node.value.lstrip("rRbBuU")
+    if (body[:3] in ('"""', "'''") and len(body) == 6) or len(body) == 2:
+        return False
+    held = node.parent if node.parent.type == "strings" else node
+    if held.parent is not None and held.parent.type == "simple_stmt":
+        return False  # a docstring, or a string statement that does nothing
+    if _in_annotation(node):
+        return False
+    asserted = _statement_child(node, ("assert_stmt",))
+    if asserted is not None and _after(asserted[0], asserted[1], ","):
+        return False
+    stmt = _statement_child(node, ("expr_stmt",))
+    if stmt is not None and _all_names(stmt[0].children[-1]):
+        return False
+    trailer = held.parent
+    if trailer is not None and trailer.type in ("trailer", "arglist"):
+        call = trailer if trailer.type == "trailer" else trailer.parent
+        owner = call.parent if call is not None else None
+        if owner is not None and owner.type in ("atom_expr", "power"):
+            head = owner.children[0]
+            if head.type == "name" and head.value in _TYPING_CALLS:
+                return False
+    comparison = held.parent
+    if comparison is not None and comparison.type == "comparison":
+        names = {c.value for c in comparison.children if c.type == "name"}
+        if "__name__" in names:
+            return False
+    return True
+
+
+class EmptyStringLiteral(Operator):  # type: ignore[misc]
+    """``"text"`` -> ``""`` (a key, a status, a message or a word of a reply lost)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _emptiable(node):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        letters = node.value[: len(node.value) - len(node.value.lstrip("rRbBuU"))]
+        quote = node.value[len(letters)]
+        return String(letters + quote * 2, node.start_pos, prefix=node.prefix)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example('y = {"status": s}\n', 'y = {"": s}\n'),
+            Example("y = f(b'ab', r'\\d')\n", "y = f(b'', r'\\d')\n"),
+            Example("y = f(b'ab', r'\\d')\n", "y = f(b'ab', r'')\n", occurrence=1),
+            Example('y = ("a"\n     "b")\n', 'y = ("a"\n     "")\n', occurrence=1),
+        )
+
+
+def _none_check(node: Any) -> str | None:
+    """``is`` or ``is not`` for a comparison ``x is None`` / ``x is not None``, else
+    ``None``."""
+    if node.type != "comparison" or len(node.children) != 3:
+        return None
+    op, right = node.children[1], node.children[2]
+    if not (right.type == "keyword" and right.value == "None"):
+        return None
+    if op.type == "keyword" and op.value == "is":
+        return "is"
+    if op.type == "comp_op" and [c.value for c in op.children] == ["is", "not"]:
+        return "is not"
+    return None
+
+
+class ReplaceNoneCheckWithTruth(Operator):  # type: ignore[misc]
+    """``x is None`` -> ``not x``; ``x is not None`` -> ``bool(x)`` (an empty value taken
+    for a missing one: ``0``, ``""`` or ``[]`` read as "not given")."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _none_check(node) is not None:
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        left = node.children[0].get_code(include_prefix=False)
+        code = f"(not {left})" if _none_check(node) == "is" else f"bool({left})"
+        return _in_place_of(node, code)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("if x is None:\n    f()\n", "if (not x):\n    f()\n"),
+            Example("y = a.b is not None and c\n", "y = bool(a.b) and c\n"),
+        )
+
+
+class ReplaceAugmentedWithAssignment(Operator):  # type: ignore[misc]
+    """``n += x`` -> ``n = x`` (an accumulation forgotten: only the last item counted)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if node.type == "expr_stmt" and len(node.children) == 3:
+            op = node.children[1]
+            if op.type == "operator" and op.value.endswith("=") and op.value not in ("=", "=="):
+                yield (op.start_pos, op.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        op = node.children[1]
+        node.children[1] = Operator_("=", op.start_pos, prefix=op.prefix)
+        node.children[1].parent = node
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("n += len(x)\n", "n = len(x)\n"),
+            Example("self.seen |= {k}\n", "self.seen = {k}\n"),
+        )
+
+
+def _with_items(node: Any) -> list[Any]:
+    """The context expressions of a ``with`` none of whose items binds a name (dropping a
+    bound one is a ``NameError``), outside ``async with``; ``[]`` otherwise."""
+    if node.type != "with_stmt" or (node.parent is not None and node.parent.type == "async_stmt"):
+        return []
+    items = [c for c in node.children[1:-2] if not (c.type == "operator" and c.value == ",")]
+    if any(i.type == "with_item" for i in items):
+        return []
+    return items
+
+
+class RemoveWithStatement(Operator):  # type: ignore[misc]
+    """One context of a ``with`` dropped: ``with a, b:`` -> ``with b:``, ``with a:`` ->
+    ``if True:`` (a transaction, a lock or a scope forgotten; the block runs bare)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        for item in _with_items(node):
+            yield (item.start_pos, item.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        items = _with_items(node)
+        kept = [i for n, i in enumerate(items) if n != index]
+        head = (
+            "with " + ", ".join(k.get_code(include_prefix=False) for k in kept)
+            if kept
+            else "if True"
+        )
+        suite = node.children[-1].get_code(include_prefix=True)
+        block = parso.parse(head + ":" + suite)  # type: ignore[no-untyped-call]
+        stmt = block.children[0]
+        stmt.get_first_leaf().prefix = node.get_first_leaf().prefix
+        stmt.parent = node.parent
+        return stmt
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("with lock:\n    f()\ng()\n", "if True:\n    f()\ng()\n"),
+            Example(
+                "def f():\n    with a(), b:\n        g()\n",
+                "def f():\n    with b:\n        g()\n",
+            ),
+            Example(
+                "def f():\n    with a(), b:\n        g()\n",
+                "def f():\n    with a():\n        g()\n",
+                occurrence=1,
+            ),
+        )
+
+
+_SWAPPED_CALLS = {"any": "all", "all": "any", "min": "max", "max": "min"}
+
+
+def _swappable_call(node: Any) -> Any:
+    """The name leaf of a call ``any(…)``, ``all(…)``, ``min(…)`` or ``max(…)``, or
+    ``None``."""
+    if node.type not in ("atom_expr", "power") or len(node.children) != 2:
+        return None
+    name, call = node.children
+    if name.type != "name" or name.value not in _SWAPPED_CALLS:
+        return None
+    return name if call.type == "trailer" and call.children[0].value == "(" else None
+
+
+class SwapQuantifier(Operator):  # type: ignore[misc]
+    """``any`` <-> ``all``, ``min`` <-> ``max`` (one taken for all, the least for the
+    most)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        name = _swappable_call(node)
+        if name is not None:
+            yield (name.start_pos, name.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        name = _swappable_call(node)
+        name.value = _SWAPPED_CALLS[name.value]
+        return node
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example("ok = any(x > 0 for x in xs)\n", "ok = all(x > 0 for x in xs)\n"),
+            Example("n = max(a, b)\n", "n = min(a, b)\n"),
+        )
+
+
+def _skip(node: Any) -> bool:
+    """Whether ``node`` is a ``continue`` that skips something: not the last statement of
+    its loop's own block (there it changes nothing)."""
+    if not (node.type == "keyword" and node.value == "continue"):
+        return False
+    stmt = node.parent
+    block = stmt.parent if stmt is not None else None
+    if block is None or block.type != "suite" or block.children[-1] is not stmt:
+        return True
+    return block.parent is None or block.parent.type not in ("for_stmt", "while_stmt")
+
+
+class RemoveContinue(Operator):  # type: ignore[misc]
+    """``continue`` -> ``pass`` (an item that should be skipped goes on through the loop's
+    block)."""
+
+    def mutation_positions(self, node: Any) -> Iterator[Position]:
+        if _skip(node):
+            yield (node.start_pos, node.end_pos)
+
+    def mutate(self, node: Any, index: int) -> Any:
+        assert index == 0
+        return _pass_for(node)
+
+    @classmethod
+    def examples(cls) -> tuple[Example, ...]:
+        return (
+            Example(
+                "for x in xs:\n    if not x:\n        continue\n    f(x)\n",
+                "for x in xs:\n    if not x:\n        pass\n    f(x)\n",
+            ),
+        )
+
+
 OPERATORS: dict[str, type[Operator]] = {
     op.__name__: op
     for op in (
@@ -1036,6 +1338,12 @@ OPERATORS: dict[str, type[Operator]] = {
         BroadenExceptHandler,
         SwapArguments,
         BreakAfterFirstPass,
+        EmptyStringLiteral,
+        ReplaceNoneCheckWithTruth,
+        ReplaceAugmentedWithAssignment,
+        RemoveWithStatement,
+        SwapQuantifier,
+        RemoveContinue,
     )
 }
 
