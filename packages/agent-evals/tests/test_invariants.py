@@ -1600,6 +1600,7 @@ def broken_table_read_as_missing(monkeypatch: pytest.MonkeyPatch) -> None:
 TRACK_FAILS = {"tool_errors": {"logistics__track": "系统繁忙，请稍后再试"}}
 ORDERS_TABLE_FAILS = {"table_errors": {"orders": "数据库表被锁定"}}
 SHIPMENTS_TABLE_FAILS = {"table_errors": {"shipments": "数据库表被锁定"}}
+SHIPMENTS_DENIED = {"denied_tables": {"shipments": "read"}}
 SHIPMENTS_LOCKED = "table 'shipments' failed: 数据库表被锁定"
 
 REPLY_ACK_LOST = {"outbox": "lost_ack:support__send_reply:2"}
@@ -1737,6 +1738,20 @@ TRACK = "logistics__track"
         # Unauthenticated, a parcel look-up reads no order: a broken orders table leaves it be.
         (ORDERS_TABLE_FAILS, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
         ({"table_errors": {"policies": "x"}}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        # A table SQLite refuses crashes every call reading it: audited crashed, no answer.
+        (SHIPMENTS_DENIED, [], [_audited(TRACK, "crashed", "tool 'logistics__track' crashed")], 0),
+        (SHIPMENTS_DENIED, [], [_audited(TRACK, "error", "shipments failed")], 1),
+        (SHIPMENTS_DENIED, [], [_audited(TRACK, "refused", "unauthorized")], 1),
+        (SHIPMENTS_DENIED, [{"tool": TRACK, "about": "A1001"}], [_audited(TRACK, "ok")], 2),
+        ({"denied_tables": {"shipments": "write"}}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        ({"denied_tables": "not a mapping"}, [{"tool": TRACK}], [_audited(TRACK, "ok")], 0),
+        # The store fails a broken table before SQLite is asked: a tool failure, not a crash.
+        (
+            {**SHIPMENTS_DENIED, **SHIPMENTS_TABLE_FAILS},
+            [],
+            [_audited(TRACK, "error", f"{TRACK!r} failed: {SHIPMENTS_LOCKED}")],
+            0,
+        ),
     ],
 )
 def test_a_tool_the_world_makes_fail_fails_every_call_with_its_text(

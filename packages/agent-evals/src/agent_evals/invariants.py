@@ -111,7 +111,7 @@ from agent_evals.error_fields import (
 )
 from agent_evals.gateway_spec import GATEWAY, gateway_problems
 from agent_evals.holes import case_strings, hole_in
-from agent_evals.oracle import failure_text, world_view
+from agent_evals.oracle import crashed_table, failure_text, world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
 from agent_evals.schema_spec import SCHEMA, schema_problems
 from agent_evals.spec_terms import EXCERPT_LIMIT, canonical_order_id, order_closure
@@ -1744,27 +1744,53 @@ def injected_error_problems(
     gateway has let it through), whichever gateway, fault or store the run was given. A
     result recorded for it, an ``ok`` audit row, or an error that does not carry the
     world's text is the world not as the case states it: a broken table read as "not
-    found" answers the call."""
+    found" answers the call. A call that reads a table SQLite refuses (``denied_tables``:
+    ``read``; :func:`agent_evals.oracle.crashed_table`) answers nothing either, and is
+    audited ``crashed``: never ``ok``, a tool failure or a refusal."""
     tool_errors = (world or {}).get("tool_errors")
     table_errors = (world or {}).get("table_errors")
+    denied = (world or {}).get("denied_tables")
     tool_errors = tool_errors if isinstance(tool_errors, Mapping) else {}
     table_errors = table_errors if isinstance(table_errors, Mapping) else {}
-    if not tool_errors and not table_errors:
+    denied = denied if isinstance(denied, Mapping) else {}
+    if not tool_errors and not table_errors and not denied:
         return []
 
+    def owner_of(order_id: object) -> str | None:
+        return (owners or {}).get(order_id) if isinstance(order_id, str) else None
+
     def text_of(tool: object, order_id: object) -> str | None:
-        owner = (owners or {}).get(order_id) if isinstance(order_id, str) else None
-        return failure_text(tool_errors, table_errors, str(tool), customer, owner)
+        return failure_text(tool_errors, table_errors, str(tool), customer, owner_of(order_id))
+
+    def crash_of(tool: object, order_id: object) -> str | None:
+        return crashed_table(
+            tool_errors,
+            table_errors,
+            denied,
+            str(tool),
+            customer=customer,
+            owner=owner_of(order_id),
+        )
 
     problems: list[str] = []
     for r in results:
         text = text_of(r.get("tool"), r.get("about"))
-        if text is not None:
+        table = crash_of(r.get("tool"), r.get("about"))
+        if text is not None or table is not None:
+            why = f"({text!r})" if text is not None else f"(SQLite refuses table {table!r})"
             problems.append(
                 f"{r.get('role')}'s {r.get('tool')} of {r.get('about')!r} answered, although"
-                f" the world makes it fail ({text!r})"
+                f" the world makes it fail {why}"
             )
     for call in calls:
+        table = crash_of(call.tool, _order_of(call))
+        if table is not None:
+            if call.status != "crashed":
+                problems.append(
+                    f"{call.role}'s {call.tool} call is audited {call.status}, although SQLite"
+                    f" refuses it table {table!r} (an error no tool translates: a crash)"
+                )
+            continue
         text = text_of(call.tool, _order_of(call))
         if text is None:
             continue
