@@ -372,6 +372,12 @@ def _tools_out_of_order(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _tool_undescribed(m: pytest.MonkeyPatch) -> None:
+    """The order look-up offered with its description emptied (a text lost)."""
+    held = gateway.TOOLS["orders__get_order"]
+    m.setitem(gateway.TOOLS, "orders__get_order", replace(held, description=""))
+
+
 def _claim_text_required(m: pytest.MonkeyPatch) -> None:
     # Claim.text loses its default: a claim that leaves it out no longer fits the schema.
     from agent import contracts
@@ -831,6 +837,12 @@ CONTROLS: list[Control] = [
     _c(
         "the tools offered out of name order",
         _tools_out_of_order,
+        "m01",
+        phrase="m01: model_served",
+    ),
+    _c(
+        "a tool offered without its description",
+        _tool_undescribed,
         "m01",
         phrase="m01: model_served",
     ),

@@ -32,6 +32,7 @@ from agent_evals.scripted_model import (
     parse_model_fault,
     read_claims,
     request_problems,
+    undescribed,
     with_extra_claims,
 )
 from fake_openai import Hang, HttpError, Raw, Reply, ToolCalls
@@ -746,3 +747,43 @@ def test_every_tool_the_agent_offers_is_one_the_api_takes() -> None:
     assert sum(map(len, offered)) >= 4
     for tools in offered:
         assert request_problems({"messages": _ASKS, "tools": tools}) == [], tools
+
+
+def _offered(**descriptions: object) -> dict[str, object]:
+    tools = []
+    for name, text in descriptions.items():
+        function: dict[str, object] = {"name": name, "parameters": {"type": "object"}}
+        if text is not ...:
+            function["description"] = text
+        tools.append({"type": "function", "function": function})
+    return {"tools": tools}
+
+
+@pytest.mark.parametrize(
+    ("request_", "found"),
+    [
+        (_offered(a="Look an order up.", b="Track a parcel."), []),
+        (_offered(a="", b="Track a parcel."), ["a"]),
+        (_offered(a=" \u3000\n", b=None), ["a", "b"]),
+        (_offered(a=...), ["a"]),  # no description at all
+        (_offered(a=3), ["a"]),
+        ({"tools": ["not a tool", {"type": "function"}]}, []),  # what the API refuses
+        ({}, []),
+        (
+            {
+                "tools": [
+                    {"type": "function", "function": {"name": n, "description": "x"}}
+                    for n in ("a", "b")
+                ]
+            },
+            [],
+        ),
+    ],
+)
+def test_tools_offered_without_a_description(request_: dict[str, object], found: list[str]) -> None:
+    assert undescribed(request_) == found
+
+
+def test_the_suites_tools_are_all_described() -> None:
+    for role in ("order_agent", "logistics_agent", "policy_agent", "orchestrator"):
+        assert undescribed({"tools": openai_schemas(role)}) == []

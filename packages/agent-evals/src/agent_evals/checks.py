@@ -121,9 +121,10 @@ def model_served(case: Case, run: Run) -> CheckOutput:
     model every request asked the server for, the temperature and seed every request
     carried (none when the settings have none), a server that answered when specialists
     worked, a scripted model that never failed itself, and a history that repeats every
-    tool call of the model's verbatim (its id, name and arguments string), and prompts
-    whose data reads as written (no escape beyond what ``<data>`` needs, no ``\\uXXXX`` in
-    the facts); not applicable without a model server's account."""
+    tool call of the model's verbatim (its id, name and arguments string), tools offered
+    in name order and each with a description, and prompts whose data reads as written
+    (no escape beyond what ``<data>`` needs, no ``\\uXXXX`` in the facts); not applicable
+    without a model server's account."""
     ledger = _ledger(run)
     if ledger is None:
         return None
@@ -160,6 +161,12 @@ def model_served(case: Case, run: Run) -> CheckOutput:
         shown = "; ".join(map(str, ledger["unordered_tools"]))
         problems.append(
             f"the tools were offered out of name order (another run sends another request): {shown}"
+        )
+    if ledger.get("undescribed_tools"):
+        shown = "; ".join(map(str, ledger["undescribed_tools"]))
+        problems.append(
+            f"tools were offered without a description (a model is told nothing of what"
+            f" they do): {shown}"
         )
     if ledger.get("invalid_requests"):
         invalid = ledger["invalid_requests"]

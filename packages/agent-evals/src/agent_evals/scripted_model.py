@@ -549,6 +549,21 @@ def request_problems(request: Mapping[str, Any]) -> list[str]:
     return problems
 
 
+def undescribed(request: Mapping[str, Any]) -> list[str]:
+    """The tools a request offers without a description a model can read (none, not a
+    string, or only whitespace): the API takes them, but a model choosing among tools is
+    told nothing of what such a tool does."""
+    found: list[str] = []
+    for tool in request.get("tools") or []:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict):
+            continue
+        text = function.get("description")
+        if not isinstance(text, str) or not text.strip():
+            found.append(str(function.get("name")))
+    return found
+
+
 def _schema_problems(where: str, function: Mapping[str, Any]) -> list[str]:
     """What the API refuses in a function's ``parameters``: anything but a JSON Schema of
     ``type: object`` (the arguments are always one JSON object), with ``properties``, when
@@ -1298,6 +1313,9 @@ class ScriptedModel:
         self.unordered_tools: list[str] = []
         """Requests that offered their tools out of name order (docs/models.md: a run
         sends the same request every time), each finding once."""
+        self.undescribed_tools: list[str] = []
+        """Tools offered with no description (``<role>: <tool>``, each once): a model
+        picks a tool by what it is told it does, and is told nothing."""
 
     def _check_history(self, conversation: Conversation) -> None:
         with self._lock:
@@ -1346,6 +1364,11 @@ class ScriptedModel:
         with self._lock:
             for where, text in sent:
                 self.texts_sent.setdefault(text, where)
+        for name in undescribed(conversation.request):
+            finding = f"{role}: {name}"
+            with self._lock:
+                if finding not in self.undescribed_tools:
+                    self.undescribed_tools.append(finding)
         offered = list(conversation.offered)
         if offered != sorted(offered):
             finding = f"{role}: {offered}"
@@ -1561,6 +1584,7 @@ class ScriptedServer:
             "problems": self.fake.errors,
             "altered_calls": list(self.model.altered_calls),
             "unordered_tools": list(self.model.unordered_tools),
+            "undescribed_tools": list(self.model.undescribed_tools),
             "texts_sent": [[where, text] for text, where in self.model.texts_sent.items()],
             "invalid_requests": list(self.model.invalid_requests),
             "customer_messages": {role: list(told) for role, told in self.model.told.items()},
