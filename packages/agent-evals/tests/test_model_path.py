@@ -278,6 +278,17 @@ def _seed_dropped(m: pytest.MonkeyPatch) -> None:
            "if settings.seed is None:")  # fmt: skip
 
 
+def _zero_temperature_dropped(m: pytest.MonkeyPatch) -> None:
+    """A temperature of 0 read as not given (a truth test for a None test)."""
+    mutate(m, openai_brain.OpenAIBrain, "_complete", "if settings.temperature is not None:",
+           "if settings.temperature:")  # fmt: skip
+
+
+def _zero_seed_dropped(m: pytest.MonkeyPatch) -> None:
+    mutate(m, openai_brain.OpenAIBrain, "_complete", "if settings.seed is not None:",
+           "if settings.seed:")  # fmt: skip
+
+
 def _rate_limit_unnamed(m: pytest.MonkeyPatch) -> None:
     mutate(m, provider, "provider_failure", "if status == 429:", "if status == -429:")
 
@@ -818,6 +829,13 @@ CONTROLS: list[Control] = [
     _c("the record names another model", _another_model_recorded, "m01"),
     _c("the temperature set never sent", _temperature_dropped, "m01", phrase="m01: model_served"),
     _c("the seed set never sent", _seed_dropped, "m01", phrase="m01: model_served"),
+    _c(
+        "a temperature of 0 never sent",
+        _zero_temperature_dropped,
+        "m01",
+        phrase="m01: model_served",
+    ),
+    _c("a seed of 0 never sent", _zero_seed_dropped, "m01", phrase="m01: model_served"),
     _c("a fenced answer's blank lines kept", _answer_not_stripped, "m22"),
     _c(
         "a prompt's phrase left out",
