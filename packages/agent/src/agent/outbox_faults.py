@@ -167,6 +167,7 @@ class StaleStore(Store):
             path=store.path,
             tool_errors=store.tool_errors,
             table_errors=store.table_errors,
+            denied_tables=store.denied_tables,
         )
         self.missed = False
         """Whether the one stale lookup has happened."""
