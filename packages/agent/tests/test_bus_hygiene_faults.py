@@ -209,3 +209,37 @@ def test_garble_answers_prose_then_json_one_character_over_the_claim_schema() ->
     assert len(OVERLONG_OUTPUT["claims"][0]["text"]) == CLAIM_TEXT_LIMIT + 1
     with pytest.raises(ValidationError):
         WorkerOutput.model_validate(OVERLONG_OUTPUT)
+
+
+@pytest.mark.parametrize(
+    ("denied", "refused"),
+    [({"tickets": "write"}, True), ({"stock": "write"}, True), ({"replies": "write"}, False)],
+)
+def test_a_stale_store_keeps_the_tables_the_world_denies(
+    denied: dict[str, str], refused: bool
+) -> None:
+    import sqlite3
+
+    from agent.outbox_faults import StaleStore
+    from domain import build_world
+
+    real = build_world({"denied_tables": denied})
+    real.record_approval(
+        approval_id="a", trace_id="t", action="reissue", order_id="A1001", amount=59.0,
+        summary="补发", status="approved", decided_by="approver",
+    )  # fmt: skip
+    stale = StaleStore(real, [])
+
+    def ticket() -> object:
+        return stale.create_ticket(
+            trace_id="t", order_id="A1001", sku="SKU-TEE-01", approval_id="a",
+            idempotency_key="t:ticket", summary="补发",
+        )  # fmt: skip
+
+    if refused:
+        with pytest.raises(sqlite3.DatabaseError):
+            ticket()
+        assert real.tickets() == []
+    else:
+        ticket()
+        assert len(real.tickets()) == 1
