@@ -43,6 +43,8 @@ from agent.contracts import ROLES
 from agent.errors import UnknownFaultError
 from fake_openai import FakeOpenAI, Hang, HttpError, Raw, Reply, ResponseSpec, ToolCall, ToolCalls
 
+from agent_evals.spec_terms import period_hours
+
 SCRIPTED_MODEL = "scripted-competent-1"
 """The one model the scripted server serves (a request for another gets 404)."""
 SCRIPTED_KEY = "scripted-key"
@@ -266,6 +268,10 @@ class Reader:
     """The value as the prompt asks for it."""
     require: str = ""
     """Text the excerpt must contain (the policy must be about reissues)."""
+    first_only: bool = False
+    """Read only the first item that contains ``require`` (the policy in force: the search
+    lists current documents latest first), claiming ``null`` when its value cannot be read
+    rather than taking an older item's."""
 
 
 TOPIC_READERS: dict[str, Reader] = {
@@ -280,13 +286,49 @@ TOPIC_READERS: dict[str, Reader] = {
         form=lambda value, prompt: f"{float(value):.2f}",
     ),
     "stale_hours": Reader((("shipment", r"已 (?P<value>\d+) 小时"),)),
-    "reissue_threshold_hours": Reader((("policy", r"(?P<value>\d+)\s*小时"),), require="补发"),
+    "reissue_threshold_hours": Reader(
+        (("policy", r"(?P<value>[\s\S]+)"),),
+        form=lambda value, prompt: _hours(value),
+        require="补发",
+        first_only=True,
+    ),
 }
 """Topic -> how its value is read from the evidence. A topic named by the prompt but not
 here is read from a field of its name in the tool result (:func:`field_value`)."""
 
 SUPERSEDED = "已废止"
 """How an evidence item's version marks a superseded document (never cited)."""
+
+
+def _hours(text: str) -> str:
+    """The period a policy text states, in hours, as digits, as the prompt asks ("in hours
+    (a day is 24 hours)", "as digits"); empty when it states none that reads as a number
+    (words, a decimal, a range): the claim is then ``null``."""
+    hours = period_hours(re.sub(r"^《[^》]*》", "", text))  # the body's period, not the title's
+    return "" if hours is None else str(hours)
+
+
+CLOSURE = re.compile(r"closed \((?P<rules>.+?)\) also order_closed", re.DOTALL)
+"""Where the prompt tells which status words close an order (``已取消, 取消成功 or 交易关闭
+-> cancelled; …``) and to claim ``order_closed``."""
+
+
+def closure_of(prompt: Prompt, status: str) -> str | None:
+    """The final state the prompt's closure rules give ``status`` (the word stated first
+    in it), or ``None`` when the prompt gives none or none applies."""
+    rules = CLOSURE.search(prompt.system)
+    if rules is None:
+        return None
+    found: list[tuple[int, str]] = []
+    for rule in rules.group("rules").split(";"):
+        words, arrow, state = rule.partition("->")
+        if not arrow:
+            continue
+        for said in re.split(r",|\bor\b", words):
+            word = said.strip()
+            if word and word in status:
+                found.append((status.find(word), state.strip()))
+    return min(found)[1] if found else None
 
 
 def field_value(result: object, topic: str) -> str | None:
@@ -322,6 +364,11 @@ def read_claims(prompt: Prompt, result: Mapping[str, Any]) -> list[dict[str, Any
         if isinstance(item, dict) and SUPERSEDED not in str(item.get("version", ""))
     ]
     claims: list[dict[str, Any]] = []
+    for item in items:
+        status = re.search(r"状态「(?P<value>[^」]*)」", str(item.get("excerpt", "")))
+        closed = closure_of(prompt, status.group("value")) if status else None
+        if item.get("kind") == "order" and closed is not None:
+            claims.append(_claim("order_closed", closed, [str(item["id"])], "订单已关闭"))
     for topic in prompt.topics:
         reader = TOPIC_READERS.get(topic)
         if reader is None:
@@ -345,7 +392,12 @@ def read_claims(prompt: Prompt, result: Mapping[str, Any]) -> list[dict[str, Any
             )
             if match is not None:
                 value = reader.form(match.group("value"), prompt)
-                claims.append(_claim(topic, value, [str(item["id"])], "依据查询结果"))
+                if value:
+                    claims.append(_claim(topic, value, [str(item["id"])], "依据查询结果"))
+                else:  # the prompt: a value it cannot read is claimed null, citing nothing
+                    claims.append(_claim(topic, None, [], "无法读出"))
+                break
+            if reader.first_only:
                 break
     if not claims and prompt.gap_topic:
         return [_claim(prompt.gap_topic, None, [], "没有查到")]
