@@ -2471,12 +2471,13 @@ def equivalent_queries(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def get_order(self: Store, order_id: str) -> Order:
         self._reach("orders")  # a failing table fails this query as it fails any other
-        rows = list(
-            self.db.query(
-                "SELECT id, customer, sku, status, paid FROM orders WHERE id IN (?) LIMIT 1",
-                [order_id],
+        with self._as_tools():  # and a table SQLite refuses the tools refuses it too
+            rows = list(
+                self.db.query(
+                    "SELECT id, customer, sku, status, paid FROM orders WHERE id IN (?) LIMIT 1",
+                    [order_id],
+                )
             )
-        )
         if not rows:
             raise OrderNotFoundError(order_id)
         return Order.model_validate(rows[0])

@@ -76,3 +76,32 @@ def test_the_scripted_model_reads_a_period_in_hours(excerpt: str, hours: str) ->
     from agent_evals.scripted_model import _hours
 
     assert _hours(excerpt) == hours
+
+
+POLICY_PROMPT = "Claim topic reissue_threshold_hours, value the hours as digits."
+
+
+def _policy(pid: int, body: str) -> dict[str, str]:
+    return {"id": f"kb#{pid}", "kind": "policy", "excerpt": f"《补发政策》{body}", "version": "v2"}
+
+
+@pytest.mark.parametrize(
+    ("bodies", "claimed"),
+    [
+        (["停滞满 48 小时可补发。", "停滞满 72 小时可补发。"], ("48", ["kb#1"])),
+        # The policy in force states no period a number reads: null, never the older one's.
+        (["停滞满七十二小时可补发。", "停滞满 72 小时可补发。"], (None, [])),
+        (["停滞满 2 天可补发。"], ("48", ["kb#1"])),
+    ],
+)
+def test_the_scripted_model_reads_the_policy_in_force_only(
+    bodies: list[str], claimed: tuple[str | None, list[str]]
+) -> None:
+    from agent_evals.scripted_model import Prompt, read_claims
+
+    result = {"evidence": [_policy(i + 1, body) for i, body in enumerate(bodies)]}
+    [claim] = read_claims(Prompt(POLICY_PROMPT, ""), result)
+    assert (claim["topic"], claim["value"], claim["evidence"]) == (
+        "reissue_threshold_hours",
+        *claimed,
+    )

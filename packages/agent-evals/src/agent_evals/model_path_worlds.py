@@ -8,7 +8,8 @@ The model path suite (``cases/model_path.jsonl``) is written case by case around
 no stock, a refused approval, a failed or crashed write …) were never put to it. This
 family takes the fewest generated cases that hold every tag value of the generated suite
 and every outcome and reason it expects (a greedy cover, in the suite's order, so it is
-deterministic), with the oracle's expectation unchanged: the table does not depend on which brains run.
+deterministic), with the oracle's expectation unchanged: the table does not depend on which
+brains run.
 
 The cases live in ``cases/model_path.jsonl`` (tag ``model_world``, ids ``mw-<generated
 id>``), after the hand-written ones and before the status edges; a test holds them to

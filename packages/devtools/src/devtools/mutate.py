@@ -1981,8 +1981,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "injected_error_answered_unseen",
         "agent_evals.invariants:injected_error_problems",
-        "        if text is not None:\n            problems.append(",
-        "        if text is not None and False:\n            problems.append(",
+        "        if text is not None or table is not None:\n            why =",
+        "        if False:\n            why =",
         "read_results_as_promised takes a result of a tool the world makes fail",
         tests=INVARIANT_TESTS,
     ),
@@ -2009,6 +2009,22 @@ MUTANTS: tuple[Mutant, ...] = (
         "        if False:",
         "a KeyError of a tool's handler, audited as a crash, passes as a tool layer failure",
         tests=INVARIANT_TESTS,
+    ),
+    M(
+        "scripted_model_ignores_closures",
+        "agent_evals.scripted_model:closure_of",
+        "    return min(found)[1] if found else None",
+        "    return None",
+        "the scripted model never closes an order: a prompt that lost its closure rules passes",
+        tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
+    ),
+    M(
+        "scripted_model_reads_an_older_policy",
+        "agent_evals.scripted_model:read_claims",
+        "            if reader.first_only:\n                break",
+        "            if False:\n                break",
+        "the scripted model takes an older policy's period when the one in force has none",
+        tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
     M(
         "table_error_shipment_of_anyone",
