@@ -268,10 +268,6 @@ class Reader:
     """The value as the prompt asks for it."""
     require: str = ""
     """Text the excerpt must contain (the policy must be about reissues)."""
-    first_only: bool = False
-    """Read only the first item that contains ``require`` (the policy in force: the search
-    lists current documents latest first), claiming ``null`` when its value cannot be read
-    rather than taking an older item's."""
 
 
 TOPIC_READERS: dict[str, Reader] = {
@@ -289,8 +285,7 @@ TOPIC_READERS: dict[str, Reader] = {
     "reissue_threshold_hours": Reader(
         (("policy", r"(?P<value>[\s\S]+)"),),
         form=lambda value, prompt: _hours(value),
-        require="补发",
-        first_only=True,
+        require="补发",  # the first such item: the policy in force (listed latest first)
     ),
 }
 """Topic -> how its value is read from the evidence. A topic named by the prompt but not
@@ -394,10 +389,8 @@ def read_claims(prompt: Prompt, result: Mapping[str, Any]) -> list[dict[str, Any
                 value = reader.form(match.group("value"), prompt)
                 if value:
                     claims.append(_claim(topic, value, [str(item["id"])], "依据查询结果"))
-                else:  # the prompt: a value it cannot read is claimed null, citing nothing
+                else:  # the prompt: a value it cannot read is claimed null, never an older one
                     claims.append(_claim(topic, None, [], "无法读出"))
-                break
-            if reader.first_only:
                 break
     if not claims and prompt.gap_topic:
         return [_claim(prompt.gap_topic, None, [], "没有查到")]

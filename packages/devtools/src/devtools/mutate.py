@@ -2021,8 +2021,9 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "scripted_model_reads_an_older_policy",
         "agent_evals.scripted_model:read_claims",
-        "            if reader.first_only:\n                break",
-        "            if False:\n                break",
+        '                    claims.append(_claim(topic, None, [], "无法读出"))\n'
+        "                break",
+        "                    continue\n                break",
         "the scripted model takes an older policy's period when the one in force has none",
         tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
