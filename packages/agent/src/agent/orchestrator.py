@@ -121,11 +121,11 @@ class Orchestrator:
         handover = Handover(reason=reason, suggestion=suggestion, facts=agg.agreed)
         return self._outcome(agg, decision="escalate", handover=handover, **fields)
 
-    def _crashed(self, agg: Aggregate, error: Exception, **fields: object) -> Outcome:
+    def _crashed(self, agg: Aggregate, crash: str, **fields: object) -> Outcome:
         """Escalate a turn whose own tool call crashed the tool layer (an error it does not
-        know, as a database refusing a table): nothing is concluded from it, and the error
-        is named to the human (the audit log records the crashed call)."""
-        crash = f"{type(error).__name__}: {error}"
+        know, as a database refusing a table; ``crash``: its class and text): nothing is
+        concluded from it, and the error is named to the human (the audit log records the
+        crashed call)."""
         suggestion = f"工具层出错（{crash}），未据此作任何判断，请人工处理。"
         return self._escalate(agg, TOOL_CRASHED, suggestion, **fields)
 
@@ -196,7 +196,7 @@ class Orchestrator:
                     agg, "out_of_stock", f"补发商品 {sku} 的库存无法查询（{e}），请人工核实后处理。"
                 )
             except Exception as e:
-                return self._crashed(agg, e)
+                return self._crashed(agg, f"{type(e).__name__}: {e}")
             if not in_stock:
                 return self._escalate(agg, "out_of_stock", f"补发商品 {sku} 无库存，请人工处理。")
         amount = 0.0
@@ -240,7 +240,8 @@ class Orchestrator:
                 agg, "write_failed", f"写入失败：{e}", draft=draft, approval_id=approval.id
             )
         except Exception as e:
-            return self._crashed(agg, e, draft=draft, approval_id=approval.id)
+            crash = f"{type(e).__name__}: {e}"
+            return self._crashed(agg, crash, draft=draft, approval_id=approval.id)
         return self._outcome(
             agg, decision="replied", reply=draft, draft=draft, approval_id=approval.id
         )

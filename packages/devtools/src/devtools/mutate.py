@@ -3393,8 +3393,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "power_quantifier_swapped_into_itself",
         "evals.power.operators:SwapQuantifier.mutate",
-        "        name.value = _SWAPPED_CALLS[name.value]",
-        "        name.value = name.value",
+        "        swapped = _SWAPPED_CALLS[name.value] + call.get_code(include_prefix=False)",
+        "        swapped = name.value + call.get_code(include_prefix=False)",
         "`any` is swapped into `any`: a mutant no run can kill",
         tests=POWER_TESTS,
     ),

@@ -1267,9 +1267,9 @@ class SwapQuantifier(Operator):  # type: ignore[misc]
 
     def mutate(self, node: Any, index: int) -> Any:
         assert index == 0
-        name = _swappable_call(node)
-        name.value = _SWAPPED_CALLS[name.value]
-        return node
+        name, call = _swappable_call(node), node.children[1]
+        swapped = _SWAPPED_CALLS[name.value] + call.get_code(include_prefix=False)
+        return _in_place_of(node, swapped)
 
     @classmethod
     def examples(cls) -> tuple[Example, ...]:
