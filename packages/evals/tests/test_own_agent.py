@@ -213,9 +213,10 @@ def test_evals_power_measures_the_example_s_own_suite(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "power-own_agent.json").read_text(encoding="utf-8"))
     assert report["scope"]["paths"] == ["faq_agent.py"]
     assert report["tried"] == report["candidates"] > 0
-    # The example's gate kills every mutant but the one its equivalents file lists (a
-    # shipping word that another holds: matching is by substring), whose premise holds.
-    assert report["counts"]["killed"] == report["tried"] - 1
-    assert report["equivalent_in_sample"] == 1 and report["premise_fails"] == []
+    # The example's gate kills every mutant but the three its equivalents file lists (a
+    # shipping word that another holds: matching is by substring; two None checks of values
+    # that are never falsy), whose premises hold or are claims.
+    assert report["counts"]["killed"] == report["tried"] - 3
+    assert report["equivalent_in_sample"] == 3 and report["premise_fails"] == []
     assert report["kill_rate"]["rate"] == 1.0
     assert {m["path"] for m in report["mutants"]} == {"faq_agent.py"}
