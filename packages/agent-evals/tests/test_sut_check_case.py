@@ -18,7 +18,7 @@ from .conftest import EXPECT_DEFAULTS, MODEL_PATH, default_suites, load_cases, s
 
 WORLD_KEYS = (
     "orders, logistics, kb, stock, approve, approver, auto_approve_below, policies, tool_errors,"
-    " table_errors"
+    " table_errors, denied_tables"
 )
 READ_TOOLS = "orders__get_order, logistics__track, kb__search, stock__check"
 ROLES = "order_agent, logistics_agent, policy_agent, reply_agent; outbox; screen; bypass; or model"
