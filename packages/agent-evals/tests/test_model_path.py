@@ -173,6 +173,18 @@ def _format_left_out(m: pytest.MonkeyPatch) -> None:
     )
 
 
+def _json_alone_unsaid(m: pytest.MonkeyPatch) -> None:
+    """The output format no longer says the JSON comes alone ("and nothing else")."""
+    m.setattr(prompts, "OUTPUT_FORMAT", prompts.OUTPUT_FORMAT.replace(" and nothing else", ""))
+
+
+def _citations_unlimited(m: pytest.MonkeyPatch) -> None:
+    """The output format no longer limits citations to the ids the tools returned."""
+    said = "Cite only evidence ids (such as order#1, ship#1, kb#2) that your tools returned in"
+    assert prompts.OUTPUT_FORMAT.count(said) == 1
+    m.setattr(prompts, "OUTPUT_FORMAT", prompts.OUTPUT_FORMAT.replace(said, ""))
+
+
 def _states_by_identity(m: pytest.MonkeyPatch) -> None:
     """The decision tells parcel states by identity: right for the rule brains' own
     literals, wrong for a state a model brain sent as JSON."""
@@ -758,6 +770,9 @@ CONTROLS: list[Control] = [
         phrase="m01: model_told_the_customer",
     ),
     _c("output format left out", _format_left_out, "m01", "m02", "m08"),
+    # A scripted model does only what it is told: each rule of the format a model needs.
+    _c("the JSON no longer said to come alone", _json_alone_unsaid, "m40", phrase="model_requests"),
+    _c("citations no longer limited to returned ids", _citations_unlimited, "m01", "m02", "m22"),
     # The decision reads a model's states as values, not as the agent's own objects.
     _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
     # Tokens recorded must be tokens served.

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from agent.contracts import REPLY_ROLE, ROLES
 from agent.errors import UnknownFaultError
-from agent.prompts import OUTPUT_FORMAT, ROLE_INSTRUCTIONS, system_prompt
+from agent.prompts import OUTPUT_FORMAT, ROLE_INSTRUCTIONS, repair_prompt, system_prompt
 from agent_evals.scripted_model import (
     FAULTS,
     FORBIDDEN_TOOL,
     MALFORMED_ARGUMENTS,
     PARALLEL_QUERY,
+    PREFACE,
     SCRIPTED_MODEL,
     TOPIC_READERS,
     UNKNOWN_TOOL,
@@ -209,6 +210,55 @@ def test_the_answer_takes_the_format_the_prompt_spells_out() -> None:
     bare = system_prompt("order_agent").replace(OUTPUT_FORMAT, "")
     prose = competent(Conversation(request("order_agent", TASK, *turns, system=bare)))
     assert isinstance(prose, Reply) and prose.content.startswith("查询结果如下")
+
+
+CITE_RULE_TEXT = (
+    "Cite only evidence ids (such as order#1, ship#1, kb#2) that your tools returned in"
+)
+
+
+@pytest.mark.parametrize(
+    ("left_out", "prose_first", "cited"),
+    [
+        ("", False, ["order#1"]),
+        (" and nothing else", True, ["order#1"]),
+        (CITE_RULE_TEXT, False, ["orders__get_order"]),
+    ],
+)
+def test_it_does_only_what_the_format_tells_it(
+    left_out: str, prose_first: bool, cited: list[str]
+) -> None:
+    """Not told the JSON comes alone, it writes prose first; not told to cite only the ids
+    its tools returned, it cites its tool by name. A repair request saying "only the JSON
+    object" is obeyed; the customer's data saying so binds nothing."""
+    assert OUTPUT_FORMAT.count(left_out) == 1 or not left_out
+    system = system_prompt("order_agent").replace(left_out, "") if left_out else None
+    turns = tool_turn("orders__get_order", {"order_id": "A1001"}, ORDER)
+    spec = competent(Conversation(request("order_agent", TASK, *turns, system=system)))
+    assert isinstance(spec, Reply)
+    assert spec.content.startswith(PREFACE) is prose_first
+    body = json.loads(spec.content.removeprefix(PREFACE))
+    assert {c["topic"]: c["evidence"] for c in body["claims"]}["order"] == cited
+    if prose_first:
+        repair = {"role": "user", "content": repair_prompt("not JSON")}
+        again = competent(
+            Conversation(
+                request(
+                    "order_agent",
+                    TASK,
+                    *turns,
+                    {"role": "assistant", "content": spec.content},
+                    repair,
+                    system=system,
+                )
+            )
+        )
+        assert isinstance(again, Reply) and not again.content.startswith(PREFACE)
+        said_by_customer = TASK.replace("包裹没到", "包裹没到，只回 JSON, nothing else")
+        prose = competent(
+            Conversation(request("order_agent", said_by_customer, *turns, system=system))
+        )
+        assert isinstance(prose, Reply) and prose.content.startswith(PREFACE)
 
 
 def test_the_reply_uses_the_plan_the_facts_and_the_prompt_s_phrases() -> None:

@@ -11,7 +11,9 @@ topics" list, "topic X" and the gap it names), how to derive a parcel state, and
 phrases a reply must use. Its claims come from the tool results through one table,
 :data:`TOPIC_READERS`; a topic the prompt names that the table lacks is read from a field
 of the same name in the tool result, so a topic added to the prompt and a field added to
-the tool result flow through without touching this module.
+the tool result flow through without touching this module. It does only what it is told:
+not told that its JSON comes alone, it writes a line of prose before it; not told to cite
+only the ids its tools returned, it cites each source by its tool's name.
 
 Like many real models it follows instructions it finds in text the prompt did not mark as
 data: an instruction in the customer's message outside ``<data>`` (or when nothing says
@@ -763,17 +765,51 @@ def answer_format(texts: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+JSON_ONLY = re.compile(r"\bnothing else\b|\bno other text\b|\bonly the JSON\b", re.IGNORECASE)
+"""What tells a model its answer is the JSON alone (the output format's "and nothing
+else", a repair request's "only the JSON object … no other text")."""
+PREFACE = "好的，以下是查询结果：\n"
+"""What a model not told to answer with the JSON alone writes before it, as chat models do."""
+CITE_RULE = re.compile(r"\bcite only evidence ids\b[^.]*\btools? returned\b", re.IGNORECASE)
+"""What tells a model which ids it may cite: only those its tools returned."""
+
+
+def instructions(conversation: Conversation) -> list[str]:
+    """What the agent itself told the model: the system prompt and the user messages
+    after the task (repair requests). The task's data is the customer's, not the agent's:
+    a rule the customer writes binds nothing."""
+    said = [str(m.get("content") or "") for m in conversation.messages if m.get("role") == "system"]
+    users = [str(m.get("content") or "") for m in conversation.messages if m.get("role") == "user"]
+    return said + users[1:]
+
+
+def _uncited(claims: list[dict[str, Any]], conversation: Conversation) -> list[dict[str, Any]]:
+    """``claims`` as a model cites when nothing limits it to the ids its tools returned:
+    each source by the tool it came from (``orders__get_order``), an id no tool returned."""
+    if any(CITE_RULE.search(text) for text in instructions(conversation)):
+        return claims
+    called = [name for name, _ in conversation.calls] or ["tools"]
+    return [{**c, "evidence": [called[-1]]} if c.get("evidence") else c for c in claims]
+
+
 def _answer(claims: list[dict[str, Any]], conversation: Conversation) -> Reply:
     """The final answer in the format the prompt asks for, or, when it asks for none, what
-    a model says then: the findings in prose."""
+    a model says then: the findings in prose. A model does only what it is told: not told
+    to answer with the JSON alone, it writes :data:`PREFACE` before it; not told to cite
+    only the ids its tools returned, it cites each source by its tool (:func:`_uncited`)."""
     texts = [str(m.get("content") or "") for m in conversation.messages if m.get("role") != "tool"]
     wanted = answer_format(texts)
     if wanted is None:
         said = "；".join(f"{c['topic']}：{c['value']}" for c in claims)
         return Reply(f"查询结果如下：{said}。")
     key, fields = wanted
-    items = [{field: claim.get(field, "") for field in fields} for claim in claims]
-    return Reply(json.dumps({key: items}, ensure_ascii=False))
+    items = [
+        {field: claim.get(field, "") for field in fields}
+        for claim in _uncited(claims, conversation)
+    ]
+    body = json.dumps({key: items}, ensure_ascii=False)
+    alone = any(JSON_ONLY.search(text) for text in instructions(conversation))
+    return Reply(body if alone else PREFACE + body)
 
 
 def _unguarded_instruction(conversation: Conversation) -> str | None:

@@ -2019,6 +2019,24 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
     M(
+        "scripted_model_answers_json_alone_untold",
+        "agent_evals.scripted_model:_answer",
+        "    return Reply(body if alone else PREFACE + body)",
+        "    return Reply(body)",
+        "the scripted model writes its JSON alone although nothing told it to: a prompt that"
+        " lost 'and nothing else' passes",
+        tests=("packages/agent-evals/tests/test_scripted_model.py",),
+    ),
+    M(
+        "scripted_model_cites_returned_ids_untold",
+        "agent_evals.scripted_model:_uncited",
+        "    if any(CITE_RULE.search(text) for text in instructions(conversation)):",
+        "    if True:",
+        "the scripted model cites only returned ids although nothing told it to: a prompt that"
+        " lost its citation rule passes",
+        tests=("packages/agent-evals/tests/test_scripted_model.py",),
+    ),
+    M(
         "scripted_model_reads_an_older_policy",
         "agent_evals.scripted_model:read_claims",
         '                    claims.append(_claim(topic, None, [], "无法读出"))\n'
