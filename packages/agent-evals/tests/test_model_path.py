@@ -208,6 +208,17 @@ def _calls_doubled(m: pytest.MonkeyPatch) -> None:
     mutate(m, usage.TokenMeter, "add", "self.calls += 1", "self.calls += 2")
 
 
+def _calls_without_usage_uncounted(m: pytest.MonkeyPatch) -> None:
+    """A completion that reports no usage is not counted as a call."""
+    mutate(
+        m,
+        usage.TokenMeter,
+        "add",
+        "    self.calls += 1\n    if usage is not None:\n",
+        "    if usage is not None:\n        self.calls += 1\n",
+    )
+
+
 def _fence_kept(m: pytest.MonkeyPatch) -> None:
     mutate(m, openai_brain, "parse_output", "body = fenced.group(1)", "body = fenced.group(0)")
 
@@ -776,6 +787,11 @@ CONTROLS: list[Control] = [
     # The decision reads a model's states as values, not as the agent's own objects.
     _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
     # Tokens recorded must be tokens served.
+    _c(
+        "a completion without usage not counted",
+        _calls_without_usage_uncounted,
+        phrase="cost check newly failing: m76: tokens_served",
+    ),
     _c("prompt tokens counted as completion", _tokens_swapped, phrase="m01: tokens_served"),
     _c("every completion counted twice", _counted_twice, phrase="m01: tokens_served"),
     _c("each completion counted as two calls", _calls_doubled, phrase="m01: tokens_served"),

@@ -351,6 +351,26 @@ def test_each_fault_answers_as_it_says(fault: str, body: dict[str, Any], expecte
 
 
 @pytest.mark.parametrize(
+    ("body", "finish", "calls"),
+    [
+        (request("order_agent"), "tool_calls", 1),
+        (request("order_agent", TASK, *AFTER_ORDER), "stop", 0),
+    ],
+)
+def test_no_usage_sends_the_competent_answer_without_its_usage(
+    body: dict[str, Any], finish: str, calls: int
+) -> None:
+    raw = _answer("no_usage", body)
+    assert isinstance(raw, Raw) and "usage" not in raw.body
+    [choice] = raw.body["choices"]
+    assert choice["finish_reason"] == finish
+    assert len(choice["message"].get("tool_calls") or []) == calls
+    competent_answer = _answer(None, body)
+    if isinstance(competent_answer, Reply):
+        assert choice["message"]["content"] == competent_answer.content
+
+
+@pytest.mark.parametrize(
     ("fault", "status"),
     [
         ("server_error", 500),

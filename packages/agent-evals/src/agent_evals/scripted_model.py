@@ -1059,6 +1059,12 @@ FAULTS: dict[str, tuple[bool, str]] = {
         False,
         f"the reply writer's draft ends citing an evidence id ({CITED_EVIDENCE})",
     ),
+    "no_usage": (
+        False,
+        "every completion comes without its usage (no usage field at all), as some"
+        " OpenAI-compatible servers send one: a call the agent must still count, with no"
+        " tokens",
+    ),
     "lone_outage": (
         True,
         f"the role's requests are answered 401 at once, every other role's after that and"
@@ -1600,7 +1606,36 @@ class ScriptedModel:
             return _answer([_claim(topic, draft, [], "回复草稿")], conversation)
         if kind == "fenced" and isinstance(answer, Reply):
             return replace(answer, content=f"\n```json\n{answer.content}\n```\n")
+        if kind == "no_usage" and isinstance(answer, Reply | ToolCalls):
+            return _without_usage(answer, conversation)
         return answer
+
+
+def _without_usage(answer: Reply | ToolCalls, conversation: Conversation) -> Raw:
+    """``answer`` as a whole completion whose body holds no ``usage`` field."""
+    message: dict[str, Any] = {"role": "assistant", "content": answer.content}
+    finish = "stop"
+    if isinstance(answer, ToolCalls):
+        number = len(conversation.messages)
+        message["tool_calls"] = [
+            {
+                "id": call.id or f"call_{number}_{k}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments_json()},
+            }
+            for k, call in enumerate(answer.calls, start=1)
+        ]
+        finish = "tool_calls"
+    else:
+        finish = answer.finish_reason
+    body = {
+        "id": "chatcmpl-scripted-no-usage",
+        "object": "chat.completion",
+        "created": 0,
+        "model": SCRIPTED_MODEL,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+    }
+    return Raw(body)
 
 
 def _slowed(answer: ResponseSpec) -> ResponseSpec:
