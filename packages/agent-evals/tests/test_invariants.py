@@ -673,6 +673,16 @@ def evidence_counted_as_fractions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ToolContext, "next_id", next_id)
 
 
+def order_evidence_unprefixed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order look-up numbers its evidence without a prefix: ``#1`` names no source."""
+    original = ToolContext.next_id
+
+    def next_id(self: ToolContext, prefix: str) -> str:
+        return original(self, "" if prefix == "order" else prefix)
+
+    monkeypatch.setattr(ToolContext, "next_id", next_id)
+
+
 SCREEN_OFF = {"screen": "off"}
 LEAK = BY_ID["i-exfiltrate-goal"]
 AUTHENTICATED_LEAK = LEAK.model_copy(update={"input": {**LEAK.input, "customer": "赵女士"}})
@@ -814,6 +824,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "order_agent hands over evidence order#1.0, not order#<n> with n a whole number",
+    ),
+    (
+        "evidence_ids",
+        order_evidence_unprefixed,
+        _case(),
+        {},
+        "order_agent hands over order evidence '#1', not order#<n>",
     ),
     # (invariant, breakage, case, SUT options with the breakage, words of the reason)
     (

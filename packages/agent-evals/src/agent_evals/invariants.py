@@ -1000,11 +1000,20 @@ whose calls that found something they count (docs/invariants.md); ``kb#<n>`` is 
 document's own id."""
 EVIDENCE_ID = re.compile(r"^([a-z]+)#(-?\d+)$")
 """An evidence id: ``<prefix>#<n>``."""
+PREFIX_OF_KIND: dict[str, str] = {
+    "order": "order",
+    "shipment": "ship",
+    "policy": "kb",
+    "stock": "stock",
+}
+"""Evidence kind -> the prefix its ids carry (docs/invariants.md): an id names the system
+it came from, so a human reading a hand-over can tell an order from a shipment."""
 
 
 @check(kind="outcome", name="evidence_ids")
 def evidence_ids(case: Case, run: Run) -> CheckOutput:
-    """Every evidence id a specialist hands over names one read: for the numbered
+    """Every evidence id a specialist hands over names its source and one read: the
+    prefix of its kind (:data:`PREFIX_OF_KIND`: ``#1`` names nothing); for the numbered
     prefixes (:data:`NUMBERED_EVIDENCE`), ``<prefix>#<n>`` with ``n`` a whole number
     (``order#1.0``, ``order#x`` are not) from 1 to the number
     of calls of the prefix's read tool that returned evidence in the run (``detail.audit``);
@@ -1027,6 +1036,13 @@ def evidence_ids(case: Case, run: Run) -> CheckOutput:
             if seen.setdefault(ident, excerpt) != excerpt:
                 problems.append(f"evidence id {ident} stands for two different excerpts")
             prefix, mark, _ = ident.partition("#")
+            wanted = PREFIX_OF_KIND.get(str(item.get("kind", "")))
+            if wanted is not None and (prefix != wanted or not mark):
+                problems.append(
+                    f"{message.sender} hands over {item.get('kind')} evidence {ident!r}, not"
+                    f" {wanted}#<n>"
+                )
+                continue
             tool = NUMBERED_EVIDENCE.get(prefix) if mark else None
             if tool is None:
                 continue

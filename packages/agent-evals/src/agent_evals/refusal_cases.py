@@ -110,6 +110,7 @@ MODEL_FAULTS: dict[str, bool] = {
     "false_promise": False,
     "blank_draft": False,
     "cited_draft": False,
+    "no_usage": False,
     "lone_outage": True,
     "bad_request": True,
     "rate_limited_once": True,

@@ -2019,6 +2019,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
     M(
+        "evidence_prefix_unchecked",
+        "agent_evals.invariants:evidence_ids",
+        "            if wanted is not None and (prefix != wanted or not mark):",
+        "            if False:",
+        "evidence_ids passes an order look-up whose ids lost their prefix ('#1')",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "scripted_model_answers_json_alone_untold",
         "agent_evals.scripted_model:_answer",
         "    return Reply(body if alone else PREFACE + body)",
