@@ -20,11 +20,9 @@ id>``), after the hand-written ones and before the status edges; a test holds th
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from agent_evals import case_family
 from agent_evals.generated_worlds import GENERATOR
 from agent_evals.status_cases import TAG as STATUS_TAG
 
@@ -63,30 +61,15 @@ def model_world_cases() -> list[dict[str, Any]]:
     return family
 
 
-def _tags(line: str) -> list[str]:
-    try:
-        tags = json.loads(line).get("tags", [])
-    except (ValueError, AttributeError):
-        return []
-    return [str(t) for t in tags] if isinstance(tags, list) else []
-
-
 def rewritten(text: str) -> str:
     """The suite file's ``text`` with the family's lines replaced by
     :func:`model_world_cases`, placed before the status edges (which stay last)."""
-    lines = [line for line in text.splitlines() if line.strip() and TAG not in _tags(line)]
-    at = next((i for i, line in enumerate(lines) if STATUS_TAG in _tags(line)), len(lines))
-    family = [json.dumps(case, ensure_ascii=False) for case in model_world_cases()]
-    return "\n".join([*lines[:at], *family, *lines[at:]]) + "\n"
+    return case_family.rewritten(text, TAG, model_world_cases(), before=STATUS_TAG)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the family in ``cases/model_path.jsonl`` (or the file given)."""
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else Path("cases/model_path.jsonl")
-    path.write_text(rewritten(path.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"{path}: {len(model_world_cases())} model-world cases written")
-    return 0
+    return case_family.main(argv, rewritten, len(model_world_cases()), "model-world")
 
 
 if __name__ == "__main__":

@@ -20,10 +20,9 @@ after the hand-written ones; a test holds them to :func:`status_cases`::
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
 from typing import Any
+
+from agent_evals import case_family
 
 PROVIDER_STATUSES: dict[int, str] = {
     401: "auth",
@@ -107,26 +106,12 @@ def status_cases() -> list[dict[str, Any]]:
 def rewritten(text: str) -> str:
     """The suite file's ``text`` with the family's lines replaced by :func:`status_cases`
     (at the end, after every other line)."""
-    kept = [line for line in text.splitlines() if line.strip() and TAG not in _tags(line)]
-    lines = kept + [json.dumps(case, ensure_ascii=False) for case in status_cases()]
-    return "\n".join(lines) + "\n"
-
-
-def _tags(line: str) -> list[str]:
-    try:
-        tags = json.loads(line).get("tags", [])
-    except (ValueError, AttributeError):
-        return []
-    return [str(t) for t in tags] if isinstance(tags, list) else []
+    return case_family.rewritten(text, TAG, status_cases())
 
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the family in ``cases/model_path.jsonl`` (or the file given)."""
-    args = sys.argv[1:] if argv is None else argv
-    path = Path(args[0]) if args else Path("cases/model_path.jsonl")
-    path.write_text(rewritten(path.read_text(encoding="utf-8")), encoding="utf-8")
-    print(f"{path}: {len(status_cases())} status-edge cases written")
-    return 0
+    return case_family.main(argv, rewritten, len(status_cases()), "status-edge")
 
 
 if __name__ == "__main__":
