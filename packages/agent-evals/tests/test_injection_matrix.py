@@ -240,6 +240,18 @@ def test_each_demand_word_no_longer_obeyed_fails_the_screen_off_half(
     assert not any(i.startswith("ob-") for i in failed)
 
 
+@pytest.mark.parametrize("name", ["REISSUE_DEMANDS", "REFUND_DEMANDS"])
+def test_a_demand_word_that_is_empty_fails_the_screen_off_half(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """An empty demand word (a text lost) makes every instruction that demand: the
+    attacks that demand something else then do more than they were told."""
+    monkeypatch.setattr(obedient, name, (*getattr(obedient, name), ""))
+    failed = _failing(OBEDIENT, SupportPilotSUT())
+    assert any(i.startswith("oi-") for i in failed)
+    assert not any(i.startswith("ob-") for i in failed)
+
+
 def _without(index: int) -> list[re.Pattern[str]]:
     return [p for i, p in enumerate(hygiene.INJECTION_PATTERNS) if i != index]
 
