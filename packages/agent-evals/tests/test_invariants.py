@@ -69,6 +69,7 @@ INVARIANTS = (
     "counts_match_logs",
     "tool_call_budget",
     "current_policy_evidence",
+    "world_as_described",
     "evidence_ids",
     "faults_as_stated",
     "refusals_explained",
@@ -683,6 +684,19 @@ def order_evidence_unprefixed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ToolContext, "next_id", next_id)
 
 
+def _default_changed(table: str, key: str, value: Any) -> Breakage:
+    """A breakage: ``domain.world``'s ``table`` holds ``value`` under ``key`` (and no world
+    built before it is reused)."""
+
+    def breakage(monkeypatch: pytest.MonkeyPatch) -> None:
+        domain_world = importlib.import_module("domain.world")
+        monkeypatch.setitem(getattr(domain_world, table), key, value)
+        monkeypatch.setattr(domain_world, "_TEMPLATES", {})
+
+    breakage.__name__ = f"{table.lower()}_{key.lower().replace('-', '_')}_changed"
+    return breakage
+
+
 SCREEN_OFF = {"screen": "off"}
 LEAK = BY_ID["i-exfiltrate-goal"]
 AUTHENTICATED_LEAK = LEAK.model_copy(update={"input": {**LEAK.input, "customer": "赵女士"}})
@@ -824,6 +838,31 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         _case(),
         {},
         "order_agent hands over evidence order#1.0, not order#<n> with n a whole number",
+    ),
+    (
+        "world_as_described",
+        _default_changed("ORDER_DEFAULTS", "customer", ""),
+        _case("A3001", {"orders": {"A3001": {"status": "已发货，运输中"}}}),
+        {},
+        "order A3001's customer is '' in the database, '顾客' as the case describes it",
+    ),
+    (
+        "world_as_described",
+        _default_changed("DEFAULT_STOCK", "SKU-CAP-03", 1),
+        _case(),
+        {},
+        "SKU-CAP-03 starts with 1 unit(s) in stock, 10 as the case describes it",
+    ),
+    (
+        "world_as_described",
+        _default_changed(
+            "DEFAULT_ORDERS",
+            "A1002",
+            {"customer": "张女士", "sku": "SKU-MUG-02", "status": "", "paid": 39.0},
+        ),
+        _case(),
+        {},
+        "order A1002's status is '' in the database, '已签收' as the case describes it",
     ),
     (
         "evidence_ids",

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,6 +51,34 @@ def test_the_oracle_imports_nothing_of_the_agent() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_oracle_reads_the_default_world_as_the_docs_state_it() -> None:
+    """The oracle's default world is its own (``agent_evals.default_world``), never the
+    system's ``domain.world``: a changed default must be a disagreement, not a shared
+    change. The two agree today, table by table."""
+    import ast
+
+    from agent_evals import default_world, oracle
+    from domain import world
+
+    for module in (oracle, default_world):
+        tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+        imported = [
+            node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+        ] + [a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names]
+        assert not [m for m in imported if m == "domain" or m.startswith("domain.")], module
+    for name in (
+        "DEFAULT_ORDERS",
+        "ORDER_DEFAULTS",
+        "DEFAULT_SHIPMENTS",
+        "SHIPMENT_DEFAULTS",
+        "DEFAULT_STOCK",
+        "DEFAULT_POLICIES",
+        "REISSUE_KEYWORDS",
+        "DEFAULT_SKU",
+    ):
+        assert getattr(default_world, name) == getattr(world, name), name
 
 
 MODELLED_FAULTS = {

@@ -963,6 +963,49 @@ def kb_problems(held: Mapping[str, bool], described: Mapping[str, bool]) -> list
     return problems
 
 
+def world_problems(env: Environment, world: Mapping[str, Any]) -> list[str]:
+    """How the orders and the stock the run started from differ from the world the case
+    describes (docs/cases.md: the default world, every override merged over it, an added
+    order's omitted fields its documented defaults): an order missing or one more, another
+    customer, SKU or status; a SKU stocked otherwise (no stock row reads as 0 units)."""
+    view = world_view(world)
+    problems = [f"the case describes order {i}, which the database does not hold"
+                for i in view.orders if i not in env.orders]  # fmt: skip
+    problems += [f"the database holds order {i}, which the case does not describe"
+                 for i in env.orders if i not in view.orders]  # fmt: skip
+    for order_id, described in view.orders.items():
+        held = env.orders.get(order_id)
+        for name in ("customer", "sku", "status") if held is not None else ():
+            if str(getattr(held, name)) != str(described[name]):
+                problems.append(
+                    f"order {order_id}'s {name} is {getattr(held, name)!r} in the database,"
+                    f" {described[name]!r} as the case describes it"
+                )
+    before = env.stock_before
+    if before is not None:
+        for sku in sorted({*view.stock, *before}):
+            held_units, described_units = before.get(sku, 0), view.stock.get(sku, 0)
+            if held_units != described_units:
+                problems.append(
+                    f"{sku} starts with {held_units} unit(s) in stock, {described_units} as the"
+                    " case describes it"
+                )
+    return problems
+
+
+@check(kind="outcome", name="world_as_described")
+def world_as_described(case: Case, run: Run) -> CheckOutput:
+    """The world the run started from is the one the case describes: the orders the
+    database holds (customer, SKU, status) and the stock before the run are the documented
+    default world with the case's overrides merged over it (the knowledge base is
+    ``current_policy_evidence``'s). A default the system changes is a different world from
+    the one every case was written for."""
+    env = environment_of(run)
+    if env is None:
+        return None
+    return _verdict(world_problems(env, case.world))
+
+
 @check(kind="outcome", name="current_policy_evidence")
 def current_policy_evidence(case: Case, run: Run) -> CheckOutput:
     """The knowledge base the run read is the one the case describes, each document under

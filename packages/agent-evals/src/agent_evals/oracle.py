@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from domain.world import (
+from agent_evals.default_world import (
     DEFAULT_ORDERS,
     DEFAULT_POLICIES,
     DEFAULT_SHIPMENTS,
@@ -21,7 +21,6 @@ from domain.world import (
     ORDER_DEFAULTS,
     SHIPMENT_DEFAULTS,
 )
-
 from agent_evals.spec_terms import (
     EXCERPT_LIMIT,
     canonical_order_id,

@@ -38,10 +38,10 @@ from typing import Any
 
 from agent.contracts import EVIDENCE_ROLES, REPLY_ROLE, ROLES
 from agent.faults import write_tools
-from domain.world import DEFAULT_ORDERS, DEFAULT_STOCK
 from evals.cases.generate import CaseGenerator, Dimension, GenerationError, Interaction
 from tools import allowed_tools
 
+from agent_evals.default_world import DEFAULT_ORDERS, DEFAULT_STOCK
 from agent_evals.effects import splitting
 
 GOAL = "包裹一直没到，要求马上补发"

@@ -2019,6 +2019,15 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
     M(
+        "world_defaults_unchecked",
+        "agent_evals.invariants:world_problems",
+        "            if str(getattr(held, name)) != str(described[name]):",
+        "            if False:",
+        "world_as_described passes an order whose customer, SKU or status is not the"
+        " documented default",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "evidence_prefix_unchecked",
         "agent_evals.invariants:evidence_ids",
         "            if wanted is not None and (prefix != wanted or not mark):",
