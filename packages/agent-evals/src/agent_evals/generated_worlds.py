@@ -271,6 +271,29 @@ POLICIES: dict[str, dict[str, Any]] = {
         "hours": None,
     },
     "empty": {"kb": "empty", "add": [], "hours": None},
+    # A period of nothing: every parcel without an update is due at once (0 is a number,
+    # not a missing one).
+    "zero_newer": {
+        "kb": "default",
+        "add": [
+            _policy("物流信息停滞满 0 小时未更新的，可为客户提交补发申请。", "2025-03-01", "v3")
+        ],
+        "hours": 0,
+    },
+    # Added without a version or a date (the documented defaults: v1 of 2024-07-01), beside
+    # one of the same version dated a day earlier: the undated one is in force by its
+    # default date alone (a default a day earlier would tie them, and the higher id win).
+    "undated_added": {
+        "kb": "empty",
+        "add": [
+            {
+                "title": "补发政策（修订）",
+                "body": "物流信息停滞满 48 小时未更新的，可为客户提交补发申请。",
+            },
+            _policy("物流信息停滞满 96 小时未更新的，可为客户提交补发申请。", "2024-06-30", "v1"),
+        ],
+        "hours": 48,
+    },
 }
 """How the policy KB states the reissue period, and which version is in force."""
 
