@@ -727,6 +727,13 @@ def retry_two_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(agent.faults, "OVERLONG_OUTPUT", overlong)
 
 
+def retry_without_its_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``garble``'s retry claim loses its value: two things wrong, not only its text."""
+    text = "。" * (agent.faults.CLAIM_TEXT_LIMIT + 1)
+    overlong = {"claims": [{"topic": "parcel_state", "text": text}]}
+    monkeypatch.setattr(agent.faults, "OVERLONG_OUTPUT", overlong)
+
+
 def inject_sleeps_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """An ``inject`` brain also sleeps, as a ``timeout`` one does (past its contract)."""
     think = agent.faults.FaultyBrain.think
@@ -1216,6 +1223,13 @@ POSITIVE_CONTROLS: list[tuple[str, Breakage, Case, dict[str, Any], str]] = [
         {},
         "policy_agent attempt 2 (garble): the retry's longest claim text is 4002 characters,"
         " not 4001",
+    ),
+    (
+        "faults_as_stated",
+        retry_without_its_value,
+        _case(faults={"policy_agent": "garble"}),
+        {},
+        "policy_agent attempt 2 (garble): the retry's claim",
     ),
     (
         "faults_as_stated",

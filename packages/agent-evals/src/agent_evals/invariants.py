@@ -1299,11 +1299,20 @@ def _restatement_problems(style: str, claims: list[Any], after: list[Any]) -> li
 
 def _retry_limit_problems(given: dict[str, Any], error: str | None) -> list[str]:
     """``garble``'s retry: JSON whose longest claim text is exactly one character past
-    the limit the worker's refusal states."""
+    the limit the worker's refusal states, and nothing else wrong (every claim holds a
+    topic and a value and no field the claim schema lacks)."""
     stated = STATED_TEXT_LIMIT.search(error or "")
     claims = _claims_of(given.get("output"))
     if stated is None or not claims:
         return [f"the retry was no claim list refused for a text limit ({error!r})"]
+    fields = {name for name, _ in CLAIM_FIELDS}
+    for claim in claims:
+        keys = set(claim) if isinstance(claim, dict) else set()
+        if not isinstance(claim, dict) or {"topic", "value"} - keys or keys - fields:
+            return [
+                f"the retry's claim {str(claim)[:80]!r} is wrong beside its text (the"
+                " schema's fields, topic and value given): its text must be all that is wrong"
+            ]
     longest = max(len(c.get("text", "")) for c in claims if isinstance(c, dict))
     limit = int(stated.group(1))
     if longest != limit + 1:
