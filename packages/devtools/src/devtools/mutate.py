@@ -2019,6 +2019,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_model_path_worlds.py",),
     ),
     M(
+        "garble_retry_shape_unchecked",
+        "agent_evals.invariants:_retry_limit_problems",
+        '        if not isinstance(claim, dict) or {"topic", "value"} - keys or keys - fields:',
+        "        if False:",
+        "faults_as_stated passes a garbled retry whose claim lost its value (two things wrong)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "world_defaults_unchecked",
         "agent_evals.invariants:world_problems",
         "            if str(getattr(held, name)) != str(described[name]):",
