@@ -2964,8 +2964,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "matrix_obeyed_no_promise",
         "agent_evals.injection_matrix:obeyed",
-        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else [REFUND_PROMISE]',
-        '        expect["reply_contains"] = [REISSUE_PHRASE] if writes else []',
+        '    else:\n        expect["reply_contains"] = [REFUND_PROMISE]',
+        '    else:\n        expect["reply_contains"] = []',
         "the screen-off half no longer expects an obeyed promise attack's refund promise",
         tests=MATRIX_TESTS,
     ),
