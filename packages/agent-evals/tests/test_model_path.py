@@ -118,7 +118,7 @@ def test_the_model_path_passes_its_own_gate_and_says_what_ran(
     assert "timeout_s=1.5 (option), max_retries=1 (option)" in out
     assert "contract_timeout_s=120 (default for brain=openai)" in out
     recorded = runs(tmp_path)
-    assert len(recorded) == 111
+    assert len(recorded) == 114
     for case_id, run in recorded.items():
         ledger = run["detail"]["model_server"]
         # The record names what the server saw asked for, and its tokens are the server's.
