@@ -28,6 +28,7 @@ import domain.schema
 import domain.world
 import pytest
 import sqlite_utils.db
+import tools
 import tools.catalog
 import tools.evidence
 import tools.gateway
@@ -2336,6 +2337,43 @@ POSITIVE_CONTROLS += [
     ),
 ]
 
+
+def stock_check_kind_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``stock__check``'s spec states no kind, so the audit log writes its calls as ``''``."""
+    unkind = dataclasses.replace(tools.TOOLS["stock__check"], kind="")  # type: ignore[arg-type]
+    monkeypatch.setitem(tools.TOOLS, "stock__check", unkind)
+
+
+POSITIVE_CONTROLS += [
+    (
+        "evidence_ids",
+        _recoded(tools.catalog.get_order, 'source="orders"', 'source=""'),
+        _case(),
+        {},
+        "order_agent hands over order evidence 'order#1' from source '', not 'orders'",
+    ),
+    (
+        "evidence_ids",
+        _recoded(tools.catalog.track, 'kind="shipment"', 'kind=""'),
+        _case(),
+        {},
+        "logistics_agent hands over evidence 'ship#1' of kind '', not 'shipment'",
+    ),
+    (
+        "evidence_ids",
+        _recoded(tools.catalog.search_kb, 'source="kb"', 'source="policies"'),
+        _case(),
+        {},
+        "from source 'policies', not 'kb'",
+    ),
+    (
+        "counts_match_logs",
+        stock_check_kind_left_out,
+        _case(),
+        {},
+        "the audit log writes stock__check's call as kind '', not 'read'",
+    ),
+]
 
 Control = tuple[str, Breakage, Case, dict[str, Any], str]
 """(invariant, breakage, case, SUT options, words of the reason)."""

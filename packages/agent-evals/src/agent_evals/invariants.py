@@ -616,7 +616,8 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
     (:func:`status_record_problems`). The logs themselves must be sound: the bus log
     numbered in order,
     each result message carrying only what it reports (:func:`result_payload_problems`),
-    the audit log keeping the calls' text as given (:func:`audit_text_problems`)."""
+    the audit log keeping the calls' text as given (:func:`audit_text_problems`) and
+    each call's tool kind (:func:`audit_kind_problems`)."""
     if environment_of(run) is None:
         return None
     bus, audit = bus_of(run), audit_of(run)
@@ -663,6 +664,7 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
         )
     problems += status_record_problems(run, bus)
     problems += audit_text_problems(audit)
+    problems += audit_kind_problems(audit)
     return _verdict(problems)
 
 
@@ -681,6 +683,34 @@ def _texts(value: object) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _texts(item)
+
+
+SPEC_TOOL_KINDS: dict[str, str] = {
+    "orders__get_order": "read",
+    "logistics__track": "read",
+    "kb__search": "read",
+    "stock__check": "read",
+    "support__find_write": "read",
+    "support__create_ticket": "write",
+    "support__send_reply": "write",
+}
+"""Tool -> its kind as docs/models.md states it (never read from ``tools``); the audit
+log writes any other name's kind as ``unknown``."""
+UNKNOWN_TOOL_KIND = "unknown"
+
+
+def audit_kind_problems(audit: Sequence[AuditCall]) -> list[str]:
+    """Every audited call whose ``kind`` is not its tool's (``read`` or ``write``, or
+    ``unknown`` for a name no tool has): an operator filtering the log for writes must
+    find every write and nothing else."""
+    problems: list[str] = []
+    for call in audit:
+        wanted = SPEC_TOOL_KINDS.get(call.tool, UNKNOWN_TOOL_KIND)
+        if call.kind != wanted:
+            problems.append(
+                f"the audit log writes {call.tool}'s call as kind {call.kind!r}, not {wanted!r}"
+            )
+    return sorted(set(problems))
 
 
 def audit_text_problems(audit: Sequence[AuditCall]) -> list[str]:
@@ -1051,6 +1081,36 @@ PREFIX_OF_KIND: dict[str, str] = {
 }
 """Evidence kind -> the prefix its ids carry (docs/invariants.md): an id names the system
 it came from, so a human reading a hand-over can tell an order from a shipment."""
+SOURCE_OF_KIND: dict[str, str] = {
+    "order": "orders",
+    "shipment": "logistics",
+    "policy": "kb",
+    "stock": "stock",
+}
+"""Evidence kind -> the system it comes from (``tools.evidence.Evidence``: an item's
+``source`` and ``kind``, one pair per read tool)."""
+KIND_OF_PREFIX: dict[str, str] = {prefix: kind for kind, prefix in PREFIX_OF_KIND.items()}
+
+
+def evidence_record_problems(sender: str, item: Mapping[str, Any]) -> list[str]:
+    """What is wrong with one handed-over evidence item's ``kind`` and ``source``: the kind
+    must be one the tools make, the one its id's prefix names, and the source the system
+    of that kind (an ``order#1`` is an ``order`` from ``orders``)."""
+    ident, kind, source = (str(item.get(k, "")) for k in ("id", "kind", "source"))
+    prefix, mark, _ = ident.partition("#")
+    named = KIND_OF_PREFIX.get(prefix) if mark else None
+    if kind not in PREFIX_OF_KIND:
+        wanted = f", not {named!r}" if named is not None else ""
+        return [f"{sender} hands over evidence {ident!r} of kind {kind!r}{wanted}"]
+    problems: list[str] = []
+    if named is not None and named != kind:
+        problems.append(f"{sender} hands over evidence {ident!r} of kind {kind!r}, not {named!r}")
+    if source != SOURCE_OF_KIND[kind]:
+        problems.append(
+            f"{sender} hands over {kind} evidence {ident!r} from source {source!r}, not"
+            f" {SOURCE_OF_KIND[kind]!r}"
+        )
+    return problems
 
 
 @check(kind="outcome", name="evidence_ids")
@@ -1078,6 +1138,7 @@ def evidence_ids(case: Case, run: Run) -> CheckOutput:
             ident, excerpt = str(item.get("id", "")), str(item.get("excerpt", ""))
             if seen.setdefault(ident, excerpt) != excerpt:
                 problems.append(f"evidence id {ident} stands for two different excerpts")
+            problems += evidence_record_problems(message.sender, item)
             prefix, mark, _ = ident.partition("#")
             wanted = PREFIX_OF_KIND.get(str(item.get("kind", "")))
             if wanted is not None and (prefix != wanted or not mark):
