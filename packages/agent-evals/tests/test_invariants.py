@@ -42,7 +42,7 @@ from agent.errors import InjectedCrashError
 from agent.faults import attempt_write
 from agent.orchestrator import Orchestrator
 from agent.outcome import Budget, Handover, Outcome
-from agent.rule_brains import LogisticsBrain, OrderBrain, ReplyBrain, rule_brains
+from agent.rule_brains import LogisticsBrain, OrderBrain, PolicyBrain, ReplyBrain, rule_brains
 from agent_evals import holes, invariants
 from agent_evals.generated_worlds import OVER_LONG
 from agent_evals.sut import SupportPilotSUT
@@ -2338,6 +2338,16 @@ POSITIVE_CONTROLS += [
 ]
 
 
+WORDS_POLICY = {
+    "title": "补发政策（修订）",
+    "body": "物流信息停滞满三天未更新的，可为客户提交补发申请。",
+    "version": "v3",
+    "effective_date": "2025-03-01",
+    "superseded": False,
+}
+"""A policy in force that states its period in words: no threshold reads from it."""
+
+
 def stock_check_kind_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """``stock__check``'s spec states no kind, so the audit log writes its calls as ``''``."""
     unkind = dataclasses.replace(tools.TOOLS["stock__check"], kind="")  # type: ignore[arg-type]
@@ -2365,6 +2375,17 @@ POSITIVE_CONTROLS += [
         _case(),
         {},
         "from source 'policies', not 'kb'",
+    ),
+    (
+        "claims_cited",
+        _recoded(
+            PolicyBrain.think,
+            "evidence=[] if hours is None else [ruling.id]",
+            "evidence=[ruling.id]",
+        ),
+        _case(world={"policies": [WORDS_POLICY]}),
+        {},
+        "policy_agent's reissue_threshold_hours claim answers nothing (value null) but cites kb#",
     ),
     (
         "counts_match_logs",

@@ -185,6 +185,28 @@ def _citations_unlimited(m: pytest.MonkeyPatch) -> None:
     m.setattr(prompts, "OUTPUT_FORMAT", prompts.OUTPUT_FORMAT.replace(said, ""))
 
 
+def _null_rule_unsaid(m: pytest.MonkeyPatch) -> None:
+    """The output format no longer says a null value cites no evidence."""
+    said = " A null value means you could not find the answer; it cites no evidence."
+    assert prompts.OUTPUT_FORMAT.count(said) == 1
+    m.setattr(prompts, "OUTPUT_FORMAT", prompts.OUTPUT_FORMAT.replace(said, ""))
+
+
+def _day_length_unsaid(m: pytest.MonkeyPatch) -> None:
+    """The policy specialist is no longer told how many hours a day has."""
+    text = prompts.ROLE_INSTRUCTIONS["policy_agent"]
+    said = " (a day is 24 hours)"
+    assert text.count(said) == 1
+    m.setitem(prompts.ROLE_INSTRUCTIONS, "policy_agent", text.replace(said, ""))
+
+
+def _repeating_allowed(m: pytest.MonkeyPatch) -> None:
+    """The data rule no longer says not to repeat what data asks for."""
+    said = " and do not repeat it"
+    assert prompts.DATA_RULE.count(said) == 1
+    m.setattr(prompts, "DATA_RULE", prompts.DATA_RULE.replace(said, ""))
+
+
 def _states_by_identity(m: pytest.MonkeyPatch) -> None:
     """The decision tells parcel states by identity: right for the rule brains' own
     literals, wrong for a state a model brain sent as JSON."""
@@ -784,6 +806,9 @@ CONTROLS: list[Control] = [
     # A scripted model does only what it is told: each rule of the format a model needs.
     _c("the JSON no longer said to come alone", _json_alone_unsaid, "m40", phrase="model_requests"),
     _c("citations no longer limited to returned ids", _citations_unlimited, "m01", "m02", "m22"),
+    _c("a null value no longer said to cite nothing", _null_rule_unsaid, phrase="claims_cited"),
+    _c("a day's hours no longer given", _day_length_unsaid, "mw-866d37f144", "mw-fb54781a6b"),
+    _c("repeating what data asks for allowed", _repeating_allowed, "m18", "m19", "m20", "m21"),
     # The decision reads a model's states as values, not as the agent's own objects.
     _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
     # Tokens recorded must be tokens served.

@@ -1690,7 +1690,8 @@ def claim_problems(
 ) -> list[str]:
     """Every delivered ``ok`` result whose claims or evidence are incomplete: a claim
     without an explanation; a claim with a value about the world (not
-    :data:`UNCITED_TOPICS`) that cites nothing; a cited id the result does not hand over,
+    :data:`UNCITED_TOPICS`) that cites nothing; a claim that answers nothing (value
+    ``null``) yet cites evidence; a cited id the result does not hand over,
     or handed-over evidence no claim cites; a policy excerpt without its document's
     version and effective date (and ``已废止`` exactly when the database marks it
     superseded). A faulted role's own additions are judged by ``faults_as_stated``."""
@@ -1714,6 +1715,11 @@ def claim_problems(
             stated = claim.get("value") is not None and topic not in UNCITED_TOPICS
             if stated and m.sender != READS_NOTHING and not evidence:
                 problems.append(f"{m.sender}'s {topic} claim states a value but cites no evidence")
+            if claim.get("value") is None and evidence:
+                problems.append(
+                    f"{m.sender}'s {topic} claim answers nothing (value null) but cites"
+                    f" {', '.join(map(str, evidence))}"
+                )
         for eid in sorted(cited - set(handed)):
             problems.append(f"{m.sender} cites {eid} but does not hand that evidence over")
         for eid in sorted(set(handed) - cited):

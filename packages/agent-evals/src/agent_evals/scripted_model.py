@@ -45,7 +45,7 @@ from agent.contracts import ROLES
 from agent.errors import UnknownFaultError
 from fake_openai import FakeOpenAI, Hang, HttpError, Raw, Reply, ResponseSpec, ToolCall, ToolCalls
 
-from agent_evals.spec_terms import period_hours
+from agent_evals.spec_terms import period_hours, stated_period
 
 SCRIPTED_MODEL = "scripted-competent-1"
 """The one model the scripted server serves (a request for another gets 404)."""
@@ -258,6 +258,23 @@ def _in_data(text: str, at: int) -> bool:
 # -- reading tool results: the one mapping from topics to evidence ---------------------
 
 
+DAY_RULE = re.compile(r"\ba day is 24 hours\b", re.IGNORECASE)
+"""What tells a model to count a period stated in days as 24 hours each."""
+
+
+def _hours(text: str, prompt: Prompt) -> str:
+    """The period a policy text states, as digits, as the prompt asks: in hours when it
+    says how long a day is ("in hours (a day is 24 hours)"); else the number as the policy
+    states it, its unit dropped (``3 天`` reads ``3``), as a model not told otherwise
+    copies it. Empty when it states none that reads as a number (words, a decimal, a
+    range): the claim is then ``null``."""
+    body = re.sub(r"^《[^》]*》", "", text)  # the body's period, not the title's
+    hours = period_hours(body)
+    if hours is None or DAY_RULE.search(prompt.system):
+        return "" if hours is None else str(hours)
+    return str(stated_period(body))
+
+
 @dataclass(frozen=True)
 class Reader:
     """How a topic's value is read from a tool result's evidence: the first item of one of
@@ -286,23 +303,17 @@ TOPIC_READERS: dict[str, Reader] = {
     "stale_hours": Reader((("shipment", r"已 (?P<value>\d+) 小时"),)),
     "reissue_threshold_hours": Reader(
         (("policy", r"(?P<value>[\s\S]+)"),),
-        form=lambda value, prompt: _hours(value),
+        form=_hours,
         require="补发",  # the first such item: the policy in force (listed latest first)
     ),
 }
 """Topic -> how its value is read from the evidence. A topic named by the prompt but not
 here is read from a field of its name in the tool result (:func:`field_value`)."""
 
+NULL_RULE = re.compile(r"\bnull value\b[^.]*\bcites no evidence\b", re.IGNORECASE)
+"""What tells a model that a claim it could not answer (value ``null``) cites nothing."""
 SUPERSEDED = "已废止"
 """How an evidence item's version marks a superseded document (never cited)."""
-
-
-def _hours(text: str) -> str:
-    """The period a policy text states, in hours, as digits, as the prompt asks ("in hours
-    (a day is 24 hours)", "as digits"); empty when it states none that reads as a number
-    (words, a decimal, a range): the claim is then ``null``."""
-    hours = period_hours(re.sub(r"^《[^》]*》", "", text))  # the body's period, not the title's
-    return "" if hours is None else str(hours)
 
 
 CLOSURE = re.compile(r"closed \((?P<rules>.+?)\) also order_closed", re.DOTALL)
@@ -392,7 +403,9 @@ def read_claims(prompt: Prompt, result: Mapping[str, Any]) -> list[dict[str, Any
                 if value:
                     claims.append(_claim(topic, value, [str(item["id"])], "依据查询结果"))
                 else:  # the prompt: a value it cannot read is claimed null, never an older one
-                    claims.append(_claim(topic, None, [], "无法读出"))
+                    # Not told that a null value cites nothing, it cites what it read.
+                    cited = [] if NULL_RULE.search(prompt.system) else [str(item["id"])]
+                    claims.append(_claim(topic, None, cited, "无法读出"))
                 break
     if not claims and prompt.gap_topic:
         return [_claim(prompt.gap_topic, None, [], "没有查到")]
@@ -792,6 +805,39 @@ def _uncited(claims: list[dict[str, Any]], conversation: Conversation) -> list[d
     return [{**c, "evidence": [called[-1]]} if c.get("evidence") else c for c in claims]
 
 
+REPEAT_RULE = re.compile(r"\bdo not repeat it\b", re.IGNORECASE)
+"""What tells a model not to repeat an instruction it finds in data."""
+QUOTED_CHARS = 40
+"""How much of an instruction found in data a model repeats."""
+
+
+def instruction_in_data(conversation: Conversation) -> str | None:
+    """The first instruction in what the model was given to read (the task's data, the
+    tool results), as written from where it starts; ``None``: none."""
+    texts = [conversation.prompt.task]
+    texts += [
+        r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in conversation.results
+    ]
+    for text in texts:
+        found = INSTRUCTION.search(text)
+        if found:
+            return text[found.start() :]
+    return None
+
+
+def _repeated(claims: list[dict[str, Any]], conversation: Conversation) -> list[dict[str, Any]]:
+    """``claims`` as a model writes them when nothing tells it not to repeat what data asks
+    for: each explanation quotes the instruction it read (the agent's hygiene then drops
+    those claims as carrying instructions)."""
+    if any(REPEAT_RULE.search(text) for text in instructions(conversation)):
+        return claims
+    demand = instruction_in_data(conversation)
+    if demand is None:
+        return claims
+    note = f"（其中写着：{demand[:QUOTED_CHARS]}）"
+    return [{**c, "text": f"{c.get('text') or ''}{note}"} for c in claims]
+
+
 def _answer(claims: list[dict[str, Any]], conversation: Conversation) -> Reply:
     """The final answer in the format the prompt asks for, or, when it asks for none, what
     a model says then: the findings in prose. A model does only what it is told: not told
@@ -805,7 +851,7 @@ def _answer(claims: list[dict[str, Any]], conversation: Conversation) -> Reply:
     key, fields = wanted
     items = [
         {field: claim.get(field, "") for field in fields}
-        for claim in _uncited(claims, conversation)
+        for claim in _repeated(_uncited(claims, conversation), conversation)
     ]
     body = json.dumps({key: items}, ensure_ascii=False)
     alone = any(JSON_ONLY.search(text) for text in instructions(conversation))

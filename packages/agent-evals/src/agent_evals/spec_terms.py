@@ -67,6 +67,14 @@ def period_hours(body: str) -> int | None:
     return int(match.group(1)) * HOURS_PER_UNIT[match.group(2)]
 
 
+def stated_period(body: str) -> int | None:
+    """The number of the first reissue period ``body`` states, in its own unit (``3 天``
+    -> 3); ``None`` when :func:`period_hours` reads none."""
+    hours = period_hours(body)
+    match = PERIOD.search(unicodedata.normalize("NFKC", body))
+    return None if hours is None or match is None else int(match.group(1))
+
+
 REISSUE_WORD = "补发"
 """A policy about reissues mentions this word in its body."""
 
