@@ -38,6 +38,7 @@ from agent.aggregate import Aggregate
 from agent.brain import Task, ToolBox
 from agent.bus import Bus, Message, MessageKind
 from agent.contracts import Claim
+from agent.decision import decide
 from agent.errors import InjectedCrashError
 from agent.faults import attempt_write
 from agent.orchestrator import Orchestrator
@@ -2386,6 +2387,13 @@ POSITIVE_CONTROLS += [
         _case(world={"policies": [WORDS_POLICY]}),
         {},
         "policy_agent's reissue_threshold_hours claim answers nothing (value null) but cites kb#",
+    ),
+    (
+        "actionable_handover",
+        _recoded(decide, "{', '.join(agg.gaps)}", "{''.join(agg.gaps)}"),
+        _case("Z9999"),
+        {},
+        "the hand-over's suggestion does not name order, shipment",
     ),
     (
         "counts_match_logs",

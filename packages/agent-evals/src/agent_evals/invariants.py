@@ -474,10 +474,27 @@ MIN_SUGGESTION_CHARS = 4
 CODE_LIKE = re.compile(r"[a-z][a-z0-9_]*")
 
 
+def _what_to_check(run: Run, reason: object) -> list[str]:
+    """The topics a hand-over for ``reason`` must name: the conflicting ones of a
+    ``conflict``, the missing ones of a ``gap``."""
+    if reason == "conflict":
+        return list(run.conflicts)
+    if reason == "gap":
+        return list(run.gaps)
+    return []
+
+
+def _names_apart(text: str, topic: str) -> bool:
+    """Whether ``text`` names ``topic`` as a word of its own (not run into another)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(topic)}(?![A-Za-z0-9_])", text) is not None
+
+
 @check(kind="outcome", name="actionable_handover")
 def actionable_handover(case: Case, run: Run) -> CheckOutput:
     """An escalation hands over a known reason code, a suggestion in words (not empty,
-    not just a code) and the facts gathered (the agreed facts of the run)."""
+    not just a code) that names each topic it is about as a word of its own (the
+    conflicting topics of a ``conflict``, the missing ones of a ``gap``), and the facts
+    gathered (the agreed facts of the run)."""
     if run.outcome != "escalate" or environment_of(run) is None:
         return None
     handover = run.detail.get("handover")
@@ -497,6 +514,13 @@ def actionable_handover(case: Case, run: Run) -> CheckOutput:
         problems.append(f"the hand-over's suggestion {text!r} is a code, not something to do")
     elif len(text) < MIN_SUGGESTION_CHARS:
         problems.append(f"the hand-over's suggestion {text!r} is too short to act on")
+    else:
+        unnamed = [t for t in _what_to_check(run, reason) if not _names_apart(text, t)]
+        if unnamed:
+            problems.append(
+                f"the hand-over's suggestion does not name {', '.join(unnamed)} on its own"
+                f" (a {reason}): {_quote(text)}"
+            )
     facts = handover.get("facts")
     given = facts if isinstance(facts, dict) else {}
     dropped = sorted(k for k, v in run.facts.items() if given.get(k) != v)
