@@ -73,12 +73,17 @@ def test_the_scripted_model_closes_an_order_as_the_prompt_says(
     ],
 )
 def test_the_scripted_model_reads_a_period_in_hours(excerpt: str, hours: str) -> None:
-    from agent_evals.scripted_model import _hours
+    from agent_evals.scripted_model import Prompt, _hours
 
-    assert _hours(excerpt) == hours
+    told = Prompt("Read the period in hours (a day is 24 hours).", "")
+    assert _hours(excerpt, told) == hours
 
 
-POLICY_PROMPT = "Claim topic reissue_threshold_hours, value the hours as digits."
+POLICY_PROMPT = (
+    "Read the period in hours (a day is 24 hours). Claim topic reissue_threshold_hours, value"
+    " the hours as digits. A null value means you could not find the answer; it cites no"
+    " evidence."
+)
 
 
 def _policy(pid: int, body: str) -> dict[str, str]:

@@ -79,6 +79,8 @@ oracle writes another suite than the committed one, or disagrees with the hand-w
 cases."""
 MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 """What runs against every mutant of the injection matrix's generator and oracle."""
+FAIL_FAST_TESTS = ("packages/evals/tests/test_fail_fast.py",)
+"""The tests of ``evals gate --fail-fast``."""
 GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 """What runs against every mutant of the generated suites (``evals.cases.generate`` and its
 command): their own tests alone, so each is shown caught by them."""
@@ -490,6 +492,46 @@ MUTANTS: tuple[Mutant, ...] = (
         "if limit is not None and self._errors_in_a_row >= limit and self._stop_reason is None:",
         "if False:",
         "a dead provider is retried run after run instead of stopping the evaluation",
+    ),
+    M(
+        "fail_fast_stops_within_allowance",
+        "evals.gating.fail_fast:FailFast.__call__",
+        "if len(self.failing) <= self.allowed:",
+        "if len(self.failing) < self.allowed:",
+        "--fail-fast stops the gate before as many cases fail as it allows (on a pass)",
+        FAIL_FAST_TESTS,
+    ),
+    M(
+        "fail_fast_before_last_trial",
+        "evals.gating.fail_fast:FailFast.__call__",
+        "if len(runs) < self.trials:",
+        "if len(runs) < 1:",
+        "--fail-fast judges a case on its first trials, before the last one has run",
+        FAIL_FAST_TESTS,
+    ),
+    M(
+        "fail_fast_counts_excluded",
+        "evals.gating.fail_fast:FailFast.__call__",
+        "if case not in self.passing or self.excluded.intersection(result.tags):",
+        "if case not in self.passing:",
+        "--fail-fast stops on a flaky case the gate leaves out",
+        FAIL_FAST_TESTS,
+    ),
+    M(
+        "fail_fast_stop_not_borne_out",
+        "evals.cli.main:_borne_out",
+        'return not verdict.passed and any(f.rule == "newly_failing" for f in verdict.hard)',
+        "return True",
+        "a stop the finished runs do not bear out is judged (a SUT stopping early passes)",
+        FAIL_FAST_TESTS,
+    ),
+    M(
+        "fail_fast_never_stops",
+        "evals.execution.runner:Runner._one",
+        "            self._stop_reason = self.stop_when(result)",
+        "            self.stop_when(result)",
+        "--fail-fast runs every case to the end",
+        FAIL_FAST_TESTS,
     ),
     M(
         "hung_hook_asked_again",
@@ -2062,9 +2104,68 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/agent-evals/tests/test_scripted_model.py",),
     ),
     M(
+        "scripted_model_converts_days_untold",
+        "agent_evals.scripted_model:_hours",
+        "    if hours is None or DAY_RULE.search(prompt.system):",
+        "    if True:",
+        "the scripted model counts a day as 24 hours although nothing told it to: a prompt"
+        " that lost its period rule passes",
+        tests=("packages/agent-evals/tests/test_scripted_model.py",),
+    ),
+    M(
+        "scripted_model_null_cites_nothing_untold",
+        "agent_evals.scripted_model:read_claims",
+        '                    cited = [] if NULL_RULE.search(prompt.system) else [str(item["id"])]',
+        "                    cited = []",
+        "the scripted model's null claim cites nothing although nothing told it to: a prompt"
+        " that lost its null rule passes",
+        tests=("packages/agent-evals/tests/test_scripted_model.py",),
+    ),
+    M(
+        "scripted_model_never_repeats_data",
+        "agent_evals.scripted_model:_repeated",
+        "    if any(REPEAT_RULE.search(text) for text in instructions(conversation)):",
+        "    if True:",
+        "the scripted model never repeats what data asks for, told or not: a prompt that lost"
+        " 'do not repeat it' passes",
+        tests=("packages/agent-evals/tests/test_scripted_model.py",),
+    ),
+    M(
+        "null_claim_may_cite",
+        "agent_evals.invariants:claim_problems",
+        '            if claim.get("value") is None and evidence:',
+        "            if False:",
+        "a claim that answers nothing may cite evidence (the null rule's loss goes unseen)",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "evidence_source_unread",
+        "agent_evals.invariants:evidence_record_problems",
+        "    if source != SOURCE_OF_KIND[kind]:",
+        "    if False:",
+        "an evidence item from another system (or none) is handed over unseen",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "audit_kind_unread",
+        "agent_evals.invariants:audit_kind_problems",
+        "        if call.kind != wanted:",
+        "        if False:",
+        "the audit log may write a read as a write (or as nothing) unseen",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
+        "handover_topics_run_together",
+        "agent_evals.invariants:actionable_handover",
+        "        unnamed = [t for t in _what_to_check(run, reason) if not _names_apart(text, t)]",
+        "        unnamed = []",
+        "a gap hand-over whose topics run together ('ordershipment') passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "scripted_model_reads_an_older_policy",
         "agent_evals.scripted_model:read_claims",
-        '                    claims.append(_claim(topic, None, [], "无法读出"))\n'
+        '                    claims.append(_claim(topic, None, cited, "无法读出"))\n'
         "                break",
         "                    continue\n                break",
         "the scripted model takes an older policy's period when the one in force has none",

@@ -16,7 +16,7 @@ plan of an evaluation to resume), decides where files go, and owns Ctrl-C.
 from __future__ import annotations
 
 import sys
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
@@ -323,6 +323,7 @@ def execute(
     max_provider_errors: int | None = DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
     stop_signals: bool = True,
     hold_signals: bool = False,
+    stop_when: Callable[[RunResult], str | None] | None = None,
 ) -> Report:
     """Run ``plan``: every case ``meta.trials`` times, each run graded as it finishes.
 
@@ -344,6 +345,9 @@ def execute(
         hold_signals: after such a stop both signals stay *ignored* when this returns, so
             the caller can write the partial report undisturbed, then restore their
             handlers (the command line does; a second Ctrl-C must not lose the report).
+        stop_when: asked about every graded run as it finishes; a reason it returns
+            stops scheduling (the runs in flight finish) and the report is incomplete,
+            with that reason (:class:`evals.gating.fail_fast.FailFast`).
 
     Returns:
         The report: every finished run graded, the metrics, the meta (``complete`` says
@@ -365,6 +369,7 @@ def execute(
         max_provider_errors_in_a_row=max_provider_errors,
         isolation=plan.workers,
         configurations=Configurations(plan.sut, plan.recipe),
+        stop_when=stop_when,
     )
     try:
         outcome = runner.run(plan.cases, plan.finished)

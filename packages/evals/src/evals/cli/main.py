@@ -56,6 +56,7 @@ from evals.execution.resume import cases_of, load_meta, rebuild
 from evals.execution.runner import STOP_SIGNALS
 from evals.execution.source_check import check_sources
 from evals.gating.baseline import Baseline, load_baseline, write_baseline
+from evals.gating.fail_fast import STOPPED_EARLY, FailFast
 from evals.gating.input_guard import InputGuard
 from evals.gating.review import review
 from evals.gating.rules import gate_config_or_defaults, starter_gate_config
@@ -326,7 +327,8 @@ def _gate(args: argparse.Namespace) -> int:
         print(unbuildable_verdict(apart))
         return EXIT_NO
     done = apart
-    if not done.complete:
+    stopped_early = (done.report.meta.stop_reason or "").startswith(STOPPED_EARLY)
+    if not done.complete and not (args.fail_fast and stopped_early):
         done.publish(gate_config.exclude_tags)
         print(f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'})")
         return done.stopped_exit
@@ -338,6 +340,18 @@ def _gate(args: argparse.Namespace) -> int:
         max_errors=args.max_errors,
         source_warnings=source_warnings,
     )
+    if not done.complete and not _borne_out(verdict):
+        # The child stopped early, but its finished runs show no case newly failing
+        # beyond what the gate allows: a stop the runs do not bear out judges nothing.
+        done.publish(gate_config.exclude_tags)
+        print(
+            f"Gate: not judged ({incomplete_note(done.report.meta) or 'INCOMPLETE'}; the"
+            " finished runs do not fail the gate)"
+        )
+        return EXIT_USAGE
+    if not done.complete:
+        reason = f"{done.report.meta.stop_reason}; the runs left could not change the verdict"
+        verdict = verdict.model_copy(update={"stopped_early": reason})
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
     sections = {"Gate verdict": verdict.render()}
@@ -347,6 +361,12 @@ def _gate(args: argparse.Namespace) -> int:
     print()
     print(verdict.render())
     return verdict.exit_code
+
+
+def _borne_out(verdict: Verdict) -> bool:
+    """Whether a fail-fast stop is borne out: the finished runs alone fail the gate by
+    its ``newly_failing`` rule, which the runs left could only make worse."""
+    return not verdict.passed and any(f.rule == "newly_failing" for f in verdict.hard)
 
 
 def _evaluate_apart(
@@ -810,6 +830,11 @@ def _evaluate(
     # An earlier evaluation's report under this label must not look current while this
     # one runs, nor after it is killed: it is replaced at once by one saying so.
     write_reports(out, label, compute([]), [], plan.meta)
+    stop_when = (
+        FailFast.of(baseline, _gate_rules(args, config) or GateConfig(), plan.meta.trials)
+        if getattr(args, "fail_fast", False) and baseline is not None
+        else None
+    )
     handlers = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
     try:
         report = execute(
@@ -818,6 +843,7 @@ def _evaluate(
             progress=sys.stderr,
             max_provider_errors=getattr(args, "max_provider_errors", None) or None,
             hold_signals=True,  # after a stop: a second one must not lose the report
+            stop_when=stop_when,
         )
     except BaseException:
         _restore(handlers)

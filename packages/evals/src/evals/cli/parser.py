@@ -208,6 +208,13 @@ def build_parser() -> argparse.ArgumentParser:
     running(p, 1)
     gating(p)
     p.add_argument("--strict", action="store_true", help="soft findings fail the gate too")
+    p.add_argument(
+        "--fail-fast",
+        action="store_true",
+        help="stop scheduling runs once more cases the baseline saw pass have failed than"
+        " the gate allows (the verdict can then only be FAIL; a change the other rules"
+        " catch still runs to the end)",
+    )
     # The child of `evals gate` (evals.cli.harness): evaluate and trace, never judge.
     p.add_argument("--harness-result", type=Path, default=None, help=argparse.SUPPRESS)
     p = commands.add_parser("stability", help="run the flaky cases k times: pass@k, pass^k")

@@ -171,6 +171,7 @@ class Runner:
         isolation: ProcessIsolation | RayExecutor | None = None,
         grace_s: float | None = None,
         configurations: Configurations | None = None,
+        stop_when: Callable[[RunResult], str | None] | None = None,
     ) -> None:
         if trials < 1:
             raise ValueError(f"trials must be at least 1, got {trials!r}")
@@ -215,6 +216,10 @@ class Runner:
         self.configurations = configurations or Configurations(sut)
         """What answers configuration cases (:mod:`evals.cases.configuration`): in this process,
         in a thread of its own, never the SUT's ``run``; by default with ``sut`` itself."""
+        self.stop_when = stop_when
+        """Asked about every graded run as it finishes: a reason stops scheduling (the
+        runs in flight finish), as too many provider errors do (``evals gate
+        --fail-fast``, :mod:`evals.gating.fail_fast`)."""
         self._pool: WorkerPool | RayPool | None = None
         self._watchdog: Watchdog | None = None
         self._loop_clock = LoopClock()
@@ -392,6 +397,8 @@ class Runner:
         result = RunResult.graded(case, run, checks)
         slots[index] = result
         self._count_provider_errors(result)
+        if self.stop_when is not None and self._stop_reason is None:
+            self._stop_reason = self.stop_when(result)
         if self.traces is not None:
             self.traces.write(run, checks, result.success, run_json=data)
         progress.update(result.success)

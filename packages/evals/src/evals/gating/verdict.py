@@ -122,6 +122,10 @@ class Verdict(BaseModel):
     default_rules: bool = False
     """Judged under the built-in rules because no ``gate.json`` was given: the verdict
     says so, and lists them (:func:`evals.gating.rules.describe_defaults`)."""
+    stopped_early: str | None = None
+    """Why the evaluation stopped before its last run, when it stopped once the verdict
+    could only be FAIL (``evals gate --fail-fast``): the cases not run are then counted,
+    not listed."""
 
     @property
     def exit_code(self) -> int:
@@ -145,7 +149,11 @@ class Verdict(BaseModel):
             lines.append(
                 f"Not in the baseline (not judged): {_names(self.not_in_baseline, NAMED_AT_MOST)}"
             )
-        if self.not_run:
+        if self.stopped_early is not None:
+            lines.append(
+                f"In the baseline, not run: {len(self.not_run):,} case(s): {self.stopped_early}"
+            )
+        elif self.not_run:
             lines.append(f"In the baseline, not run: {_names(self.not_run)}")
         if self.default_rules:
             lines += describe_defaults()
