@@ -2349,6 +2349,17 @@ WORDS_POLICY = {
 """A policy in force that states its period in words: no threshold reads from it."""
 
 
+def policy_body_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default reissue policy loses its second sentence (what a search still finds)."""
+    domain_world = importlib.import_module("domain.world")
+    cut = [
+        {**doc, "body": doc["body"].split("；")[0] + "；"} if doc["id"] == 3 else doc
+        for doc in domain_world.DEFAULT_POLICIES
+    ]
+    monkeypatch.setattr(domain_world, "DEFAULT_POLICIES", cut)
+    monkeypatch.setattr(domain_world, "_TEMPLATES", {})
+
+
 def stock_check_kind_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """``stock__check``'s spec states no kind, so the audit log writes its calls as ``''``."""
     unkind = dataclasses.replace(tools.TOOLS["stock__check"], kind="")  # type: ignore[arg-type]
@@ -2394,6 +2405,13 @@ POSITIVE_CONTROLS += [
         _case("Z9999"),
         {},
         "the hand-over's suggestion does not name order, shipment",
+    ),
+    (
+        "world_as_described",
+        policy_body_cut,
+        _case(),
+        {},
+        "policy kb#3's body is '物流信息停滞满 72 小时（含）未更新的，可为客户提交补发申请；' in",
     ),
     (
         "counts_match_logs",

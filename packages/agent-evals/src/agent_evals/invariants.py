@@ -112,7 +112,7 @@ from agent_evals.error_fields import (
 from agent_evals.gateway_spec import GATEWAY, gateway_problems
 from agent_evals.holes import case_strings, hole_in
 from agent_evals.oracle import crashed_table, failure_text, world_view
-from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME
+from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME, POLICY_TEXT_FIELDS
 from agent_evals.schema_spec import SCHEMA, schema_problems
 from agent_evals.spec_terms import EXCERPT_LIMIT, canonical_order_id, order_closure
 
@@ -174,6 +174,8 @@ class Environment(BaseModel):
     none known)."""
     policy_versions: dict[str, tuple[str, str]] = {}
     """Policy document id -> (version, effective date), as the table holds them."""
+    policy_documents: dict[str, dict[str, str]] = {}
+    """Policy document id -> its title, body, keywords, version and effective date."""
 
     def writes(self) -> list[tuple[str, str, str]]:
         """Every write as (kind, order id, idempotency key), tickets first."""
@@ -1018,10 +1020,12 @@ def kb_problems(held: Mapping[str, bool], described: Mapping[str, bool]) -> list
 
 
 def world_problems(env: Environment, world: Mapping[str, Any]) -> list[str]:
-    """How the orders and the stock the run started from differ from the world the case
-    describes (docs/cases.md: the default world, every override merged over it, an added
-    order's omitted fields its documented defaults): an order missing or one more, another
-    customer, SKU or status; a SKU stocked otherwise (no stock row reads as 0 units)."""
+    """How the orders, the policy documents and the stock the run started from differ
+    from the world the case describes (docs/cases.md: the default world, every override
+    merged over it, an added order's omitted fields its documented defaults): an order
+    missing or one more, another customer, SKU or status; a policy's title, body,
+    keywords, version or effective date otherwise (what a search finds and a specialist
+    reads); a SKU stocked otherwise (no stock row reads as 0 units)."""
     view = world_view(world)
     problems = [f"the case describes order {i}, which the database does not hold"
                 for i in view.orders if i not in env.orders]  # fmt: skip
@@ -1034,6 +1038,14 @@ def world_problems(env: Environment, world: Mapping[str, Any]) -> list[str]:
                 problems.append(
                     f"order {order_id}'s {name} is {getattr(held, name)!r} in the database,"
                     f" {described[name]!r} as the case describes it"
+                )
+    for doc in view.policies:
+        held_doc = env.policy_documents.get(str(doc["id"]), {})
+        for name in POLICY_TEXT_FIELDS if held_doc else ():
+            if name in doc and held_doc.get(name) != str(doc[name]):
+                problems.append(
+                    f"policy kb#{doc['id']}'s {name} is {_quote(str(held_doc.get(name)))} in"
+                    f" the knowledge base, {_quote(str(doc[name]))} as the case describes it"
                 )
     before = env.stock_before
     if before is not None:

@@ -194,6 +194,8 @@ OUTCOME = "outcome"
 fields (:func:`build_run`): the approval it names (``approval_id``) and the reply it says
 was sent (``reply``), for the ``outcome_agrees_with_store`` invariant."""
 
+POLICY_TEXT_FIELDS = ("title", "body", "keywords", "version", "effective_date")
+"""The fields of a policy document the environment records as the table holds them."""
 ENVIRONMENT = "environment"
 """The ``detail`` key of what the database holds for the invariants
 (:mod:`agent_evals.invariants`): see :func:`environment`."""
@@ -258,6 +260,12 @@ def environment(store: Store, stock_before: Mapping[str, int] | None) -> dict[st
             str(row["id"]): [str(row["version"]), str(row["effective_date"])]
             for row in store.db.query(
                 "SELECT id, version, effective_date FROM policies ORDER BY id"
+            )
+        },
+        "policy_documents": {
+            str(row["id"]): {k: str(row[k]) for k in POLICY_TEXT_FIELDS}
+            for row in store.db.query(
+                f"SELECT id, {', '.join(POLICY_TEXT_FIELDS)} FROM policies ORDER BY id"
             )
         },
     }
