@@ -200,6 +200,14 @@ def _day_length_unsaid(m: pytest.MonkeyPatch) -> None:
     m.setitem(prompts.ROLE_INSTRUCTIONS, "policy_agent", text.replace(said, ""))
 
 
+def _no_shipment_rule_lost(m: pytest.MonkeyPatch) -> None:
+    """The logistics specialist is no longer told what to claim without a shipment."""
+    text = prompts.ROLE_INSTRUCTIONS["logistics_agent"]
+    said = " If there is no shipment record, make one claim: topic shipment, value null."
+    assert text.count(said) == 1
+    m.setitem(prompts.ROLE_INSTRUCTIONS, "logistics_agent", text.replace(said, ""))
+
+
 def _repeating_allowed(m: pytest.MonkeyPatch) -> None:
     """The data rule no longer says not to repeat what data asks for."""
     said = " and do not repeat it"
@@ -809,6 +817,7 @@ CONTROLS: list[Control] = [
     _c("a null value no longer said to cite nothing", _null_rule_unsaid, phrase="claims_cited"),
     _c("a day's hours no longer given", _day_length_unsaid, "mw-866d37f144", "mw-fb54781a6b"),
     _c("repeating what data asks for allowed", _repeating_allowed, "m18", "m19", "m20", "m21"),
+    _c("the no-shipment claim no longer said", _no_shipment_rule_lost, phrase="gaps"),
     # The decision reads a model's states as values, not as the agent's own objects.
     _c("parcel states told by identity", _states_by_identity, "m41", "m42", "m43"),
     # Tokens recorded must be tokens served.

@@ -318,6 +318,15 @@ def _closed_ignored(agg: Any, statuses: Any) -> Any:
 
 
 ORIGINAL_DECIDE = decision.decide
+ORIGINAL_AGGREGATE = orchestrator.aggregate
+
+
+def _gaps_required_only(results: Any) -> Any:
+    """The missing facts a specialist reported (a shipment with no record) left out of the
+    gaps: the hand-over names only the required topics nobody stated."""
+    agg = ORIGINAL_AGGREGATE(results)
+    required = ("parcel_state", "stale_hours", "reissue_threshold_hours")
+    return agg.model_copy(update={"gaps": [g for g in agg.gaps if g in required]})
 
 
 def _stock_off_by_one(self: Any, sku: str) -> bool:
@@ -348,6 +357,12 @@ BROKEN: dict[str, tuple[Any, str, Callable[..., Any], str]] = {
         "policy:",
     ),
     "closed orders ignored": (orchestrator, "decide", _closed_ignored, "order_status:"),
+    "gaps: only the required topics reported": (
+        orchestrator,
+        "aggregate",
+        _gaps_required_only,
+        "carrier:",
+    ),
     "flaky: flaky:0 crashes too": (faults, "flaky_crashes", lambda p, c, t: True, "fault:"),
     "flaky: flaky:1 does not crash": (faults, "flaky_crashes", lambda p, c, t: False, "fault:"),
     "stock: zero reads as in stock": (
@@ -387,6 +402,25 @@ def test_the_generated_suite_catches_each_broken_class(
     monkeypatch.setattr(target, attr, replacement)
     failed = _failures(SupportPilotSUT(), dimension)
     assert failed, f"{name}: the generated suite passed a broken agent"
+
+
+def test_a_gap_hand_over_reporting_other_missing_facts_fails_the_gaps_check(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The oracle names the facts a gap leaves missing; an agent that reports others
+    (here: not the shipment its logistics specialist found no record of) fails exactly
+    the ``gaps`` check, whatever else it gets right."""
+    case = next(
+        c
+        for c in GENERATED
+        if "carrier:no_record" in c.tags
+        and "shipment" in (c.expect.model_extra or {}).get("gaps", [])
+    )
+    assert [r.name for r in grade(case, SupportPilotSUT().run(case, 0)) if not r.passed] == []
+    monkeypatch.setattr(orchestrator, "aggregate", _gaps_required_only)
+    failed = [r for r in grade(case, SupportPilotSUT().run(case, 0)) if not r.passed]
+    assert [r.name for r in failed] == ["gaps"]
+    assert "expected the gaps" in failed[0].reason
 
 
 def test_a_broken_oracle_disagrees_with_the_committed_suite(

@@ -269,6 +269,23 @@ def provider_failure(case: Case, run: Run) -> CheckOutput:
     return False, f"expected the provider failure {wanted!r}, got {got!r} (outcome {run.outcome!r})"
 
 
+GAPS = "gaps"
+"""The ``expect`` key naming the topics a gap hand-over must report missing."""
+
+
+@check(kind="outcome", name=GAPS, expect_keys=(GAPS,))
+def gaps(case: Case, run: Run) -> CheckOutput:
+    """The run reports exactly the topics the case says no source could answer (the
+    missing facts a gap hand-over tells the human to find), in any order; not applicable
+    when the case names none."""
+    wanted = (case.expect.model_extra or {}).get(GAPS)
+    if wanted is None:
+        return None
+    if set(run.gaps) == set(wanted):
+        return True
+    return False, f"expected the gaps {sorted(wanted)}, got {sorted(run.gaps)}"
+
+
 MODEL_REQUESTS = "model_requests"
 """The ``expect`` key naming how many requests the model server must get."""
 

@@ -463,7 +463,7 @@ def _decided(case: Mapping[str, Any]) -> dict[str, Any]:
     if ev.conflicts():
         return _escalate("conflict", ev, before, facts=facts, conflicts=ev.conflicts())
     if ev.gaps():
-        return _escalate("gap", ev, before, facts=facts)
+        return _escalate("gap", ev, before, facts=facts, gaps=ev.gaps())
     state = agreed["parcel_state"]
     if state in ("delivered", "returning"):
         return _escalate(state, ev, before, facts=facts)

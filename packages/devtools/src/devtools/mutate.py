@@ -2163,6 +2163,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "gaps_unread",
+        "agent_evals.checks:gaps",
+        "    if set(run.gaps) == set(wanted):",
+        "    if True:",
+        "a gap hand-over that reports other missing facts than the world lacks passes",
+        tests=("packages/agent-evals/tests/test_oracle.py",),
+    ),
+    M(
         "scripted_model_reads_an_older_policy",
         "agent_evals.scripted_model:read_claims",
         '                    claims.append(_claim(topic, None, cited, "无法读出"))\n'
