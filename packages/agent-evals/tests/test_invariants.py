@@ -2414,6 +2414,15 @@ POSITIVE_CONTROLS += [
         "policy kb#3's body is '物流信息停滞满 72 小时（含）未更新的，可为客户提交补发申请；' in",
     ),
     (
+        "read_results_as_promised",
+        _recoded(
+            tools.catalog.check_stock, 'data={"sku": args["sku"], "qty": qty}', 'data={"qty": qty}'
+        ),
+        _case(),
+        {},
+        "orchestrator's stock__check of 'SKU-TEE-01' does not name the SKU it counted",
+    ),
+    (
         "counts_match_logs",
         stock_check_kind_left_out,
         _case(),

@@ -1839,7 +1839,8 @@ READ_RESULT_RULES: dict[str, str] = {
     "logistics__track": "found: a bool; found with the shipment and one evidence item, not"
     " found with neither",
     "kb__search": "documents: a list, one evidence item per document",
-    "stock__check": "qty: a whole number of units, never below 0, with one evidence item",
+    "stock__check": "sku: the SKU counted; qty: a whole number of units, never below 0, with"
+    " one evidence item",
     "support__find_write": "found: a bool; the written row's id exactly when found",
 }
 """Every read tool -> what its result promises (docs/invariants.md); a read tool not
@@ -1887,6 +1888,8 @@ def read_result_problems(results: Sequence[Mapping[str, Any]], env: Environment)
             qty = r.get("qty")
             if not isinstance(qty, int) or qty < 0 or evidence != 1:
                 problems.append(f"{what} answers qty {qty} with {evidence} evidence item(s)")
+            if "sku" not in keys:
+                problems.append(f"{what} does not name the SKU it counted (keys {sorted(keys)})")
         if tool == "support__find_write" and (r.get("id") is not None) != found:
             problems.append(f"{what} says found: {found} with the id {r.get('id')!r}")
         longest = r.get("longest_excerpt")

@@ -2163,6 +2163,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "stock_result_sku_unread",
+        "agent_evals.invariants:read_result_problems",
+        '            if "sku" not in keys:',
+        "            if False:",
+        "a stock check that does not say which SKU it counted passes",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "gaps_unread",
         "agent_evals.checks:gaps",
         "    if set(run.gaps) == set(wanted):",
