@@ -2360,6 +2360,11 @@ def policy_body_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(domain_world, "_TEMPLATES", {})
 
 
+def _ghost_id_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fabricate`` cites an empty string instead of an evidence id nobody obtained."""
+    monkeypatch.setattr(agent.faults, "GHOST_EVIDENCE", "")
+
+
 def stock_check_kind_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     """``stock__check``'s spec states no kind, so the audit log writes its calls as ``''``."""
     unkind = dataclasses.replace(tools.TOOLS["stock__check"], kind="")  # type: ignore[arg-type]
@@ -2421,6 +2426,13 @@ POSITIVE_CONTROLS += [
         _case(),
         {},
         "orchestrator's stock__check of 'SKU-TEE-01' does not name the SKU it counted",
+    ),
+    (
+        "faults_as_stated",
+        _ghost_id_left_out,
+        _case(faults={"logistics_agent": "fabricate"}),
+        {},
+        "the added claim cites no evidence id of the form <prefix>#<n> ([''])",
     ),
     (
         "counts_match_logs",

@@ -1324,7 +1324,17 @@ def _attempt_problems(
         if claims is None:
             return [] if output == before else ["an output that is no claim list was changed"]
         ok = after is not None and after[:-1] == claims and len(after) == len(claims) + 1
-        return [] if ok else ["it did not add exactly one claim to the role's own"]
+        if not ok:
+            return ["it did not add exactly one claim to the role's own"]
+        added = after[-1] if after and isinstance(after[-1], dict) else {}
+        cited = added.get("evidence") if kind == "fabricate" else ["x#1"]
+        if (
+            not isinstance(cited, list)
+            or not cited
+            or not all(isinstance(e, str) and EVIDENCE_ID.match(e) for e in cited)
+        ):
+            return [f"the added claim cites no evidence id of the form <prefix>#<n> ({cited!r})"]
+        return []
     if kind == "claim_topic":
         claims, after = _claims_of(before), _claims_of(output)
         if claims is None:

@@ -2171,6 +2171,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=INVARIANT_TESTS,
     ),
     M(
+        "fabricated_id_unread",
+        "agent_evals.invariants:_attempt_problems",
+        '        cited = added.get("evidence") if kind == "fabricate" else ["x#1"]',
+        '        cited = ["x#1"]',
+        "a fabricate fault citing no evidence id (an empty string) passes as stated",
+        tests=INVARIANT_TESTS,
+    ),
+    M(
         "gaps_unread",
         "agent_evals.checks:gaps",
         "    if set(run.gaps) == set(wanted):",
