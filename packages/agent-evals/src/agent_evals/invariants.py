@@ -1279,6 +1279,19 @@ def _padding_problems(kind: str, n: int, natural: object, given: object) -> list
     return []
 
 
+def _fabricated_problems(added: object) -> list[str]:
+    """``fabricate``'s added claim must cite evidence ids (``<prefix>#<n>``) nobody
+    obtained: an empty string or no id at all is no fabricated citation."""
+    cited = added.get("evidence") if isinstance(added, dict) else None
+    if (
+        isinstance(cited, list)
+        and cited
+        and all(isinstance(e, str) and EVIDENCE_ID.match(e) for e in cited)
+    ):
+        return []
+    return [f"the added claim cites no evidence id of the form <prefix>#<n> ({cited!r})"]
+
+
 def _attempt_problems(
     kind: str, arg: str, attempt: int, natural: dict[str, Any] | None, given: dict[str, Any]
 ) -> list[str]:
@@ -1326,15 +1339,7 @@ def _attempt_problems(
         ok = after is not None and after[:-1] == claims and len(after) == len(claims) + 1
         if not ok:
             return ["it did not add exactly one claim to the role's own"]
-        added = after[-1] if after and isinstance(after[-1], dict) else {}
-        cited = added.get("evidence") if kind == "fabricate" else ["x#1"]
-        if (
-            not isinstance(cited, list)
-            or not cited
-            or not all(isinstance(e, str) and EVIDENCE_ID.match(e) for e in cited)
-        ):
-            return [f"the added claim cites no evidence id of the form <prefix>#<n> ({cited!r})"]
-        return []
+        return _fabricated_problems(after[-1]) if kind == "fabricate" and after else []
     if kind == "claim_topic":
         claims, after = _claims_of(before), _claims_of(output)
         if claims is None:

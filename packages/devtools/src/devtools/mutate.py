@@ -2172,9 +2172,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "fabricated_id_unread",
-        "agent_evals.invariants:_attempt_problems",
-        '        cited = added.get("evidence") if kind == "fabricate" else ["x#1"]',
-        '        cited = ["x#1"]',
+        "agent_evals.invariants:_fabricated_problems",
+        '    cited = added.get("evidence") if isinstance(added, dict) else None',
+        '    cited = ["x#1"]',
         "a fabricate fault citing no evidence id (an empty string) passes as stated",
         tests=INVARIANT_TESTS,
     ),
