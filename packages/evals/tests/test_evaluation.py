@@ -179,7 +179,7 @@ def test_a_stop_signal_ends_the_evaluation_with_the_runs_that_finished(
 ) -> None:
     cases = evals.load_cases([CASES / "alpha.jsonl"])
     sut = fake_suts.RecordingSUT(interrupt_after=3, signum=signum)
-    plan = evals.plan(cases, sut, concurrency=1)
+    plan = evals.plan(cases, sut, evals.RunOptions(concurrency=1))
     report = evals.execute(plan, hold_signals=hold, traces=tmp_path)
     assert not report.complete and report.meta.stop_signal == signum.name
     assert 0 < len(report.results) < len(cases)
@@ -226,7 +226,7 @@ def test_make_baseline_keeps_the_fingerprints_of_the_gated_cases_only() -> None:
 
 
 PUBLIC = {
-    "SUT", "AsyncSUT", "Case", "CaseRules", "Plan", "Report", "Run",
+    "SUT", "AsyncSUT", "Case", "CaseRules", "Plan", "Report", "Run", "RunOptions",
     "evaluate", "execute", "gate", "load_cases", "make_baseline", "plan",
 }  # fmt: skip
 

@@ -391,8 +391,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "gate_keeps_flaky",
         "evals.gating.verdict:evaluate",
-        "kept = excluding(results, config.exclude_tags)",
-        "kept = list(results)",
+        "kept = excluding(given, config.exclude_tags)",
+        "kept = list(given)",
         "flaky cases are not excluded from the gate",
     ),
     M(
@@ -712,7 +712,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ray_address_probed_after_reports",
-        "evals.cli.plan:executor_of",
+        "evals.execution.placement:workers_for",
         "    ray.refuse_unreachable()  # before any report is written",
         "    # before any report is written",
         "an unreachable Ray address is found only when the runs start: the exit 2 has"
@@ -1139,8 +1139,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "html_last_record_wins",
         "evals.report.html:load_runs",
-        "            if pair not in runs:\n",
-        "            if True:\n",
+        "        if pair not in runs:\n",
+        "        if True:\n",
         "the HTML trace of a run is a later duplicate record, not the one the report graded",
     ),
     M(
@@ -1743,9 +1743,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "evaluate_ignores_expect_defaults",
-        "evals.evaluation:_cases",
-        "defaults = load_config().expect_defaults if files else None",
-        "defaults = None",
+        "evals.evaluation:plan",
+        "rules_of(system), config.expect_defaults if config else None)",
+        "rules_of(system), None)",
         "evals.evaluate on a case file judges no project default (Python and CLI disagree)",
         tests=("packages/evals/tests/test_expect_defaults.py",),
     ),
@@ -1816,7 +1816,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "tool_evals_executor_ignored",
-        "evals.cli.plan:executor_of",
+        "evals.cli.plan:options_of",
         "(recorded.executor if recorded else config.executor)",
         '(recorded.executor if recorded else "local")',
         "[tool.evals] executor is read and then ignored: every run is local",
@@ -1851,9 +1851,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_not_imported_from_the_working_directory",
-        "evals.cli.plan:load_named_sut",
-        "    import_from_working_directory()\n    return load_sut(",
-        "    return load_sut(",
+        "evals.cli.plan:planned",
+        "    import_from_working_directory()\n    try:\n        return plan(",
+        "    try:\n        return plan(",
         "`evals run --sut my_agent:MySUT` cannot import my_agent.py of the current folder",
         tests=("packages/evals/tests/test_one_path.py",),
     ),
@@ -3646,10 +3646,43 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_description_dropped",
-        "evals.cli.plan:planned",
-        "        sut_description=sut_description(sut),\n",
+        "evals.evaluation:plan",
+        "        sut_description=sut_description(system),\n",
         "",
         "the report's header no longer says what the SUT really runs",
+    ),
+    # --- one plan path: the options record (issue 23, item 2) ------------------------
+    M(
+        "meta_options_not_written",
+        "evals.log.traces:RunMeta._options_flat",
+        "        return {**data, **options} if isinstance(options, dict) else data",
+        "        return data",
+        "reports and traces no longer record trials, concurrency, timeout or where the SUT ran",
+        tests=("packages/evals/tests/test_run_options.py",),
+    ),
+    M(
+        "memory_limit_without_workers_accepted",
+        "evals.model.options:conflict",
+        '    if options.isolation != "process" and options.memory_limit_mb is not None:',
+        "    if False:",
+        "a memory limit without worker processes is accepted and silently limits nothing",
+        tests=("packages/evals/tests/test_run_options.py",),
+    ),
+    M(
+        "gate_reuses_metrics_of_excluded_runs",
+        "evals.gating.verdict:evaluate",
+        "    if metrics is None or len(kept) != len(given):",
+        "    if metrics is None:",
+        "the gate judges the report's metrics with its flaky runs in them",
+        tests=("packages/evals/tests/test_run_options.py",),
+    ),
+    M(
+        "torn_trace_line_read",
+        "evals.log.traces:trace_lines",
+        '                if not line.endswith(b"\\n"):\n                    return\n',
+        "",
+        "a run torn by a kill mid-write is read as finished (resume, report, compare, page)",
+        tests=("packages/evals/tests/test_trace_lines.py",),
     ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(

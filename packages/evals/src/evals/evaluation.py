@@ -20,7 +20,9 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
+
+from pydantic import ValidationError
 
 from evals.cases.case_file import CaseSource as Where
 from evals.cases.configuration import Configurations, SutRecipe, is_configuration, plan_problems
@@ -29,35 +31,45 @@ from evals.cases.validation import require_runnable
 from evals.cases.vocabulary import CaseRules, rules_of
 from evals.checks import Check
 from evals.checks.registry import idle_checks
-from evals.config import load_config
+from evals.config import git_revision, load_config
 from evals.errors import CaseFileError
-from evals.execution.isolation import Isolation, ProcessIsolation
-from evals.execution.ray_executor import Executor, RayExecutor, require_ray
-from evals.execution.runner import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
-    DEFAULT_TIMEOUT_S,
-    Runner,
-)
+from evals.execution.placement import Workers, workers_for
+from evals.execution.runner import DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW, Runner, select_cases
 from evals.execution.source_check import SourceWarning
 from evals.gating.baseline import Baseline, build_baseline, load_baseline
 from evals.gating.case_verdict import CaseVerdict
 from evals.gating.rules import GateConfig, gate_config_or_defaults, load_gate_config
 from evals.gating.verdict import Verdict
 from evals.gating.verdict import evaluate as judge
+from evals.io.json_files import first_problem
 from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
 from evals.metrics.summary import Metrics, compute
 from evals.model.case import Case
+from evals.model.options import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    Executor,
+    Isolation,
+    Origin,
+    RunOptions,
+    Selection,
+)
 from evals.model.result import RunResult
-from evals.model.sut import AnySUT, Task, as_sut, describe, load_sut, sut_description, sut_name
+from evals.model.sut import (
+    AnySUT,
+    Task,
+    as_sut,
+    describe,
+    is_secret,
+    load_sut,
+    sut_description,
+    sut_name,
+)
 from evals.report.files import write_reports
 from evals.report.summary import render_console
 
 CaseSource = str | PathLike[str] | Case
 """A case file, or a case already loaded."""
-
-Workers = ProcessIsolation | RayExecutor
-"""Where the SUT runs when not in this process: worker processes or Ray actors."""
 
 Progress = TextIO | bool | None
 """Where the progress line goes: a terminal, ``True`` (standard error), or ``False`` /
@@ -177,16 +189,17 @@ class Report:
         )
 
 
+class NoCasesError(ValueError):
+    """An evaluation would run no case: its files hold none, or the selection left none."""
+
+
 def _cases(
-    cases: CaseSource | Iterable[CaseSource], rules: CaseRules
+    cases: CaseSource | Iterable[CaseSource], rules: CaseRules, defaults: Mapping[str, Any] | None
 ) -> tuple[list[Case], dict[str, Where]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
     loaded: list[Case] = []
     sources: dict[str, Where] = {}
-    # A case file's cases hold the project's default expectations, as from the CLI.
-    files = any(not isinstance(item, Case) for item in items)
-    defaults = load_config().expect_defaults if files else None
     for item in items:
         if isinstance(item, Case):
             loaded.append(item)  # judged as built (the defaults fill case files in)
@@ -194,79 +207,41 @@ def _cases(
         found, where = load_cases_with_sources([Path(item)], rules=rules, expect_defaults=defaults)
         loaded += found
         sources.update(where)
-    if not loaded:
-        raise ValueError("no cases to evaluate")
     return loaded, sources
 
 
-def _workers(
-    sut: AnySUT | Task | str,
-    *,
-    sut_options: Mapping[str, str] | None,
-    isolation: Isolation,
-    memory_limit_mb: int | None,
-    executor: Executor,
-    ray_address: str | None,
-) -> Workers | None:
-    """Where the SUT runs, from :func:`evaluate`'s arguments (refusing what cannot be)."""
-    if isolation not in ("none", "process"):
-        raise ValueError(f"isolation must be 'none' or 'process', got {isolation!r}")
-    if executor not in ("local", "ray"):
-        raise ValueError(f"executor must be 'local' or 'ray', got {executor!r}")
-    if executor == "ray":
-        if not isinstance(sut, str) or isolation != "none" or memory_limit_mb is not None:
-            raise ValueError(
-                "executor='ray' builds the SUT in each Ray actor: pass it as 'module:attr',"
-                " without isolation or memory_limit_mb"
-            )
-        require_ray()
-        ray = RayExecutor(sut, dict(sut_options or {}), ray_address)
-        ray.refuse_unreachable()
-        return ray
-    if ray_address is not None:
-        raise ValueError("ray_address names a Ray cluster: it needs executor='ray'")
-    if isolation == "process":
-        if not isinstance(sut, str):
-            raise ValueError(
-                "isolation='process' builds the SUT in each worker: pass it as 'module:attr'"
-            )
-        return ProcessIsolation(sut, dict(sut_options or {}), memory_limit_mb)
-    if memory_limit_mb is not None:
-        raise ValueError("memory_limit_mb limits worker processes: it needs isolation='process'")
-    return None
+def _is_file(item: object) -> bool:
+    return isinstance(item, str | PathLike)
 
 
 def plan(
     cases: CaseSource | Iterable[CaseSource],
     sut: AnySUT | Task | str,
+    options: RunOptions | None = None,
     *,
-    trials: int = 1,
-    concurrency: int = DEFAULT_CONCURRENCY,
-    timeout: float = DEFAULT_TIMEOUT_S,
     label: str = "evaluate",
     sut_options: Mapping[str, str] | None = None,
-    isolation: Isolation = "none",
-    memory_limit_mb: int | None = None,
-    executor: Executor = "local",
     ray_address: str | None = None,
     baseline: Baseline | None = None,
+    selection: Selection | None = None,
+    origin: Origin | None = None,
 ) -> Plan:
     """Load the SUT and the cases and validate every case: the :class:`Plan` that
-    :func:`execute` runs.
+    :func:`execute` runs. The ``evals`` command line plans through here too: it only
+    turns its flags into these arguments.
 
     Args:
         cases: as :func:`evaluate`'s.
         sut: as :func:`evaluate`'s.
-        trials: runs of each case.
-        concurrency: runs in flight at once.
-        timeout: seconds a run may take before it is a ``sut_error``.
+        options: trials, concurrency, timeout and where the SUT runs (default:
+            ``RunOptions()``); the meta keeps it as it is.
         label: the evaluation's name, in its run id and reports.
         sut_options: keyword arguments for a ``module:attr`` SUT.
-        isolation: ``"none"`` or ``"process"`` (see :func:`evaluate`).
-        memory_limit_mb: each worker process's address-space limit, with ``"process"``.
-        executor: ``"local"`` or ``"ray"`` (see :func:`evaluate`).
-        ray_address: the Ray cluster, with ``"ray"``.
+        ray_address: the Ray cluster, with ``executor="ray"``.
         baseline: the baseline the report will be gated against (see :func:`evaluate`).
+        selection: which of the loaded cases run (default: all of them).
+        origin: what asked for the evaluation, as the meta records it (default: the
+            library's ``evaluate``).
 
     Returns:
         The validated plan: the SUT, the selected cases and the run's meta.
@@ -274,44 +249,66 @@ def plan(
     Raises:
         CaseFileError: a case is invalid (every problem listed).
         SutLoadError: the SUT cannot be built.
-        ValueError: no case to evaluate, or options that do not go together (an
-            isolation or executor that needs a ``module:attr`` SUT, ``ray_address``
-            without ``executor="ray"``, ``memory_limit_mb`` without
-            ``isolation="process"``, an unknown isolation or executor).
+        NoCasesError: no case to evaluate (a ``ValueError``).
+        ValueError: options that do not go together (an isolation or executor that
+            needs a ``module:attr`` SUT, ``ray_address`` without ``executor="ray"``,
+            ``memory_limit_mb`` without ``isolation="process"``).
     """
-    workers = _workers(
-        sut,
-        sut_options=sut_options,
-        isolation=isolation,
-        memory_limit_mb=memory_limit_mb,
-        executor=executor,
-        ray_address=ray_address,
-    )
+    options = RunOptions() if options is None else options
+    selection = Selection() if selection is None else selection
+    origin = Origin() if origin is None else origin
+    spec = sut if isinstance(sut, str) else None
+    workers = workers_for(spec, sut_options, options, ray_address)
     system = load_sut(sut, sut_options) if isinstance(sut, str) else as_sut(sut)
-    selected, sources = _cases(cases, rules_of(system))
+    items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
+    # A case file's cases hold the project's default expectations, as from the CLI.
+    config = load_config() if any(_is_file(item) for item in items) else None
+    loaded, sources = _cases(items, rules_of(system), config.expect_defaults if config else None)
+    selected = select_cases(
+        loaded, split=selection.split, tags=selection.tags, exclude_tags=selection.exclude_tags
+    )
+    if not selected:
+        raise NoCasesError("no cases to evaluate" if not loaded else "no cases selected")
     meta = RunMeta(
         run_id=new_run_id(label),
         label=label,
-        command="evaluate",
+        command=origin.command,
+        suites=list(origin.suites),
+        case_files=list(origin.case_files),
+        split=selection.split,
+        tags=list(selection.tags),
+        exclude_tags=sorted(set(selection.exclude_tags)),
         # As the command line names it: its import path (and options), from a
         # ``module:attr`` string or from the object, so baselines gate by either route.
         sut=describe(sut, sut_options) if isinstance(sut, str) else sut_name(system),
+        sut_spec=spec or "",
+        sut_options=kept_options(sut_options or {}) if spec else {},
         sut_description=sut_description(system),
-        trials=trials,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        isolation=isolation,
-        memory_limit_mb=memory_limit_mb,
-        executor=executor,
+        options=options,
+        git_revision=git_revision(config.root if config else None),
         started=utc_now(),
-        planned_runs=len(selected) * trials,
+        planned_runs=len(selected) * options.trials,
         idle_checks=idle_checks(),
     )
-    recipe = SutRecipe(sut, dict(sut_options or {})) if isinstance(sut, str) else None
+    recipe = SutRecipe(spec, dict(sut_options or {})) if spec else None
     draft = Plan(
         sut=system, cases=selected, meta=meta, sources=sources, workers=workers, recipe=recipe
     )
     return validated(draft, baseline)
+
+
+def kept_options(options: Mapping[str, str]) -> dict[str, str | None]:
+    """``options`` as a trace's meta keeps them: a secret's value left out (``None``)."""
+    return {key: None if is_secret(key) else value for key, value in options.items()}
+
+
+def run_options(**given: object) -> RunOptions:
+    """A :class:`RunOptions` from keyword arguments, a wrong value refused with a
+    ``ValueError`` of one line (``trials: Input should be greater than or equal to 1``)."""
+    try:
+        return RunOptions.model_validate(given)
+    except ValidationError as e:
+        raise ValueError(first_problem(e, RunOptions)) from None
 
 
 def execute(
@@ -461,17 +458,20 @@ def evaluate(
         ValueError: no case to evaluate, or options that do not go together (see
             :func:`plan`).
     """
-    planned = plan(
-        cases,
-        sut,
+    options = run_options(
         trials=trials,
         concurrency=concurrency,
-        timeout=timeout,
-        label=label,
-        sut_options=sut_options,
+        timeout_s=timeout,
         isolation=isolation,
         memory_limit_mb=memory_limit_mb,
         executor=executor,
+    )
+    planned = plan(
+        cases,
+        sut,
+        options,
+        label=label,
+        sut_options=sut_options,
         ray_address=ray_address,
         baseline=baseline,
     )
@@ -550,5 +550,6 @@ def gate(
         max_errors=max_errors,
         meta=report.meta,
         source_warnings=source_warnings,
+        metrics=report.metrics,
     )
     return verdict.model_copy(update={"default_rules": config is None and found is None})

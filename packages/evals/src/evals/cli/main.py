@@ -816,11 +816,11 @@ def _evaluate(
     resume: str | None = getattr(args, "resume", None)
     if resume:
         _hold_resume_lock(traces_dir / resume, resume)
-        plan = resumed(args, config, traces_dir / resume)
+        # The SUT's own view of each case, before any run (a new plan is validated so).
+        plan = validated(resumed(args, config, traces_dir / resume), baseline)
     else:
-        plan = planned(args, config, exclude_tags)
+        plan = planned(args, config, exclude_tags, baseline)
         _note_suites_apart(args, config)
-    plan = validated(plan, baseline)  # the SUT's own view of each case, before any run
     label = plan.meta.label
     baseline_path: Path = getattr(args, "baseline", None) or _baseline_path(args, config)
     out: Path = args.out or config.reports_dir

@@ -10,14 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from evals.cases.lint import DEFAULT_MIN_SPLIT_SIZE
-from evals.execution.isolation import ISOLATIONS
-from evals.execution.ray_executor import EXECUTORS
 from evals.execution.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,
     DEFAULT_TIMEOUT_S,
 )
 from evals.log.traces import SAFE_NAME
+from evals.model.options import EXECUTORS, ISOLATIONS
 from evals.model.sut import parse_option
 
 STABILITY_TRIALS = 5

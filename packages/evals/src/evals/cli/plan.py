@@ -11,18 +11,16 @@ import sys
 from pathlib import Path
 
 from evals.cases.configuration import SutRecipe
-from evals.cases.loader import load_cases_with_sources
 from evals.cases.vocabulary import rules_of
-from evals.checks.registry import idle_checks
 from evals.config import EvalsConfig, git_revision
 from evals.errors import UsageError
-from evals.evaluation import Plan
-from evals.execution.isolation import ProcessIsolation
-from evals.execution.ray_executor import RayExecutor, require_ray
+from evals.evaluation import NoCasesError, Plan, plan, run_options
+from evals.execution.placement import Workers, workers_for
 from evals.execution.resume import cases_of, cut_torn_tail, load_meta, read_finished
-from evals.execution.runner import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, select_cases
-from evals.log.traces import META_FILE, RunMeta, new_run_id, utc_now
-from evals.model.sut import AnySUT, describe, is_secret, load_sut, sut_description
+from evals.gating.baseline import Baseline
+from evals.log.traces import META_FILE, RunMeta
+from evals.model.options import OptionNames, Origin, RunOptions, Selection, conflict
+from evals.model.sut import AnySUT, describe, load_sut, sut_description
 
 STABILITY_TAG = "flaky"
 
@@ -139,11 +137,6 @@ def _sut_spec(args: argparse.Namespace, config: EvalsConfig) -> str:
     return sut_spec
 
 
-def kept_options(options: dict[str, str]) -> dict[str, str | None]:
-    """``options`` as a trace's meta keeps them: a secret's value left out (``None``)."""
-    return {key: None if is_secret(key) else value for key, value in options.items()}
-
-
 def _use_recorded_sut(args: argparse.Namespace, old: RunMeta, where: str) -> None:
     """Resume with the SUT and options ``old`` recorded, as if given again; a secret it
     could not keep must be (one line, exit 2)."""
@@ -158,106 +151,101 @@ def _use_recorded_sut(args: argparse.Namespace, old: RunMeta, where: str) -> Non
     args.sut_option = [(key, str(value)) for key, value in old.sut_options.items()]
 
 
-def executor_of(
-    args: argparse.Namespace,
-    config: EvalsConfig,
-    recorded: RunMeta | None = None,
-    suites: list[str] | None = None,
-) -> tuple[str, str, ProcessIsolation | RayExecutor | None]:
-    """``--executor`` (a resumed evaluation keeps what it recorded unless told otherwise;
-    else ``[tool.evals] executor``) and the isolation: the executor's name, the
-    isolation's, and where the SUT runs. Ray actors are processes already:
-    ``--isolation process`` and ``--memory-limit`` are refused with ``--executor ray``, as
-    are a missing Ray and a cluster address nothing answers at (exit 2, before any run)."""
+CLI_NAMES = OptionNames(
+    ray="--executor ray",
+    process="--isolation process",
+    memory_limit="--memory-limit",
+    ray_address="--ray-address",
+)
+"""How the command line names the options :func:`evals.model.options.conflict` speaks of."""
+
+
+def options_of(
+    args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
+) -> RunOptions:
+    """The :class:`RunOptions` the flags ask for. A resumed evaluation (``recorded``) keeps
+    what it recorded unless a flag says otherwise; else ``[tool.evals] executor`` and the
+    defaults. Options that do not go together are refused (one line, exit 2), in the
+    flags' words, before anything is loaded."""
     executor: str = args.executor or (recorded.executor if recorded else config.executor)
-    if executor != "ray":
-        if args.ray_address is not None:
-            raise UsageError("--ray-address names a Ray cluster: it needs --executor ray")
-        return (executor, *isolation_of(args, config, recorded, suites))
-    if args.isolation == "process" or args.memory_limit is not None:
-        raise UsageError(
-            "--executor ray runs the SUT in Ray actors (processes already):"
-            " --isolation process and --memory-limit do not apply"
-        )
-    require_ray()
-    ray = RayExecutor(
-        _sut_spec(args, config), sut_options(args, config, suites or []), args.ray_address
+    isolation: str | None = args.isolation
+    limit: int | None = args.memory_limit
+    if isolation is None and recorded is not None and executor != "ray":
+        isolation = recorded.isolation
+        limit = recorded.memory_limit_mb if limit is None else limit
+    given = {
+        "trials": recorded.trials if recorded else args.trials or args.default_trials,
+        "concurrency": args.concurrency or (recorded.concurrency if recorded else None),
+        "timeout_s": args.timeout or (recorded.timeout_s if recorded else None),
+        "isolation": isolation,
+        "memory_limit_mb": limit,
+        "executor": executor,
+    }
+    try:
+        options = run_options(**{key: value for key, value in given.items() if value is not None})
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    problem = conflict(options, args.ray_address, CLI_NAMES)
+    if problem is not None:
+        raise UsageError(problem)
+    return options
+
+
+def workers_of(
+    args: argparse.Namespace, config: EvalsConfig, options: RunOptions, suites: list[str]
+) -> Workers | None:
+    """Where the SUT of an evaluation with ``options`` runs: worker processes, Ray actors
+    (a missing Ray, or a cluster address nothing answers at, is exit 2 before any run),
+    or ``None`` for the harness's own process."""
+    return workers_for(
+        _sut_spec(args, config),
+        sut_options(args, config, suites),
+        options,
+        args.ray_address,
+        names=CLI_NAMES,
+        error=UsageError,
     )
-    ray.refuse_unreachable()  # before any report is written: the last one under the label stays
-    return executor, "none", ray
 
 
-def isolation_of(
+def planned(
     args: argparse.Namespace,
     config: EvalsConfig,
-    recorded: RunMeta | None = None,
-    suites: list[str] | None = None,
-) -> tuple[str, ProcessIsolation | None]:
-    """``--isolation`` and ``--memory-limit`` (a resumed evaluation keeps what it recorded
-    unless told otherwise): the mode's name, and the worker setup when it is ``process``.
-    A memory limit without process isolation is refused (exit 2)."""
-    mode: str = args.isolation or (recorded.isolation if recorded else "none")
-    limit: int | None = args.memory_limit
-    if limit is None and recorded is not None and args.isolation is None:
-        limit = recorded.memory_limit_mb
-    if mode != "process":
-        if args.memory_limit is not None:
-            raise UsageError("--memory-limit limits worker processes: it needs --isolation process")
-        return mode, None
-    options = sut_options(args, config, suites or [])
-    return mode, ProcessIsolation(_sut_spec(args, config), options, limit)
-
-
-def planned(args: argparse.Namespace, config: EvalsConfig, exclude_tags: list[str]) -> Plan:
-    """A new evaluation of the cases the flags select."""
+    exclude_tags: list[str],
+    baseline: Baseline | None = None,
+) -> Plan:
+    """A new evaluation of the cases the flags select: :func:`evals.evaluation.plan` with
+    the flags as its arguments (``baseline``: the one the report will be gated against,
+    so a case it ran unchanged that the SUT now refuses is the SUT's failure)."""
     suites, paths, extra = case_files(args, config)
-    # The SUT first: a project's checks may register (and declare expect keys) on import.
-    sut, sut_name = load_named_sut(args, config, suites)
-    # The whole set is validated before any run.
-    cases, sources = load_cases_with_sources(
-        paths, rules=rules_of(sut), expect_defaults=config.expect_defaults
-    )
-    selected = select_cases(cases, split=args.split, tags=args.tag, exclude_tags=exclude_tags)
-    if not selected and args.command == "stability" and args.tag == [STABILITY_TAG]:
-        raise UsageError(
-            f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs only"
-            f" cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
+    options = options_of(args, config)
+    import_from_working_directory()
+    try:
+        return plan(
+            paths,
+            _sut_spec(args, config),
+            options,
+            label=label_of(args, suites),
+            sut_options=sut_options(args, config, suites),
+            ray_address=args.ray_address,
+            baseline=baseline,
+            selection=Selection(
+                split=args.split, tags=tuple(args.tag), exclude_tags=tuple(exclude_tags)
+            ),
+            origin=Origin(
+                command=args.command,
+                suites=tuple(suites),
+                case_files=tuple(str(p) for p in extra),
+            ),
         )
-    if not selected:
+    except NoCasesError:
+        if args.command == "stability" and args.tag == [STABILITY_TAG]:
+            raise UsageError(
+                f"no {STABILITY_TAG}-tagged cases among the selected cases (stability runs"
+                f" only cases tagged {STABILITY_TAG!r}; pass --tag to measure others)"
+            ) from None
         raise UsageError(
             "no cases selected (check --suite, --cases, --split, --tag, --exclude-tag)"
-        )
-    label = label_of(args, suites)
-    trials: int = args.trials or args.default_trials
-    executor, mode, isolation = executor_of(args, config, suites=suites)
-    meta = RunMeta(
-        run_id=new_run_id(label),
-        label=label,
-        command=args.command,
-        suites=suites,
-        case_files=[str(p) for p in extra],
-        split=args.split,
-        tags=list(args.tag),
-        exclude_tags=sorted(set(exclude_tags)),
-        sut=sut_name,
-        sut_spec=_sut_spec(args, config),
-        sut_options=kept_options(sut_options(args, config, suites)),
-        sut_description=sut_description(sut),
-        trials=trials,
-        concurrency=args.concurrency or DEFAULT_CONCURRENCY,
-        timeout_s=args.timeout or DEFAULT_TIMEOUT_S,
-        isolation=mode,
-        memory_limit_mb=_memory_limit(isolation),
-        executor=executor,
-        git_revision=git_revision(config.root),
-        started=utc_now(),
-        planned_runs=len(selected) * trials,
-        idle_checks=idle_checks(),
-    )
-    recipe = SutRecipe(_sut_spec(args, config), sut_options(args, config, suites))
-    return Plan(
-        sut=sut, cases=selected, meta=meta, sources=sources, workers=isolation, recipe=recipe
-    )
+        ) from None
 
 
 def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan:
@@ -308,18 +296,15 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         )
     finished = read_finished(folder, cases, old.trials)
     cut_torn_tail(folder, finished)
-    executor, mode, isolation = executor_of(args, config, old, old.suites)
+    options = options_of(args, config, old)
+    workers = workers_of(args, config, options, old.suites)
     meta = old.model_copy(
         update={
             "finished": None,
             "complete": False,
             "stop_signal": None,
             "finished_runs": len(finished.runs),
-            "concurrency": args.concurrency or old.concurrency,
-            "timeout_s": args.timeout or old.timeout_s,
-            "isolation": mode,
-            "memory_limit_mb": _memory_limit(isolation),
-            "executor": executor,
+            "options": options,
             "unstopped_runs": [],
         }
     )
@@ -329,13 +314,9 @@ def resumed(args: argparse.Namespace, config: EvalsConfig, folder: Path) -> Plan
         meta=meta,
         sources=sources,
         finished=finished.runs,
-        workers=isolation,
+        workers=workers,
         recipe=SutRecipe(_sut_spec(args, config), sut_options(args, config, old.suites)),
     )
-
-
-def _memory_limit(isolation: ProcessIsolation | RayExecutor | None) -> int | None:
-    return isolation.memory_limit_mb if isinstance(isolation, ProcessIsolation) else None
 
 
 def label_of(args: argparse.Namespace, suites: list[str]) -> str:

@@ -36,23 +36,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import PydanticSerializationError
 
 from evals.errors import SutLoadError
+from evals.execution.pool import WORKER_START_S, SupervisedPool
+from evals.execution.pool import failed_run as _failed
 from evals.model.case import Case
 from evals.model.run import INVALID_RUN, Run, number_problem
 from evals.model.sut import AsyncSUT, load_sut
 
-Isolation = Literal["none", "process"]
-"""Where the SUT runs: ``none`` in the harness's own process (the default: cheapest),
-``process`` in worker processes (survives a SUT that exits, hangs or eats memory)."""
-ISOLATIONS: tuple[str, ...] = get_args(Isolation)
-
-WORKER_START_S = 120.0
-"""How long a worker may take to start and build the SUT before it counts as failed."""
 _MIB = 1024 * 1024
 _EVALS_ROOT = str(Path(__file__).resolve().parents[2])
 """Where this ``evals`` was imported from: a worker imports the very same one."""
@@ -278,17 +273,16 @@ class _Worker:
             self.process.wait(5)
 
 
-class WorkerPool:
-    """``size`` workers running ``cases`` through the SUT that ``isolation`` names.
+class WorkerPool(SupervisedPool[_Worker]):
+    """``size`` worker processes running ``cases`` through the SUT that ``isolation``
+    names (supervised as :class:`~evals.execution.pool.SupervisedPool` says)."""
 
-    :meth:`start` before the first :meth:`run`, :meth:`close` after the last; one
-    :meth:`run` per worker at a time (the runner's concurrency is the pool's size)."""
+    worker_name = "worker"
+    where = "a worker process"
 
     def __init__(self, isolation: ProcessIsolation, cases: Sequence[Case], size: int) -> None:
+        super().__init__(isolation.sut, cases, size)
         self.isolation = isolation
-        self.cases = list(cases)
-        self.size = size
-        self._index = {id(case): i for i, case in enumerate(self.cases)}
         self.setup = _WorkerSetup(
             isolation.sut,
             dict(isolation.options),
@@ -296,66 +290,38 @@ class WorkerPool:
             list(sys.path),
             isolation.memory_limit_mb,
         )
-        self._idle: asyncio.Queue[_Worker | None] = asyncio.Queue()
-        self._alive = 0  # workers ready, busy or starting
         self._workers: set[_Worker] = set()
-        self._replacing: set[asyncio.Task[str | None]] = set()
-        self._start_error: str | None = None
-        self.replaced = 0
-        """Workers replaced after dying or being killed."""
 
-    async def start(self) -> None:
-        """Start every worker and wait until each has built the SUT.
-
-        Raises :class:`SutLoadError` when a worker cannot build it."""
-        started = await asyncio.gather(*(self._start_one() for _ in range(self.size)))
-        failed = [why for why in started if why is not None]
-        if failed:
-            self.close()
-            raise SutLoadError(self.isolation.sut, f"in a worker process: {failed[0]}")
-
-    async def _start_one(self) -> str | None:
-        """Start one worker; ``None`` once it is idle and ready, else why it failed."""
-        self._alive += 1
+    def _spawn(self) -> _Worker:
         worker = _Worker(self)
         self._workers.add(worker)
+        return worker
+
+    async def _ready(self, worker: _Worker) -> str | None:
         try:
             kind, payload = await asyncio.wait_for(worker.receive(), WORKER_START_S)
         except TimeoutError:
             kind, payload = "failed", f"not ready within {WORKER_START_S:g}s"
         if kind == "ready":
-            self._idle.put_nowait(worker)
             return None
-        self._retire(worker)
-        why = str(payload) if kind == "failed" else f"the worker process died ({payload})"
-        self._start_error = why
-        if self._alive == 0:
-            self._idle.put_nowait(None)  # wake every waiter: no worker is coming
-        return why
+        return str(payload) if kind == "failed" else f"the worker process died ({payload})"
 
-    def _retire(self, worker: _Worker) -> None:
+    def _stop(self, worker: _Worker) -> None:
         worker.kill()
         self._workers.discard(worker)
-        self._alive -= 1
 
-    def _replace(self, worker: _Worker) -> None:
-        """Kill ``worker`` and start another in its place, in the background."""
-        self._retire(worker)
-        self.replaced += 1
-        task = asyncio.get_running_loop().create_task(self._start_one())
-        self._replacing.add(task)
-        task.add_done_callback(self._replacing.discard)
+    def _stop_all(self) -> None:
+        for worker in list(self._workers):
+            worker.kill()
+        self._workers.clear()
 
     async def run(self, case: Case, trial: int, timeout_s: float) -> Run:
         """Run one trial in a worker; every way it can fail is a ``sut_error`` run. The
         deadline counts from the request, not the wait for a worker to be free."""
-        worker = await self._idle.get()
+        index = self._index_of(case)
+        worker = await self._acquire()
         if worker is None:
-            self._idle.put_nowait(None)
-            return _failed(case, trial, f"no SUT worker could be started: {self._start_error}")
-        index = self._index.get(id(case))
-        if index is None:  # not one of the cases the workers hold
-            raise ValueError(f"case {case.id!r} is not among the pool's cases")
+            return self._not_started(case, trial)
         try:
             worker.conn.send((index, trial))
             async with asyncio.timeout(timeout_s):
@@ -388,15 +354,3 @@ class WorkerPool:
         # A kill may be the limit's doing (a C extension failing an allocation).
         note = f"; its memory limit was {limit} MiB" if limit and "killed" in payload else ""
         return _failed(case, trial, f"the worker process died ({payload}{note})")
-
-    def close(self) -> None:
-        """Stop every worker (and any being started)."""
-        for task in list(self._replacing):
-            task.cancel()
-        for worker in list(self._workers):
-            worker.kill()
-        self._workers.clear()
-
-
-def _failed(case: Case, trial: int, error: str) -> Run:
-    return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)

@@ -34,26 +34,22 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import ValidationError
 
 from evals.errors import EvalsError, SutLoadError
 from evals.execution.isolation import (
-    WORKER_START_S,
     RunSerialisationError,
     describe_error,
     read_back_problem,
     run_json,
 )
+from evals.execution.pool import WORKER_START_S, SupervisedPool
+from evals.execution.pool import failed_run as _failed
 from evals.model.case import Case
 from evals.model.run import Run
 from evals.model.sut import AsyncSUT, load_sut
-
-Executor = Literal["local", "ray"]
-"""Where runs are scheduled: ``local`` (this process's event loop; the default) or
-``ray`` (a Ray cluster's actors)."""
-EXECUTORS: tuple[str, ...] = get_args(Executor)
 
 ATTEMPTS = 2
 """Tries of a run whose actor died: the first, then one on another actor."""
@@ -204,28 +200,21 @@ class _ActorDiedError(Exception):
         self.cause = cause
 
 
-class RayPool:
-    """``size`` Ray actors running ``cases`` through the SUT that ``executor`` names.
+class RayPool(SupervisedPool[Any]):
+    """``size`` Ray actors running ``cases`` through the SUT that ``executor`` names
+    (supervised as :class:`~evals.execution.pool.SupervisedPool` says)."""
 
-    :meth:`start` before the first :meth:`run`, :meth:`close` after the last; one
-    :meth:`run` per actor at a time (the runner's concurrency is the pool's size)."""
+    worker_name = "actor"
+    where = "a Ray actor"
 
     def __init__(self, executor: RayExecutor, cases: Sequence[Case], size: int) -> None:
+        super().__init__(executor.sut, cases, size)
         self.executor = executor
-        self.cases = list(cases)
-        self.size = size
-        self._index = {id(case): i for i, case in enumerate(self.cases)}
         self._ray: Any = None
         self._actor_class: Any = None
         self._cases_ref: Any = None
         self._owns_ray = False
-        self._idle: asyncio.Queue[Any] = asyncio.Queue()
-        self._alive = 0  # actors ready, busy or starting
         self._actors: list[Any] = []
-        self._replacing: set[asyncio.Task[str | None]] = set()
-        self._start_error: str | None = None
-        self.replaced = 0
-        """Actors replaced after dying or being killed."""
         self.retried = 0
         """Runs tried again on another actor after their actor died."""
 
@@ -252,72 +241,59 @@ class RayPool:
             raise RayUnavailableError(f"cannot start or reach Ray {where}: {_cause(e)}") from e
         self._owns_ray = True
 
-    async def start(self) -> None:
-        """Connect to Ray, start every actor and wait until each has built the SUT.
-
-        Raises :class:`SutLoadError` when an actor cannot build it."""
+    async def _prepare(self) -> None:
+        """Connect to Ray; the actor class and the cases, shipped once for every actor."""
         self._connect()
         ray = self._ray
         # No restarts by Ray itself: the pool replaces a dead actor and retries the run once.
         self._actor_class = ray.remote(max_restarts=0, max_task_retries=0)(SutActor)
         self._cases_ref = ray.put(self.cases)  # shipped once, shared by every actor
-        started = await asyncio.gather(*(self._start_one() for _ in range(self.size)))
-        failed = [why for why in started if why is not None]
-        if failed:
-            self.close()
-            raise SutLoadError(self.executor.sut, f"in a Ray actor: {failed[0]}")
 
-    async def _start_one(self) -> str | None:
-        """Start one actor; ``None`` once it is idle and ready, else why it failed."""
-        self._alive += 1
+    def _spawn(self) -> Any:
         actor = self._actor_class.remote(
             self.executor.sut, dict(self.executor.options), self._cases_ref, list(sys.path)
         )
         self._actors.append(actor)
+        return actor
+
+    async def _ready(self, actor: Any) -> str | None:
         try:
             why = await asyncio.wait_for(_result(actor.ready.remote()), WORKER_START_S)
         except TimeoutError:
             why = f"not ready within {WORKER_START_S:g}s"
         except self._ray.exceptions.RayError as e:
             why = f"the Ray actor died ({_cause(e)})"
-        if why is None:
-            self._idle.put_nowait(actor)
-            return None
-        self._retire(actor)
-        self._start_error = why
-        if self._alive == 0:
-            self._idle.put_nowait(None)  # wake every waiter: no actor is coming
-        return str(why)
+        return None if why is None else str(why)
 
-    def _retire(self, actor: Any) -> None:
+    def _stop(self, actor: Any) -> None:
         with contextlib.suppress(Exception):  # already dead, or Ray shutting down
             self._ray.kill(actor, no_restart=True)
         with contextlib.suppress(ValueError):
             self._actors.remove(actor)
-        self._alive -= 1
 
-    def _replace(self, actor: Any) -> None:
-        """Kill ``actor`` and start another in its place, in the background."""
-        self._retire(actor)
-        self.replaced += 1
-        task = asyncio.get_running_loop().create_task(self._start_one())
-        self._replacing.add(task)
-        task.add_done_callback(self._replacing.discard)
+    def _stop_all(self) -> None:
+        """Stop every actor; shut down a Ray started here."""
+        if self._ray is None:
+            return
+        for actor in list(self._actors):
+            with contextlib.suppress(Exception):
+                self._ray.kill(actor, no_restart=True)
+        self._actors.clear()
+        if self._owns_ray:
+            self._ray.shutdown()
+            self._owns_ray = False
 
     async def run(self, case: Case, trial: int, timeout_s: float) -> Run:
         """Run one trial on an actor; a dead actor's run is tried once more on another.
         The deadline counts from the first request (not the wait for a free actor) and
         covers both attempts."""
-        index = self._index.get(id(case))
-        if index is None:  # not one of the cases the actors hold
-            raise ValueError(f"case {case.id!r} is not among the pool's cases")
+        index = self._index_of(case)
         causes: list[str] = []
         deadline: float | None = None
         for _ in range(ATTEMPTS):
-            actor = await self._idle.get()
+            actor = await self._acquire()
             if actor is None:
-                self._idle.put_nowait(None)
-                return _failed(case, trial, f"no SUT actor could be started: {self._start_error}")
+                return self._not_started(case, trial)
             if deadline is None:
                 deadline = asyncio.get_running_loop().time() + timeout_s
             else:
@@ -365,25 +341,7 @@ class RayPool:
         except ValidationError as e:
             return _failed(case, trial, read_back_problem(e))
 
-    def close(self) -> None:
-        """Stop every actor (and any being started); shut down a Ray started here."""
-        for task in list(self._replacing):
-            task.cancel()
-        if self._ray is None:
-            return
-        for actor in list(self._actors):
-            with contextlib.suppress(Exception):
-                self._ray.kill(actor, no_restart=True)
-        self._actors.clear()
-        if self._owns_ray:
-            self._ray.shutdown()
-            self._owns_ray = False
-
 
 async def _result(ref: Any) -> Any:
     """Await a Ray object reference on this event loop."""
     return await asyncio.wrap_future(ref.future())
-
-
-def _failed(case: Case, trial: int, error: str) -> Run:
-    return Run(case_id=case.id, trial=trial, outcome="sut_error", error=error)

@@ -27,7 +27,7 @@ from evals.config import EvalsConfig
 from evals.errors import TraceError
 from evals.execution.runner import select_cases
 from evals.io.json_files import first_problem
-from evals.log.traces import META_FILE, RUNS_FILE, RunMeta, TraceRecord, read_meta
+from evals.log.traces import META_FILE, RUNS_FILE, RunMeta, TraceRecord, read_meta, trace_lines
 from evals.model.case import Case
 from evals.model.result import RunResult
 
@@ -95,32 +95,20 @@ def read_finished(folder: Path, cases: Sequence[Case], trials: int) -> Finished:
     by_id = {case.id: case for case in cases}
     runs: dict[Pair, RunResult] = {}
     whole = 0
-    if path.exists() and not path.is_file():  # a FIFO would hang the read
-        raise TraceError(path, "not a regular file (a folder, a FIFO or a device): not read")
-    try:
-        with path.open("rb") as f:
-            for number, line in enumerate(f, start=1):
-                if not line.endswith(b"\n"):  # torn by a kill mid-write: never finished
-                    break
-                whole += len(line)
-                if not line.strip():
-                    continue
-                record = _record(path, number, line)
-                case = by_id.get(record.case_id)
-                if case is None or not 0 <= record.trial < trials:
-                    raise TraceError(
-                        path,
-                        f"line {number}: run {record.case_id!r}#{record.trial} is not among"
-                        f" the {len(cases)} cases x {trials} trials of {META_FILE}"
-                        " (did the case files change?)",
-                    )
-                pair = (record.case_id, record.trial)
-                if pair not in runs:
-                    runs[pair] = RunResult.graded(case, record.run, record.checks)
-    except FileNotFoundError:
-        pass  # killed before the first run finished
-    except OSError as e:
-        raise TraceError(path, f"cannot read: {e}") from e
+    for line in trace_lines(folder):
+        whole = line.end
+        record = _record(path, line.number, line.text)
+        case = by_id.get(record.case_id)
+        if case is None or not 0 <= record.trial < trials:
+            raise TraceError(
+                path,
+                f"line {line.number}: run {record.case_id!r}#{record.trial} is not among"
+                f" the {len(cases)} cases x {trials} trials of {META_FILE}"
+                " (did the case files change?)",
+            )
+        pair = (record.case_id, record.trial)
+        if pair not in runs:
+            runs[pair] = RunResult.graded(case, record.run, record.checks)
     return Finished(runs=runs, whole_bytes=whole)
 
 

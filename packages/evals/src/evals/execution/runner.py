@@ -70,6 +70,7 @@ from evals.execution.stop_signals import STOP_SIGNALS
 from evals.execution.watchdog import LoopBlocked, Watchdog
 from evals.log.traces import TraceWriter
 from evals.model.case import Case
+from evals.model.options import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from evals.model.result import RunResult
 from evals.model.run import INVALID_RUN, Run, number_problem
 from evals.model.sut import SUT, AnySUT, AsyncSUT
@@ -84,8 +85,6 @@ __all__ = [
     "select_cases",
 ]
 
-DEFAULT_TIMEOUT_S = 30.0
-DEFAULT_CONCURRENCY = 4
 DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW = 10
 """Provider errors (runs ending ``error``) in a row after which a runner stops
 scheduling: a dead endpoint is noticed in seconds, not after every run has retried."""

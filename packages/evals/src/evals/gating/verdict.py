@@ -169,6 +169,7 @@ def evaluate(
     max_errors: int | None = None,
     meta: RunMeta | None = None,
     source_warnings: Sequence[SourceWarning] | None = None,
+    metrics: Metrics | None = None,
 ) -> Verdict:
     """Judge results against the baseline under the rules of ``config``.
 
@@ -180,10 +181,14 @@ def evaluate(
     neither for nor against the change. ``max_errors`` overrides
     ``config.hard.errored_runs_max`` when given. ``source_warnings`` are what the
     compiler said of the code under test (:func:`evals.execution.source_check.check_sources`);
-    ``None``: not checked.
+    ``None``: not checked. ``metrics``: those of ``results`` when they were computed
+    already (a report's): reused when no result is dropped, so an evaluation computes
+    its metrics once.
     """
-    kept = excluding(results, config.exclude_tags)
-    metrics = compute(kept)
+    given = results if isinstance(results, Sequence) else list(results)
+    kept = excluding(given, config.exclude_tags)
+    if metrics is None or len(kept) != len(given):
+        metrics = compute(kept)
     hard_rules = config.hard
     if max_errors is not None:
         hard_rules = hard_rules.model_copy(update={"errored_runs_max": max_errors})

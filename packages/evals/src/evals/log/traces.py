@@ -17,16 +17,25 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Self
+from typing import IO, Any, NamedTuple, Self
 
-from pydantic import BaseModel, Field, TypeAdapter, field_validator
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from evals.errors import TraceError
 from evals.io.files import naming, write_atomic
 from evals.io.json_files import read_json_text
+from evals.model.options import OPTION_FIELDS, RunOptions
 from evals.model.result import CheckResult
 from evals.model.run import Run
 
@@ -108,12 +117,9 @@ class RunMeta(BaseModel):
     sut_description: list[str] = Field(default_factory=list)
     """What the SUT said it really runs (its ``describe()`` hook, see
     :func:`evals.model.sut.sut_description`): printed under the headline of every report."""
-    trials: int = 1
-    """Trials per case."""
-    concurrency: int = 1
-    """Runs in flight at once."""
-    timeout_s: float = 0.0
-    """Per-run time limit in seconds."""
+    options: RunOptions = Field(default_factory=RunOptions)
+    """How the cases ran (trials, concurrency, timeout, isolation, memory limit,
+    executor), as the evaluation was given them; written as top-level keys."""
     git_revision: str = "unknown"
     """The code revision evaluated."""
     started: str = ""
@@ -130,12 +136,6 @@ class RunMeta(BaseModel):
     """The signal that stopped an interrupted evaluation (``SIGINT``, ``SIGTERM``)."""
     stop_reason: str | None = None
     """Why the runner stopped scheduling by itself (the provider kept failing)."""
-    isolation: str = "none"
-    """Where the SUT ran: ``none`` (in the harness's process) or ``process`` (workers)."""
-    memory_limit_mb: int | None = None
-    """The memory limit of each worker process in MiB (``process`` isolation), if any."""
-    executor: str = "local"
-    """Where runs were scheduled: ``local`` (the harness's event loop) or ``ray``."""
     unstopped_runs: list[str] = Field(default_factory=list)
     """Runs (``case#trial``) that timed out and could not be stopped: still running in
     the harness's process when the evaluation ended (recorded as ``sut_error``)."""
@@ -143,6 +143,70 @@ class RunMeta(BaseModel):
     """Checks the project set up that judged nothing in this evaluation, each
     ``<name>: <why>`` (a rubric whose calibration does not let it gate):
     :func:`evals.checks.registry.idle_checks` once the SUT and its checks were loaded."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_options(cls, data: Any) -> Any:
+        # On disk (and as keyword arguments) the options are top-level keys, as they
+        # always were: gathered into the one record here.
+        if not isinstance(data, dict) or not any(key in data for key in OPTION_FIELDS):
+            return data
+        data = dict(data)
+        given = data.get("options")
+        options = dict(given.model_dump() if isinstance(given, RunOptions) else given or {})
+        for key in OPTION_FIELDS:
+            if key in data:
+                options[key] = data.pop(key)
+        data["options"] = options
+        return data
+
+    @model_serializer(mode="wrap")
+    def _options_flat(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        options = data.pop("options", None)
+        return {**data, **options} if isinstance(options, dict) else data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update``; an option given by its own name (``trials`` …) is
+        changed in the copy's :class:`RunOptions`, as when the meta is read."""
+        if update and any(key in OPTION_FIELDS for key in update):
+            changes = dict(update)
+            options = {key: changes.pop(key) for key in OPTION_FIELDS if key in changes}
+            base = changes.get("options", self.options)
+            changes["options"] = base.model_copy(update=options)
+            update = changes
+        return super().model_copy(update=update, deep=deep)
+
+    @property
+    def trials(self) -> int:
+        """Trials per case (``options.trials``)."""
+        return self.options.trials
+
+    @property
+    def concurrency(self) -> int:
+        """Runs in flight at once (``options.concurrency``)."""
+        return self.options.concurrency
+
+    @property
+    def timeout_s(self) -> float:
+        """Per-run time limit in seconds (``options.timeout_s``)."""
+        return self.options.timeout_s
+
+    @property
+    def isolation(self) -> str:
+        """Where the SUT ran: ``none`` (in the harness's process) or ``process``
+        (workers) (``options.isolation``)."""
+        return self.options.isolation
+
+    @property
+    def memory_limit_mb(self) -> int | None:
+        """Each worker process's memory limit in MiB, if any (``options.memory_limit_mb``)."""
+        return self.options.memory_limit_mb
+
+    @property
+    def executor(self) -> str:
+        """Where runs were scheduled: ``local`` or ``ray`` (``options.executor``)."""
+        return self.options.executor
 
 
 _ID_JSON = TypeAdapter(str)
@@ -293,9 +357,44 @@ def read_meta(folder: Path) -> RunMeta:
     return RunMeta.model_validate_json(text)
 
 
+class TraceLine(NamedTuple):
+    """One whole line of ``runs.jsonl``."""
+
+    number: int
+    """Its line number, from 1."""
+    text: bytes
+    """The line, with its newline."""
+    end: int
+    """Bytes of ``runs.jsonl`` up to the end of this line."""
+
+
+def trace_lines(folder: Path) -> Iterator[TraceLine]:
+    """Every whole, non-blank line of a trace folder's ``runs.jsonl``, in the order the
+    runs finished: the one reader of that file (resume, report, compare, the HTML page).
+
+    A torn last line (a kill mid-write) never finished: it is no line. No file yet (killed
+    before the first run finished) is no line either. A file that is not a regular file
+    (a FIFO would hang the read) and a read that fails are a :class:`TraceError` naming
+    the file."""
+    path = folder / RUNS_FILE
+    if path.exists() and not path.is_file():
+        raise TraceError(path, "not a regular file (a folder, a FIFO or a device): not read")
+    end = 0
+    try:
+        with path.open("rb") as f:
+            for number, line in enumerate(f, start=1):
+                if not line.endswith(b"\n"):
+                    return
+                end += len(line)
+                if line.strip():
+                    yield TraceLine(number, line, end)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise TraceError(path, f"cannot read: {e}") from e
+
+
 def read_traces(folder: Path) -> Iterator[TraceRecord]:
     """Yield the trace records of a trace folder, in the order they finished."""
-    with (folder / RUNS_FILE).open(encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                yield TraceRecord.model_validate_json(line)
+    for line in trace_lines(folder):
+        yield TraceRecord.model_validate_json(line.text)

@@ -29,7 +29,7 @@ import jinja2
 from pydantic import BaseModel, ValidationError
 
 from evals.gating.verdict import Verdict
-from evals.log.traces import RUNS_FILE, RunMeta, TraceRecord
+from evals.log.traces import RUNS_FILE, RunMeta, TraceRecord, trace_lines
 from evals.metrics.summary import Group, Metrics, wilson_interval
 from evals.model.case import Case
 from evals.model.result import CheckResult, RunResult
@@ -464,27 +464,21 @@ def load_runs(
     yet. As when a report is rebuilt from traces, a torn last line (a kill mid-write) is
     no run, and the first record of a (case, trial) wins; a line that is no trace record
     is left out (the report shows that run untraced)."""
-    path = None if folder is None else folder / RUNS_FILE
-    if path is None or not path.is_file():
+    if folder is None or not (folder / RUNS_FILE).is_file():
         return {}
     runs: dict[tuple[str, int], dict[str, Any]] = {}
-    with path.open("rb") as f:
-        for line in f:
-            if not line.endswith(b"\n"):
-                break
-            if not line.strip():
-                continue
-            try:
-                if wanted is not None:
-                    key = _RunKey.model_validate_json(line)
-                    if (key.case_id, key.trial) not in wanted:
-                        continue
-                record = TraceRecord.model_validate_json(line)
-            except ValidationError:
-                continue
-            pair = (record.case_id, record.trial)
-            if pair not in runs:
-                runs[pair] = record.run.model_dump(mode="json")
+    for line in trace_lines(folder):
+        try:
+            if wanted is not None:
+                key = _RunKey.model_validate_json(line.text)
+                if (key.case_id, key.trial) not in wanted:
+                    continue
+            record = TraceRecord.model_validate_json(line.text)
+        except ValidationError:
+            continue
+        pair = (record.case_id, record.trial)
+        if pair not in runs:
+            runs[pair] = record.run.model_dump(mode="json")
     return runs
 
 
