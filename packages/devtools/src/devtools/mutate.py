@@ -3684,6 +3684,23 @@ MUTANTS: tuple[Mutant, ...] = (
         "a run torn by a kill mid-write is read as finished (resume, report, compare, page)",
         tests=("packages/evals/tests/test_trace_lines.py",),
     ),
+    M(
+        "placeholder_report_not_written",
+        "evals.cli.main:_evaluate",
+        "    write_placeholder(out, plan.meta)\n",
+        "",
+        "while an evaluation runs (or once it is killed) the last report under its label looks"
+        " current",
+        tests=("packages/evals/tests/test_cli_sigint.py",),
+    ),
+    M(
+        "placeholder_page_unescaped",
+        "evals.report.files:write_placeholder",
+        "        headline=html.escape(headline(meta)),",
+        "        headline=headline(meta),",
+        "the page that stands in while an evaluation runs shows a suite's name as markup",
+        tests=("packages/evals/tests/test_placeholder.py",),
+    ),
     # --- the scripted model and the model path's checks (agent_evals) ------------------
     M(
         "model_calls_unchecked",

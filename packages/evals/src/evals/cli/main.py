@@ -68,7 +68,7 @@ from evals.model.case import Case
 from evals.model.sut import load_sut
 from evals.report.compare import compare, load_side, refuse_unrelated, render
 from evals.report.compare_html import render_compare_html
-from evals.report.files import load_report, report_paths, write_reports
+from evals.report.files import load_report, report_paths, write_placeholder
 from evals.report.summary import incomplete_note, render_console
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_STOPPED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
@@ -354,12 +354,13 @@ def _gate(args: argparse.Namespace) -> int:
         verdict = verdict.model_copy(update={"stopped_early": reason})
     # The verdict goes into <label>.md in the same single write as the report: appended
     # afterwards, a concurrent gate's verdict could land in the same file.
-    sections = {"Gate verdict": verdict.render()}
+    shown = verdict.render()
+    sections = {"Gate verdict": shown}
     done.publish(gate_config.exclude_tags, sections=sections, verdict=verdict)
     if found is None:
         _note_default_rules(config)
     print()
-    print(verdict.render())
+    print(shown)
     return verdict.exit_code
 
 
@@ -829,7 +830,7 @@ def _evaluate(
     ensure_writable_folder(traces_dir, "traces")
     # An earlier evaluation's report under this label must not look current while this
     # one runs, nor after it is killed: it is replaced at once by one saying so.
-    write_reports(out, label, compute([]), [], plan.meta)
+    write_placeholder(out, plan.meta)
     stop_when = (
         FailFast.of(baseline, _gate_rules(args, config) or GateConfig(), plan.meta.trials)
         if getattr(args, "fail_fast", False) and baseline is not None

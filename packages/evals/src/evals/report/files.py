@@ -3,6 +3,7 @@ Markdown, JUnit XML and HTML written together, and a JSON report read back."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,12 +15,12 @@ from evals.gating.baseline import Baseline
 from evals.io.files import write_atomic
 from evals.io.json_files import first_problem, read_json_text
 from evals.log.traces import RunMeta
-from evals.metrics.summary import Metrics
+from evals.metrics.summary import Metrics, compute
 from evals.model.case import Case
 from evals.model.result import RunResult
 from evals.report.html import html_parts, load_runs, traced_pairs
 from evals.report.junit import render_junit
-from evals.report.summary import metrics_json, render_markdown
+from evals.report.summary import headline, incomplete_note, metrics_json, render_markdown
 
 if TYPE_CHECKING:
     from evals.gating.verdict import Verdict
@@ -75,6 +76,39 @@ def write_reports(
         md_path: render_markdown(metrics, meta, not_gated=not_gated, sections=sections),
         junit_path: render_junit(results, meta, verdict),
         html_path: html,
+    }
+    for path, text in texts.items():
+        write_atomic(path, text)
+    return list(texts)
+
+
+PLACEHOLDER_HTML = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'">
+<title>{title}</title></head>
+<body><h1>{title}</h1><p>{note}</p><p>{headline}</p></body></html>
+"""
+"""The page that stands in while an evaluation runs: no style, no script, no template."""
+
+
+def write_placeholder(out_dir: Path, meta: RunMeta) -> list[Path]:
+    """Write the four report files of ``meta``'s label as an evaluation that has not
+    finished (``INCOMPLETE``, no run yet), so the last report under that label never
+    looks current while this one runs, nor after it is killed. Cheap: no run is graded,
+    and the page is a few lines of text, not the report's template."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path, md_path, junit_path, html_path = report_paths(out_dir, meta.label)
+    nothing = compute([])
+    page = PLACEHOLDER_HTML.format(
+        title=html.escape(f"Evals: {meta.label}"),
+        note=html.escape(incomplete_note(meta) or "INCOMPLETE"),
+        headline=html.escape(headline(meta)),
+    )
+    texts = {
+        json_path: metrics_json(nothing, meta),
+        md_path: render_markdown(nothing, meta),
+        junit_path: render_junit([], meta),
+        html_path: page,
     }
     for path, text in texts.items():
         write_atomic(path, text)

@@ -154,11 +154,12 @@ def _gate_testcase(verdict: Verdict) -> ET.Element:
     case = ET.Element("testcase", {"classname": "evals", "name": GATE_TESTCASE, "time": "0"})
     findings = [f"HARD {f.message}" for f in verdict.hard]
     findings += [f"SOFT {f.message}" for f in verdict.soft]
+    shown = verdict.render()
     if not verdict.passed:
-        message = "; ".join(findings) or verdict.render().splitlines()[0]
-        ET.SubElement(case, "failure", {"message": message, "type": "gate"}).text = verdict.render()
+        message = "; ".join(findings) or shown.splitlines()[0]
+        ET.SubElement(case, "failure", {"message": message, "type": "gate"}).text = shown
     elif findings:
-        ET.SubElement(case, "system-out").text = verdict.render()
+        ET.SubElement(case, "system-out").text = shown
     return case
 
 
