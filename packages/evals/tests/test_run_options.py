@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import evals
+import evals.errors as evals_errors
 import pytest
 from evals.cli.main import main
 from evals.log.traces import RunMeta
@@ -181,3 +182,73 @@ def test_an_evaluation_computes_its_metrics_once_and_the_gate_drops_what_it_excl
     assert verdict.passed and not verdict.soft, verdict.render()
     steady = evals.execute(evals.plan(BETA, sut, selection=Selection(exclude_tags=("flaky",))))
     assert evals.gate(steady, baseline).metrics is steady.metrics  # nothing dropped: reused
+
+
+# Found by review: planning loaded each file apart, so an id in two files ran twice.
+def test_an_id_in_two_files_is_refused_by_both_routes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = make_project(tmp_path)
+    alpha, beta = project / "cases" / "alpha.jsonl", project / "cases" / "beta.jsonl"
+    first = alpha.read_text("utf-8").splitlines()[0]
+    beta.write_text(beta.read_text("utf-8") + first + "\n", encoding="utf-8")
+    with pytest.raises(evals_errors.CaseFileError, match="duplicate id"):
+        evals.evaluate([alpha, beta], fake_suts.EchoSUT())
+    monkeypatch.chdir(project)
+    assert main(["run", "--suite", "alpha", "--suite", "beta"]) == 2
+    err = capsys.readouterr().err
+    assert "duplicate id" in err and "beta.jsonl" in err
+    assert not (project / "traces").exists() or not any((project / "traces").iterdir())
+
+
+def test_every_files_problems_are_listed_together(tmp_path: Path) -> None:
+    files = []
+    for name in ("one.jsonl", "two.jsonl"):
+        path = tmp_path / name
+        path.write_text(f'{{"id": "{name}", "split": "dev", "input": {{}}}}\nnot json\n', "utf-8")
+        files.append(path)
+    with pytest.raises(evals_errors.CaseFileError) as raised:
+        evals.evaluate(files, fake_suts.EchoSUT())
+    named = {problem.file for problem in raised.value.problems}
+    assert named == {str(files[0]), str(files[1])}
+
+
+@pytest.mark.parametrize("options", [5, [1], "trials"])
+def test_a_meta_whose_options_are_no_mapping_is_refused_not_a_traceback(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: object,
+) -> None:
+    with pytest.raises(ValidationError, match="options: not a mapping"):
+        RunMeta.model_validate({"run_id": "r", "trials": 1, "options": options})
+    monkeypatch.chdir(make_project(tmp_path))
+    assert main(["run", "--suite", "alpha", "--label", "x"]) == 0
+    (folder,) = (tmp_path / "traces").iterdir()
+    meta = json.loads((folder / "meta.json").read_text("utf-8"))
+    (folder / "meta.json").write_text(json.dumps({**meta, "options": options}), "utf-8")
+    capsys.readouterr()
+    assert main(["report", str(folder)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "options: not a mapping" in err[0], err
+
+
+def test_a_value_no_evaluation_can_run_with_is_named_by_its_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(make_project(tmp_path))
+    assert main(["run", "--suite", "alpha", "--timeout", "inf"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["evals: error: --timeout: Input should be a finite number"], err
+
+
+def test_a_sut_whose_module_name_a_meta_cannot_keep_still_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by review: the library began recording sut_spec, which a meta validates as
+    # module:attr; a module file named my-agent.py imports, but is no such name.
+    (tmp_path / "my-agent.py").write_text("from fake_suts import EchoSUT as SUT\n", "utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    report = evals.evaluate(CASES, "my-agent:SUT")
+    assert report.meta.sut_spec == "" and report.meta.sut == "my-agent:SUT"
+    assert report.meta.finished_runs == 5

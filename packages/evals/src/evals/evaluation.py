@@ -42,7 +42,7 @@ from evals.gating.rules import GateConfig, gate_config_or_defaults, load_gate_co
 from evals.gating.verdict import Verdict
 from evals.gating.verdict import evaluate as judge
 from evals.io.json_files import first_problem
-from evals.log.traces import RunMeta, TraceWriter, new_run_id, utc_now
+from evals.log.traces import RunMeta, TraceWriter, is_import_path, new_run_id, utc_now
 from evals.metrics.summary import Metrics, compute
 from evals.model.case import Case
 from evals.model.options import (
@@ -198,16 +198,22 @@ def _cases(
 ) -> tuple[list[Case], dict[str, Where]]:
     """Cases from files and/or ready-made cases, validated, with where each came from."""
     items: list[CaseSource] = [cases] if isinstance(cases, str | PathLike | Case) else list(cases)
+    # Every file in one load: an id given in two files is a problem, and every file's
+    # problems are listed together.
+    files = [Path(item) for item in items if not isinstance(item, Case)]
+    found, sources = (
+        load_cases_with_sources(files, rules=rules, expect_defaults=defaults) if files else ([], {})
+    )
+    by_file: dict[str, list[Case]] = {}
+    for case in found:
+        by_file.setdefault(sources[case.id].file, []).append(case)
     loaded: list[Case] = []
-    sources: dict[str, Where] = {}
-    for item in items:
+    for item in items:  # in the order given
         if isinstance(item, Case):
             loaded.append(item)  # judged as built (the defaults fill case files in)
-            continue
-        found, where = load_cases_with_sources([Path(item)], rules=rules, expect_defaults=defaults)
-        loaded += found
-        sources.update(where)
-    return loaded, sources
+        else:
+            loaded += by_file.pop(str(Path(item)), [])
+    return loaded, dict(sources)
 
 
 def _is_file(item: object) -> bool:
@@ -281,7 +287,7 @@ def plan(
         # As the command line names it: its import path (and options), from a
         # ``module:attr`` string or from the object, so baselines gate by either route.
         sut=describe(sut, sut_options) if isinstance(sut, str) else sut_name(system),
-        sut_spec=spec or "",
+        sut_spec=spec if spec and is_import_path(spec) else "",
         sut_options=kept_options(sut_options or {}) if spec else {},
         sut_description=sut_description(system),
         options=options,

@@ -159,14 +159,24 @@ CLI_NAMES = OptionNames(
 )
 """How the command line names the options :func:`evals.model.options.conflict` speaks of."""
 
+OPTION_FLAGS = {
+    "trials": "--trials",
+    "concurrency": "--concurrency",
+    "timeout_s": "--timeout",
+    "isolation": "--isolation",
+    "memory_limit_mb": "--memory-limit",
+    "executor": "--executor",
+}
+"""The flag of each field of :class:`RunOptions`."""
+
 
 def options_of(
     args: argparse.Namespace, config: EvalsConfig, recorded: RunMeta | None = None
 ) -> RunOptions:
     """The :class:`RunOptions` the flags ask for. A resumed evaluation (``recorded``) keeps
     what it recorded unless a flag says otherwise; else ``[tool.evals] executor`` and the
-    defaults. Options that do not go together are refused (one line, exit 2), in the
-    flags' words, before anything is loaded."""
+    defaults. A value no evaluation can run with, and options that do not go together,
+    are refused (one line, exit 2) in the flags' words, before the SUT is built."""
     executor: str = args.executor or (recorded.executor if recorded else config.executor)
     isolation: str | None = args.isolation
     limit: int | None = args.memory_limit
@@ -184,7 +194,8 @@ def options_of(
     try:
         options = run_options(**{key: value for key, value in given.items() if value is not None})
     except ValueError as e:
-        raise UsageError(str(e)) from None
+        field, _, wrong = str(e).partition(": ")
+        raise UsageError(f"{OPTION_FLAGS.get(field, field)}: {wrong}") from None
     problem = conflict(options, args.ray_address, CLI_NAMES)
     if problem is not None:
         raise UsageError(problem)

@@ -66,6 +66,11 @@ _IMPORT_PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 """``module.path:attr`` (a trace's meta is untrusted input)."""
 
 
+def is_import_path(text: str) -> bool:
+    """Whether ``text`` is a ``module.path:attr`` a meta records (and a resume rebuilds)."""
+    return _IMPORT_PATH.fullmatch(text) is not None
+
+
 class RunMeta(BaseModel):
     """What an evaluation ran and how; the ``meta`` block of every report."""
 
@@ -153,7 +158,11 @@ class RunMeta(BaseModel):
             return data
         data = dict(data)
         given = data.get("options")
-        options = dict(given.model_dump() if isinstance(given, RunOptions) else given or {})
+        if isinstance(given, RunOptions):
+            given = given.model_dump()
+        if given is not None and not isinstance(given, dict):
+            raise ValueError(f"options: not a mapping of the options ({type(given).__name__})")
+        options = dict(given or {})
         for key in OPTION_FIELDS:
             if key in data:
                 options[key] = data.pop(key)
