@@ -223,7 +223,7 @@ def screenshots(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 538 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 544 ways, one copy each: the tests must fail every time."""
     # The Ray executor's, evals power's and OpenTelemetry's mutants are killed by their
     # tests, which need the extras; the page's by the browser test (Playwright driving the
     # system's Chromium) and the span reader's by the two real agent frameworks.
@@ -298,6 +298,7 @@ def bench(session: nox.Session) -> None:
     # Compiled at install, as a user's environment would be: the benchmark times start-up,
     # not compiling openai from source on every start.
     session.env["UV_COMPILE_BYTECODE"] = "1"
-    # The evals extra too: the ray scenario (--only ray) runs evals on a local Ray.
-    sync(session, "agent-evals", "fake-openai", "evals", extras=("ray",))
+    # The evals extra too: the ray scenario (--only ray) runs evals on a local Ray; the
+    # bench group brings pydantic_evals, measured beside the client and ours.
+    sync(session, "agent-evals", "fake-openai", "evals", extras=("ray",), groups=("bench",))
     session.run("python", "-m", "bench.run", *session.posargs)

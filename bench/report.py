@@ -18,9 +18,9 @@ from bench.scenarios import (
     LINT_RSS_GROWTH_MAX,
     LINT_S_MAX,
     OFFLINE_MS_PER_RUN_MAX,
-    OVERHEAD_MS_PER_SAMPLE_MAX,
+    OVERHEAD_EXTRA_MS_MAX,
     RSS_GROWTH_MAX,
-    STARTUP_S_MAX,
+    STARTUP_EXTRA_S_MAX,
     THROUGHPUT_RATIO_MAX,
 )
 
@@ -36,7 +36,7 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     versions: dict[str, str | None] = {}
-    for dist in ("openai", "httpx2", "pydantic"):
+    for dist in ("openai", "httpx2", "pydantic", "pydantic-evals"):
         try:
             versions[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
@@ -81,22 +81,32 @@ def targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             }
         )
     if "overhead" in by_name:
-        ms = by_name["overhead"]["ours"]["ms_per_sample"]["median"]
+        s = by_name["overhead"]
+        extra = s["extra_ms_per_sample"]["median"]
+        ours = s["ours"]["ms_per_sample"]["median"]
+        other = s.get("pydantic_evals")
+        theirs = other["ms_per_sample"]["median"] if other else None
         found.append(
             {
-                "target": f"N=1000 C=1 0 ms: <= {OVERHEAD_MS_PER_SAMPLE_MAX:.1f} ms per sample,"
-                " all costs included",
-                "value": f"{ms:.2f} ms",
-                "met": ms <= OVERHEAD_MS_PER_SAMPLE_MAX,
+                "target": f"N=1000 C=1 0 ms: ours - reference <= {OVERHEAD_EXTRA_MS_MAX:.1f} ms per"
+                " sample, all costs included, and below pydantic_evals",
+                "value": f"ours {ours:.2f} ms, reference"
+                f" {s['reference']['ms_per_sample']['median']:.2f} ms: +{extra:.2f} ms"
+                f" (min {s['extra_ms_per_sample']['min']:+.2f}, max"
+                f" {s['extra_ms_per_sample']['max']:+.2f}); pydantic_evals "
+                + (f"{theirs:.2f} ms" if theirs is not None else "not measured"),
+                "met": extra <= OVERHEAD_EXTRA_MS_MAX and theirs is not None and ours < theirs,
             }
         )
     if "startup" in by_name:
-        wall = by_name["startup"]["ours"]["wall_s"]["median"]
+        s = by_name["startup"]
+        ours_s, ref_s = s["ours"]["wall_s"]["median"], s["reference"]["wall_s"]["median"]
+        extra_s = s["extra_ms_per_sample"]["median"] / 1000  # N=1: per sample is per start
         found.append(
             {
-                "target": f"startup (N=1) <= {STARTUP_S_MAX:.1f} s",
-                "value": f"{wall:.3f} s",
-                "met": wall <= STARTUP_S_MAX,
+                "target": f"startup (N=1): ours - reference <= {STARTUP_EXTRA_S_MAX:.1f} s",
+                "value": f"ours {ours_s:.3f} s, reference {ref_s:.3f} s: +{extra_s:.3f} s",
+                "met": extra_s <= STARTUP_EXTRA_S_MAX,
             }
         )
     offline = results.get("offline")
@@ -155,6 +165,26 @@ def render_markdown(results: dict[str, Any]) -> str:
             f" | {_in_flight(ref)} / {_in_flight(ours)} | {ours['ms_per_sample']['median']:.2f}"
             f" | {ours['server_cpu_s']['median']:.2f} |"
         )
+    others = [s for s in results["scenarios"] if s.get("pydantic_evals")]
+    if others:
+        lines += [
+            "",
+            "pydantic_evals on the same cases (`bench/pydantic_evals_side.py`: the same call, two"
+            " of its evaluators, no files written):",
+            "",
+            "| scenario | reference wall | pydantic_evals wall | pydantic_evals / ref | ours / ref"
+            " | pydantic_evals ms/sample | ours ms/sample | ours - ref ms/sample |",
+            "|---|--:|--:|--:|--:|--:|--:|--:|",
+        ]
+        for s in others:
+            other = s["pydantic_evals"]
+            lines.append(
+                f"| {s['name']} | {_range(s['reference']['wall_s'])} | {_range(other['wall_s'])}"
+                f" | {_range(s['pydantic_evals_ratio'], '{:.3f}')} | {_range(s['ratio'], '{:.3f}')}"
+                f" | {other['ms_per_sample']['median']:.2f}"
+                f" | {s['ours']['ms_per_sample']['median']:.2f}"
+                f" | {_range(s['extra_ms_per_sample'], '{:+.3f}')} |"
+            )
     same = results.get("same_process_server")
     if same:
         lines += [

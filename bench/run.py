@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib.util
 import json
 import os
 import statistics
@@ -98,21 +99,30 @@ def run_scenario(
         "--concurrency", str(scenario.concurrency), "--label", "bench-ours",
         "--out", str(work / "reports"), "--traces", str(work / "traces"), *extra,
     ]  # fmt: skip
+    other = [
+        sys.executable, "-m", "bench.pydantic_evals_side", "--cases", str(cases),
+        "--base-url", fake.base_url, "--concurrency", str(scenario.concurrency),
+    ]  # fmt: skip
+    # pydantic_evals beside the two only where it is installed and no flag is added
+    # (``extra`` is an option of ours, such as ``--executor ray``).
+    sides: dict[str, list[str]] = {"reference": reference, "ours": ours}
+    if not extra and pydantic_evals_installed():
+        sides["pydantic_evals"] = other
     # One unmeasured round: bytecode caches written, files in the page cache.
-    for command in (reference, ours):
+    for command in sides.values():
         measure(command, env, str(ROOT))
-    refs: list[Sample] = []
-    mine: list[Sample] = []
+    samples: dict[str, list[Sample]] = {name: [] for name in sides}
+    names = list(sides)
     for i in range(repeats):
-        # Alternate who goes first, so a drifting machine favours neither side.
-        order = [(refs, reference), (mine, ours)]
-        for bucket, command in order if i % 2 == 0 else order[::-1]:
-            bucket.append(_sampled(fake, command, env))
-            if bucket is mine:
+        # Rotate who goes first, so a drifting machine favours no side.
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            samples[name].append(_sampled(fake, sides[name], env))
+            if name == "ours":
                 _check_all_passed(work / "reports" / "bench-ours.json", scenario.n)
-            print(f"  {scenario.name}: {'ours' if bucket is mine else 'reference'}"
-                  f" {bucket[-1].wall_s:.3f}s", file=sys.stderr)  # fmt: skip
+            print(f"  {scenario.name}: {name} {samples[name][-1].wall_s:.3f}s", file=sys.stderr)
+    refs, mine = samples["reference"], samples["ours"]
     ratios = [o.wall_s / r.wall_s for o, r in zip(mine, refs, strict=True)]
+    others = samples.get("pydantic_evals")
     return {
         "name": scenario.name,
         "n": scenario.n,
@@ -123,7 +133,22 @@ def run_scenario(
         "ours": side(mine, scenario.n),
         "ratio": spread(ratios),
         "ratios": ratios,
+        # ours - reference per sample, each pair measured in the same repeat (ms)
+        "extra_ms_per_sample": spread(
+            [(o.wall_s - r.wall_s) / scenario.n * 1000 for o, r in zip(mine, refs, strict=True)]
+        ),
+        "pydantic_evals": side(others, scenario.n) if others else None,
+        "pydantic_evals_ratio": (
+            spread([p.wall_s / r.wall_s for p, r in zip(others, refs, strict=True)])
+            if others
+            else None
+        ),
     }
+
+
+def pydantic_evals_installed() -> bool:
+    """Whether the other harness can be measured (``nox -s bench`` installs it)."""
+    return importlib.util.find_spec("pydantic_evals") is not None
 
 
 def run_isolation(

@@ -69,12 +69,15 @@ OFFLINE_BIG_TRIALS = 385
 """Offline SupportPilot at ~10,000 runs (26 x 385), for peak RSS."""
 
 # The targets of the issue. Timings are a benchmark, never a test assertion.
-THROUGHPUT_RATIO_MAX = 1.10
+THROUGHPUT_RATIO_MAX = 1.05
 """N=1000, C=50, 100 ms: our wall at most this times the reference's, same run."""
-OVERHEAD_MS_PER_SAMPLE_MAX = 2.0
-"""N=1000, C=1, 0 ms: milliseconds per sample, everything included."""
-STARTUP_S_MAX = 1.0
-"""N=1: the CLI's wall time as a subprocess."""
+OVERHEAD_EXTRA_MS_MAX = 0.3
+"""N=1000, C=1, 0 ms: our milliseconds per sample at most this many above the
+reference's (everything included: start-up, loading, grading, traces, the four report
+files), and below pydantic_evals'."""
+STARTUP_EXTRA_S_MAX = 0.1
+"""N=1: our wall time (the CLI as a subprocess) at most this many seconds above the
+reference's."""
 OFFLINE_MS_PER_RUN_MAX = 5.0
 """Offline SupportPilot, rule brains: milliseconds per run (median), below this."""
 RSS_GROWTH_MAX = 0.10

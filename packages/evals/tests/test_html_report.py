@@ -93,6 +93,8 @@ def _run(**fields: Any) -> dict[str, Any]:
         ("detail value", lambda: _page([_result()], {("c1", 0): _run(detail={"k": [MARKUP]})})),
         ("fact key", lambda: _page([_result()], {("c1", 0): _run(facts={MARKUP: "v"})})),
         ("multi-line text", lambda: _page([_result()], {("c1", 0): _run(draft=MARKUP + "\n")})),
+        ("list item", lambda: _page([_result()], {("c1", 0): _run(gaps=["ok", MARKUP])})),
+        ("table cell", lambda: _page([_result()], {("c1", 0): _run(steps=[{"role": MARKUP}])})),
     ],
 )
 def test_markup_from_cases_and_runs_is_text(where: str, page: Any) -> None:
@@ -464,3 +466,48 @@ def test_a_count_nothing_added_to_is_left_out_of_the_trace() -> None:
     (head,) = trace_sections({"outcome": "x", "rejected_messages": 0, "tasks": 2, "x_ms": 0.0})
     shown = [cells[0] for _, cells in head.rows]
     assert shown == ["outcome", "tasks", "x ms"]  # a measured 0.0 stays: it was measured
+
+
+def _sharing(case_ids: list[str], verdicts: list[CheckResult]) -> list[RunResult]:
+    """Runs that share one list of verdicts, as the runner's equal verdicts are shared."""
+    return [
+        RunResult(case_id=c, trial=0, checks=verdicts, split="dev", outcome="replied")
+        for c in case_ids
+    ]
+
+
+@pytest.mark.parametrize("budget", [0, 1, 2, 5])
+@pytest.mark.parametrize(
+    "verdicts",
+    [
+        [CheckResult(name="outcome", kind="outcome", passed=True)],
+        [
+            CheckResult(name="outcome", kind="outcome", passed=True),
+            CheckResult(name="dispatched", kind="trajectory", passed=False, reason="detour"),
+        ],
+        [CheckResult(name="outcome", kind="outcome", passed=False, reason="wrong <b>")],
+    ],
+    ids=["all passed", "a detour", "failed"],
+)
+def test_runs_sharing_verdicts_show_the_page_of_runs_that_do_not(
+    monkeypatch: Any, budget: int, verdicts: list[CheckResult]
+) -> None:
+    # A passing run's checks are rendered once per shared list of verdicts: the page must
+    # be the one each run's own copy gives, within the budget of traces and past it.
+    monkeypatch.setattr("evals.report.html.PASSING_TRACES_SHOWN", budget)
+    ids = ["a1", "a2", "a3"]
+    runs = {(c, 0): _run(reply="已补发") for c in ids}
+    shared = _sharing(ids, verdicts)
+    own = [
+        RunResult(
+            case_id=c,
+            trial=0,
+            checks=[v.model_copy() for v in verdicts],
+            split="dev",
+            outcome="replied",
+        )
+        for c in ids
+    ]
+    page = _page(shared, runs)
+    assert page == _page(own, runs)
+    assert page.count("Trace not on the page") == (3 - min(budget, 3) if shared[0].success else 0)

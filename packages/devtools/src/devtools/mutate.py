@@ -1540,7 +1540,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "page_hides_expected_got",
-        "packages/evals/src/evals/report/templates/report.html.j2",
+        "packages/evals/src/evals/report/templates/checks.j2",
         "{% if not c.passed and (c.expected is not none or c.got is not none) %}",
         "{% if false %}",
         "the page never shows a failed check's expected and got",
@@ -1548,7 +1548,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "page_shows_expected_as_got",
-        "packages/evals/src/evals/report/templates/report.html.j2",
+        "packages/evals/src/evals/report/templates/checks.j2",
         '{{ c.got | value_text if c.got is not none else "(nothing)" }}',
         '{{ c.expected | value_text if c.expected is not none else "(nothing)" }}',
         "the page shows the expected value on both sides",
@@ -1576,6 +1576,56 @@ MUTANTS: tuple[Mutant, ...] = (
         "if passing >= budget:",
         "if False:",
         "the page holds every passing run's trace: 20,000 runs make a page nobody can open",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "collector_left_off",
+        "evals.cli.main:_collector_paused",
+        "        if enabled:\n            gc.enable()",
+        "        if False:\n            gc.enable()",
+        "the collector paused for the plan stays off: a SUT's cyclic garbage is never freed",
+        tests=("packages/evals/tests/test_start_up.py",),
+    ),
+    M(
+        "plan_not_frozen",
+        "evals.cli.main:_collector_paused",
+        "gc.freeze()",
+        "pass",
+        "every collection during the runs walks the SUT's imports again",
+        tests=("packages/evals/tests/test_start_up.py",),
+    ),
+    M(
+        "trace_cell_unescaped",
+        "evals.report.html:render_sections",
+        'tds = "".join(f"<td>{escape(cell)}</td>" for cell in cells)',
+        'tds = "".join(f"<td>{cell}</td>" for cell in cells)',
+        "a SUT's step written into the page as markup: its script runs in the reader's browser",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "trace_item_unescaped",
+        "evals.report.html:render_sections",
+        'items = "".join(f"<li>{escape(item)}</li>" for item in s.items)',
+        'items = "".join(f"<li>{item}</li>" for item in s.items)',
+        "a list the SUT returned written into the page as markup",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "shared_checks_block_ignores_budget",
+        "evals.report.html:ChecksBlocks.__call__",
+        "key = (run.over_budget, tuple(map(id, run.checks)))",
+        "key = (False, tuple(map(id, run.checks)))",
+        "runs sharing their verdicts share one block: a run within the trace budget shows the"
+        " one-line summary of a run past it, or the other way round",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "failed_checks_block_shared",
+        "evals.report.html:ChecksBlocks.__call__",
+        "if run.error or any(not c.passed or c.grader_error for c in run.checks):",
+        "if run.error:",
+        "a failed check's row is rendered once for every run sharing its verdicts: each run's"
+        " link points at the first run's row",
         tests=("packages/evals/tests/test_html_report.py",),
     ),
     M(
@@ -1612,7 +1662,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "over_budget_runs_keep_full_tables",
-        "packages/evals/src/evals/report/templates/report.html.j2",
+        "packages/evals/src/evals/report/templates/checks.j2",
         '{% if run.over_budget and run.checks and run.checks | rejectattr("passed") | list'
         " | length == 0 %}",
         "{% if false %}",
@@ -1621,7 +1671,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "over_budget_line_hides_a_detour",
-        "packages/evals/src/evals/report/templates/report.html.j2",
+        "packages/evals/src/evals/report/templates/checks.j2",
         '| rejectattr("passed") | list | length == 0 %}',
         '| rejectattr("passed") | list | length >= 0 %}',
         "a passing run past the budget with a failed trajectory check says all its checks passed",

@@ -62,7 +62,7 @@ from evals.cases.case_file import LineDecoder, Record, line_start, parse_line, r
 from evals.cases.configuration import run_expectations
 from evals.cases.loader import unknown_expectations, validate_record
 from evals.cases.validation import SCREEN_BATCH, Screener
-from evals.cases.vocabulary import NO_RULES, CaseRules, rules_of
+from evals.cases.vocabulary import DEFAULT_MIN_SPLIT_SIZE, NO_RULES, CaseRules, rules_of
 from evals.checks.registry import registered_expect_keys
 from evals.errors import EvalsError, LintError, Problem
 from evals.model.case import FAULT_PATTERN, Case, is_configuration
@@ -92,9 +92,6 @@ CORE_RULES: tuple[str, ...] = (
     "lint_hook",
 )
 """The rules of the core, by name (``lint_hook``: the project's hook itself raised)."""
-
-DEFAULT_MIN_SPLIT_SIZE = 3
-"""A split with fewer cases than this says nothing."""
 
 _FAULT_RE = re.compile(FAULT_PATTERN)
 

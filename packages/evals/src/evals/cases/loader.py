@@ -25,24 +25,29 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-# No stubs are locked for jsonschema; the ignore stays quiet once they are.
-import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from pydantic import ValidationError
 
 from evals._text import quote
 from evals.cases.case_file import CaseSource, PathLike, Record, dotted, read_records
-from evals.cases.schema_errors import describe_schema_error, json_type
+from evals.cases.schema_errors import json_type
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, Problem
 from evals.model.case import Case, case_problems, is_configuration
 from evals.model.schema import load_schema
 
 if TYPE_CHECKING:
+    # No stubs are locked for jsonschema; the ignore stays quiet once they are.
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]
+
     from evals.cases.vocabulary import CaseRules
 
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    # Imported on the first line the strict model refuses (its messages are the schema's):
+    # a valid case file never needs it, and importing it costs ~30 ms of every start.
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
     schema = load_schema()
     cls = jsonschema.validators.validator_for(schema)
     validator: jsonschema.protocols.Validator = cls(schema)
@@ -50,6 +55,8 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _schema_problems(record: Record) -> list[Problem]:
+    from evals.cases.schema_errors import describe_schema_error  # noqa: PLC0415 (jsonschema)
+
     described = [
         pair for e in _validator().iter_errors(record.data) for pair in describe_schema_error(e)
     ]

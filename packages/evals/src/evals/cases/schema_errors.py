@@ -5,14 +5,15 @@ schema errors this way."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
-
-from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore]
-    ValidationError as SchemaError,
-)
+from typing import TYPE_CHECKING, Any
 
 from evals._text import cut, quote
 from evals.cases.case_file import dotted
+
+if TYPE_CHECKING:  # jsonschema is imported only where a line fails (evals.cases.loader)
+    from jsonschema.exceptions import (  # type: ignore[import-untyped,unused-ignore]
+        ValidationError as SchemaError,
+    )
 
 FAULT_HINT = (
     "a kind in lowercase letters and '_', optionally ':argument' (e.g. 'crash', 'flaky:0.3');"

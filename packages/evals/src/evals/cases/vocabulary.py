@@ -22,16 +22,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# No stubs are locked for jsonschema; the ignore stays quiet once they are.
-import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from pydantic import BaseModel
 
 from evals._text import quote
-from evals.cases.schema_errors import describe_schema_error
 from evals.model.case import Case, is_configuration
 from evals.model.run import PROVIDER_ERROR
+
+if TYPE_CHECKING:
+    # No stubs are locked for jsonschema; the ignore stays quiet once they are.
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]
+
+DEFAULT_MIN_SPLIT_SIZE = 3
+"""A split with fewer cases than this says nothing (``evals lint --min-split-size``)."""
 
 LintHook = Callable[[Mapping[str, Any]], list[tuple[str, str]]]
 """A project's own lint rules: a case as parsed JSON -> ``(rule, message)`` pairs."""
@@ -127,6 +131,9 @@ def _one_of(options: tuple[str, ...]) -> str:
 
 @cache
 def _input_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
+    # Imported when a project declares an input model: ~30 ms of a start otherwise.
+    import jsonschema  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
+
     schema = model.model_json_schema()
     cls = jsonschema.validators.validator_for(schema)
     validator: jsonschema.protocols.Validator = cls(schema)
@@ -136,6 +143,8 @@ def _input_validator(model: type[BaseModel]) -> jsonschema.protocols.Validator:
 def input_problems(model: type[BaseModel], value: Any) -> list[tuple[str, str]]:
     """``(field, message)`` for everything ``value`` breaks in ``model``'s JSON Schema,
     with field paths under ``input``."""
+    from evals.cases.schema_errors import describe_schema_error  # noqa: PLC0415 (jsonschema)
+
     described = {
         (f"input.{field}" if field != "(line)" else "input", message)
         for error in _input_validator(model).iter_errors(value)

@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Callable
 from pathlib import Path
 
-from evals.cases.lint import DEFAULT_MIN_SPLIT_SIZE
+from evals.cases.vocabulary import DEFAULT_MIN_SPLIT_SIZE
 from evals.execution.runner import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_PROVIDER_ERRORS_IN_A_ROW,

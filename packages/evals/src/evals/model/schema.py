@@ -10,15 +10,21 @@ before pydantic builds the model. Regenerate it after changing the models::
 
 from __future__ import annotations
 
+import ast
+import inspect
+import itertools
 import json
 import sys
+import textwrap
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evals.model.case import Case
+from pydantic import BaseModel
+
+from evals.model.case import Case, Expect
 
 SCHEMA_FILE = "case.schema.json"
 """The schema's file name inside the ``evals`` package."""
@@ -27,9 +33,40 @@ SCHEMA_ID = "https://supportpilot.invalid/evals/case.schema.json"
 """A stable identifier for the schema (not fetched from anywhere)."""
 
 
+def attribute_docs(model: type[BaseModel]) -> dict[str, str]:
+    """Each field of ``model`` with the docstring written under it (cleaned as
+    ``inspect.cleandoc`` does), read from the class's source."""
+    body = ast.parse(textwrap.dedent(inspect.getsource(model))).body[0]
+    if not isinstance(body, ast.ClassDef):
+        raise TypeError(f"{model.__name__}: its source is no class")
+    docs: dict[str, str] = {}
+    for node, after in itertools.pairwise(body.body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(after, ast.Expr)
+            and isinstance(after.value, ast.Constant)
+            and isinstance(after.value.value, str)
+        ):
+            docs[node.target.id] = inspect.cleandoc(after.value.value)
+    return docs
+
+
+def _describe(properties: dict[str, Any], model: type[BaseModel]) -> None:
+    """Give each property of ``model`` without a description its field's docstring,
+    keys in the sorted order pydantic writes them."""
+    for name, doc in attribute_docs(model).items():
+        prop = properties.get(name)
+        if isinstance(prop, dict) and "description" not in prop:
+            properties[name] = dict(sorted({**prop, "description": doc}.items()))
+
+
 def build_schema() -> dict[str, Any]:
-    """The case JSON Schema as generated from the current models."""
+    """The case JSON Schema as generated from the current models, each field described
+    by its docstring."""
     schema = Case.model_json_schema()
+    _describe(schema["properties"], Case)
+    _describe(schema["$defs"]["Expect"]["properties"], Expect)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
