@@ -446,7 +446,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "sut_exit_ends_evaluation",
-        "evals.execution.runner:Runner._call",
+        "evals.execution.in_process:InProcess.run",
         "except (SystemExit, KeyboardInterrupt) as e:",
         "except GeneratorExit as e:",
         "sys.exit(0) in a SUT ends the evaluation green, with no report and no verdict",
@@ -1287,9 +1287,9 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "others_loop_time_not_given_back",
-        "evals.execution.runner:Runner._finished_in_time",
-        "            extended = started + self.timeout_s + taken",
-        "            extended = started + self.timeout_s",
+        "evals.execution.in_process:InProcess._finished_in_time",
+        "            extended = started + timeout_s + taken",
+        "            extended = started + timeout_s",
         "a run waiting while another blocks the loop is timed out for it",
     ),
     M(
@@ -1385,7 +1385,7 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "ignored_cancellation_awaited",
-        "evals.execution.runner:Runner._stop",
+        "evals.execution.in_process:InProcess._stop",
         "done, _ = await asyncio.wait({work}, timeout=self.grace_s)",
         "done, _ = await asyncio.wait({work})",
         "a run that swallows its cancellation is waited for, for ever",
@@ -4327,8 +4327,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "configuration_cases_to_workers",
         "evals.execution.runner:Runner._call",
-        "        if self._pool is not None and not configuration:",
-        "        if self._pool is not None:",
+        "        if is_configuration(case):",
+        "        if False:",
         "with --isolation process a configuration case is run by a worker",
         tests=CONFIGURATION_TESTS,
     ),

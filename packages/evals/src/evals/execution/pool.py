@@ -140,6 +140,10 @@ class SupervisedPool(ABC, Generic[W]):
             raise ValueError(f"case {case.id!r} is not among the pool's cases")
         return index
 
+    def unstopped(self) -> tuple[str, ...]:
+        """None: a worker past its deadline is killed, whatever it was doing."""
+        return ()
+
     def close(self) -> None:
         """Stop every worker (and any being started)."""
         for task in list(self._replacing):

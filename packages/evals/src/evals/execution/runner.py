@@ -36,44 +36,33 @@ then calls :meth:`Runner.release_sigint` to restore the handling there was befor
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import signal
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from evals.cases.configuration import Configurations, is_configuration
 from evals.checks import Check, grade
 from evals.execution import stop_signals
-from evals.execution.in_process import (
-    LoopClock,
-    Raised,
-    Timed,
-    close_loop,
-    guarded,
-    in_daemon_thread,
-    still_running,
-)
+from evals.execution.backend import Backend
+from evals.execution.in_process import InProcess, LoopClock, close_loop
 from evals.execution.isolation import (
     ProcessIsolation,
     RunSerialisationError,
     WorkerPool,
-    describe_error,
     run_json,
 )
 from evals.execution.progress import Progress
-from evals.execution.ray_executor import RayExecutor, RayPool
+from evals.execution.ray_executor import RayExecutor
 from evals.execution.stop_signals import STOP_SIGNALS
-from evals.execution.watchdog import LoopBlocked, Watchdog
 from evals.log.traces import TraceWriter
 from evals.model.case import Case
 from evals.model.options import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S
 from evals.model.result import RunResult
 from evals.model.run import INVALID_RUN, Run, number_problem
-from evals.model.sut import SUT, AnySUT, AsyncSUT
+from evals.model.sut import AnySUT
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -182,11 +171,6 @@ class Runner:
         if limit is not None and limit < 1:
             raise ValueError(f"max_provider_errors_in_a_row must be at least 1, got {limit!r}")
         self.sut = sut
-        # Decided once: a runtime Protocol isinstance check costs more than a trivial run.
-        self._arun: Callable[[Case, int], Awaitable[Run]] | None = (
-            sut.arun if isinstance(sut, AsyncSUT) else None
-        )
-        self._run: Callable[[Case, int], Run] | None = sut.run if isinstance(sut, SUT) else None
         self.trials = trials
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -219,10 +203,10 @@ class Runner:
         """Asked about every graded run as it finishes: a reason stops scheduling (the
         runs in flight finish), as too many provider errors do (``evals gate
         --fail-fast``, :mod:`evals.gating.fail_fast`)."""
-        self._pool: WorkerPool | RayPool | None = None
-        self._watchdog: Watchdog | None = None
-        self._loop_clock = LoopClock()
-        self._abandoned: list[tuple[str, asyncio.Future[object] | threading.Thread]] = []
+        clock = LoopClock()  # one for every run in this process, the SUT's and the questions'
+        # Configuration cases are answered here, whatever the isolation: never run.
+        self._here = InProcess(self.configurations, self.grace_s, clock=clock, watch=False)
+        self._backend: Backend = InProcess(sut, self.grace_s, clock=clock)
 
     def run(
         self, cases: Sequence[Case], finished: Mapping[tuple[str, int], RunResult] | None = None
@@ -319,18 +303,16 @@ class Runner:
             while in_flight:
                 await asyncio.wait(set(in_flight))
 
-        self._abandoned = []
-        if self.isolation is not None:
-            pool: WorkerPool | RayPool = (
-                self.isolation.pool(cases, self.concurrency)
-                if isinstance(self.isolation, RayExecutor)  # actors on a Ray cluster
-                else WorkerPool(self.isolation, cases, self.concurrency)
-            )
-            await pool.start()  # a SUT no worker can build: SutLoadError, no run
-            self._pool = pool
-        else:
-            self._watchdog = Watchdog(loop, self.grace_s)
-            self._watchdog.start()
+        if isinstance(self.isolation, RayExecutor):  # actors on a Ray cluster
+            self._backend = self.isolation.pool(cases, self.concurrency)
+        elif self.isolation is not None:
+            self._backend = WorkerPool(self.isolation, cases, self.concurrency)
+        await self._here.start()
+        try:
+            await self._backend.start()  # a SUT no worker can build: SutLoadError, no run
+        except BaseException:
+            self._here.close()
+            raise
         producer = loop.create_task(produce())
         sigint_installed = self.handle_sigint and stop_signals.route(loop, on_stop)
         try:
@@ -342,12 +324,8 @@ class Runner:
             if in_flight:
                 await asyncio.gather(*in_flight, return_exceptions=True)
         finally:
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
-            if self._watchdog is not None:
-                self._watchdog.stop()
-                self._watchdog = None
+            self._backend.close()
+            self._here.close()
             if sigint_installed:
                 held = interrupted and self.hold_sigint
                 stop_signals.let_go(loop, hold=held)
@@ -366,7 +344,7 @@ class Runner:
             interrupted=interrupted,
             stop_signal=stop_signal,
             stop_reason=self._stop_reason,
-            unstopped=tuple(label for label, work in self._abandoned if still_running(work)),
+            unstopped=self._here.unstopped() + self._backend.unstopped(),
         )
 
     async def _one(
@@ -413,109 +391,13 @@ class Runner:
             )
 
     async def _call(self, case: Case, trial: int) -> Run:
-        """One SUT call under the time limit; every failure becomes a ``sut_error`` run."""
+        """One SUT call, through the backend, under the time limit; every failure becomes
+        a ``sut_error`` run."""
         if case.id in self.crashed:
             return _failed(case, trial, f"the SUT failed before the run: {self.crashed[case.id]}")
-        configuration = is_configuration(case)
-        if self._pool is not None and not configuration:
-            return await self._pool.run(case, trial, self.timeout_s)
-        label = f"{case.id}#{trial}"
-        work: asyncio.Future[object]
-        thread: threading.Thread | None = None
-        timed: Timed | None = None
-        if configuration:  # built and asked here, whatever the isolation: never run
-            work, thread = in_daemon_thread(self.configurations.run, case, trial)
-        elif self._arun is not None:
-            call = self._arun(case, trial)
-            if inspect.iscoroutine(call):
-                call = timed = Timed(call, self._loop_clock)
-            work = asyncio.get_running_loop().create_task(guarded(call))
-            if self._watchdog is not None:
-                self._watchdog.watch(work, time.monotonic() + self.timeout_s)
-        elif self._run is not None:
-            work, thread = in_daemon_thread(self._run, case, trial)
-        else:
-            return _failed(case, trial, f"{type(self.sut).__name__} has neither run nor arun")
-        try:
-            if not await self._finished_in_time(work, timed):
-                return await self._stop(work, thread, label, case, trial)
-        except asyncio.CancelledError:  # the evaluation is stopping
-            if not work.done() or work.cancelled():
-                work.cancel()
-                raise
-            # It had finished as the stop came: kept, as it would be when awaited inline.
-        finally:
-            if self._watchdog is not None:
-                self._watchdog.forget(work)
-        try:
-            value = work.result()
-            if isinstance(value, Raised):
-                raise value.error
-        except LoopBlocked as e:
-            return _failed(case, trial, f"timed out after {self.timeout_s:g}s: {e}")
-        except asyncio.CancelledError as e:  # cancelled by the SUT's own code
-            return _failed(case, trial, describe_error(e))
-        except Exception as e:  # the SUT's own failure: recorded, never a harness crash
-            return _failed(case, trial, describe_error(e))
-        except (SystemExit, KeyboardInterrupt) as e:
-            # Raised by the SUT's own code (a real Ctrl-C reaches the runner as a signal,
-            # not through the SUT call): a SUT may not end the evaluation, least of all
-            # green and without a verdict. Recorded as its failure, like any crash.
-            return _failed(case, trial, describe_error(e))
-        if not isinstance(value, Run):
-            return _failed(case, trial, f"SUT returned {type(value).__name__}, not a Run")
-        return value
-
-    async def _finished_in_time(self, work: asyncio.Future[object], timed: Timed | None) -> bool:
-        """Wait for ``work`` up to the time limit. For a timed coroutine the limit counts
-        only time the loop could give it: what other runs held the loop for while it
-        waited (a blocking SUT step) is added back, so that they do not time it out."""
-        started = time.monotonic()
-        clock_before = self._loop_clock.held_s
-        deadline = started + self.timeout_s
-        while True:
-            done, _ = await asyncio.wait({work}, timeout=max(0.0, deadline - time.monotonic()))
-            if done:
-                return True
-            if timed is None:
-                return False
-            taken = self._loop_clock.held_s - clock_before - timed.held_s
-            extended = started + self.timeout_s + taken
-            if extended <= time.monotonic():
-                return False
-            deadline = extended
-            if self._watchdog is not None:
-                self._watchdog.watch(work, deadline)
-
-    async def _stop(
-        self,
-        work: asyncio.Future[object],
-        thread: threading.Thread | None,
-        label: str,
-        case: Case,
-        trial: int,
-    ) -> Run:
-        """A run past its deadline: cancel it; one that does not stop within the grace
-        period (a thread cannot be stopped at all) is abandoned, still running."""
-        timed_out = f"timed out after {self.timeout_s:g}s"
-        if thread is None:
-            work.cancel()
-            done, _ = await asyncio.wait({work}, timeout=self.grace_s)
-            if done:
-                return _failed(case, trial, timed_out)
-            self._abandoned.append((label, work))
-            # Dropped with the loop at the end: asyncio's "destroyed but pending" warning
-            # would only repeat what the report says.
-            with contextlib.suppress(AttributeError):
-                work._log_destroy_pending = False  # type: ignore[attr-defined]
-            return _failed(
-                case,
-                trial,
-                f"{timed_out}; it ignored its cancellation for {self.grace_s:g}s and was"
-                " abandoned, still running (--isolation process can stop it)",
-            )
-        self._abandoned.append((label, thread))
-        return _failed(case, trial, timed_out)
+        if is_configuration(case):  # built and asked here, whatever the isolation: never run
+            return await self._here.run(case, trial, self.timeout_s)
+        return await self._backend.run(case, trial, self.timeout_s)
 
 
 def _failed(case: Case, trial: int, error: str) -> Run:
