@@ -1,9 +1,11 @@
 """The gate scenario (``python -m bench.run --only gate``): offline SupportPilot gated
 against the committed baseline at ~1,000 and ~20,000 runs.
 
-- ``evals gate`` at ``small_trials`` and ``trials`` trials of every suite: wall, CPU and
-  peak RSS of the whole command (traces and reports written, as in CI);
-- ``bench.gate_memory`` at ``trials``: what the graded runs hold and what the gate
+- ``evals gate`` of every suite at the trials that make about ``small_runs`` and ``runs``
+  runs (from the number of gated cases; with 2,000 cases the small side is one trial,
+  ~2,000 runs): wall, CPU and peak RSS of the whole command (traces and reports written,
+  as in CI);
+- ``bench.gate_memory`` at the big side's trials: what the graded runs hold and what the gate
   allocates on top, through the library entry points, by ``tracemalloc``.
 """
 
@@ -24,10 +26,11 @@ class GateScenario:
 
     name: str = "gate"
     """Name used with ``--only``."""
-    small_trials: int = 7
-    """Trials per case on the small side (x the 142 gated cases: ~1,000 runs)."""
-    trials: int = 141
-    """Trials per case on the big side (~20,000 runs)."""
+    small_runs: int = 1_000
+    """Runs on the small side, about: trials per case are chosen from the number of
+    gated cases (one trial at least), which grows as suites do."""
+    runs: int = 20_000
+    """Runs on the big side, about."""
     concurrency: int = 8
     """Runs in flight."""
     repeats: int = 1
@@ -49,8 +52,11 @@ def run_gate(
             "--out", str(work / "reports"), "--traces", str(work / "traces"),
         ]  # fmt: skip
 
-    sizes = (scenario.small_trials, scenario.trials)
-    measure(command(1), env, cwd, ok=(0, 1))  # unmeasured: caches warm
+    measure(command(1), env, cwd, ok=(0, 1))  # unmeasured: caches warm; counts the cases
+    one = work / "reports" / "bench-gate-1.json"
+    gated = int(json.loads(one.read_text(encoding="utf-8"))["runs"])
+    sizes = tuple(sorted({max(1, round(n / gated)) for n in (scenario.small_runs, scenario.runs)}))
+    print(f"  gate: {gated} gated cases, x{sizes[0]} and x{sizes[-1]} trials", file=sys.stderr)
     samples: dict[int, list[Sample]] = {t: [] for t in sizes}
     runs: dict[int, int] = {}
     verdicts: dict[int, str] = {}
@@ -65,14 +71,15 @@ def run_gate(
                   f" {sample.peak_rss_mb:.0f} MiB, {verdicts[trials]}",
                   file=sys.stderr)  # fmt: skip
     memory_command = [
-        sys.executable, "-m", "bench.gate_memory", "--trials", str(scenario.trials),
+        sys.executable, "-m", "bench.gate_memory", "--trials", str(sizes[-1]),
         "--concurrency", str(scenario.concurrency),
     ]  # fmt: skip
     memory = json.loads(measure(memory_command, env, cwd).stdout.strip().splitlines()[-1])
-    print(f"  library x{scenario.trials}: {memory}", file=sys.stderr)
+    print(f"  library x{sizes[-1]}: {memory}", file=sys.stderr)
     return {
         "name": scenario.name,
         "concurrency": scenario.concurrency,
+        "gated_cases": gated,
         "sizes": [
             {
                 "trials": trials,

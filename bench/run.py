@@ -341,8 +341,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 fake, throughput, work, args.repeats or 3, ["--executor", "ray"]
             )
         if not args.only or GATE.name in args.only:
-            print(f"{GATE.name}: offline SupportPilot through evals gate, x{GATE.small_trials}"
-                  f" and x{GATE.trials} trials", file=sys.stderr)  # fmt: skip
+            print(f"{GATE.name}: offline SupportPilot through evals gate, ~{GATE.small_runs:,}"
+                  f" and ~{GATE.runs:,} runs", file=sys.stderr)  # fmt: skip
             results["gate"] = run_gate(GATE, work, evals_command(), child_env(), str(ROOT))
         if not args.only or LINT.name in args.only:
             lint = dataclasses.replace(LINT, sizes=args.lint_sizes)
