@@ -58,7 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args(argv)
     config = load_config()
-    files = [config.suite_path(suite) for suite in config.suites()]
+    # Every suite `evals gate` gates together: the suites apart run with options of their
+    # own (the scripted model) and are gated on their own.
+    files = [
+        config.suite_path(suite) for suite in config.suites() if suite not in config.suite_options
+    ]
     sut = "agent_evals.sut:SupportPilotSUT"
     report = evals.evaluate(files, sut, trials=args.trials, concurrency=args.concurrency)
     results_size = deep_size(stored(report.results))

@@ -3,8 +3,10 @@ files: concurrent writers never fail or mix their texts, planted symlinks are no
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
+import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,8 +14,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
+from evals.errors import BaselineError
 from evals.gating.baseline import build_baseline, write_baseline
 from evals.io.files import write_atomic
+from evals.io.json_files import read_json_text
 from evals.log.traces import META_FILE, RunMeta, write_meta
 from evals.metrics.summary import compute
 from evals.report.files import report_paths, write_reports
@@ -183,3 +187,21 @@ def test_a_disk_full_write_names_the_file_and_leaves_nothing(
     assert (caught.value.errno, caught.value.filename) == (errno.ENOSPC, str(target))
     assert target.read_text(encoding="utf-8") == "the old report"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+@pytest.mark.parametrize("items", [0, 10, 10_000])
+def test_a_json_file_is_read_in_memory_of_its_size_not_of_the_limit(
+    tmp_path: Path, items: int
+) -> None:
+    # Every baseline, report and meta is read under a 256 MiB limit; reading must cost
+    # what the file holds, not the limit (a 2 MiB baseline once allocated 256 MiB).
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps({"cases": list(range(items))}), encoding="utf-8")
+    tracemalloc.start()
+    try:
+        _, value = read_json_text(path, BaselineError, "missing")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert value == {"cases": list(range(items))}
+    assert peak < 20 * path.stat().st_size + 2**20

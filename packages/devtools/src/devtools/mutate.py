@@ -1611,6 +1611,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_html_report.py",),
     ),
     M(
+        "json_read_allocates_the_limit",
+        "evals.io.json_files:read_bytes",
+        "data = f.read(info.st_size + 1)",
+        "data = f.read(limit + 1)",
+        "every baseline, report and meta read allocates the 256 MiB limit, whatever its size",
+        tests=("packages/evals/tests/test_files.py",),
+    ),
+    M(
         "shared_checks_block_ignores_budget",
         "evals.report.html:ChecksBlocks.__call__",
         "key = (run.over_budget, tuple(map(id, run.checks)))",

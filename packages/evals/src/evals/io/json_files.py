@@ -98,7 +98,12 @@ def read_bytes(
         if info.st_size > limit:
             raise error(path, f"larger than {limit // (1024 * 1024)} MiB: not read")
         with os.fdopen(fd, "rb", closefd=False) as f:
-            data = f.read(limit + 1)
+            # Sized by the file, not by the limit: read(limit + 1) allocates the whole
+            # limit up front (256 MiB for a baseline of 2 MiB); one byte more than the size
+            # shows a file that grew meanwhile, read on then up to the limit.
+            data = f.read(info.st_size + 1)
+            if len(data) > info.st_size:
+                data += f.read(limit + 1 - len(data))
     except OSError as e:
         raise error(path, f"cannot read: {e.strerror or e}") from e
     finally:
