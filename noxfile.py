@@ -299,6 +299,8 @@ def bench(session: nox.Session) -> None:
     # not compiling openai from source on every start.
     session.env["UV_COMPILE_BYTECODE"] = "1"
     # The evals extra too: the ray scenario (--only ray) runs evals on a local Ray; the
-    # bench group brings pydantic_evals, measured beside the client and ours.
-    sync(session, "agent-evals", "fake-openai", "evals", extras=("ray",), groups=("bench",))
+    # bench group brings pydantic_evals, measured beside the client and ours; the browser
+    # group Playwright, which drives the system's Chromium for the html scenario.
+    groups = ("bench", "browser")
+    sync(session, "agent-evals", "fake-openai", "evals", extras=("ray",), groups=groups)
     session.run("python", "-m", "bench.run", *session.posargs)
