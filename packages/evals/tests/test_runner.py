@@ -7,6 +7,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
 import fake_suts
 from evals.cases.loader import load_cases
+from evals.errors import SutLoadError
+from evals.execution.ray_executor import RayExecutor
 from evals.execution.runner import Runner, select_cases
 from evals.log.traces import RunMeta, TraceWriter, read_traces
 from evals.metrics.summary import compute
@@ -303,3 +306,45 @@ def test_runs_finished_earlier_are_not_run_again_and_keep_their_place(
     assert outcome.complete
     assert [r.label for r in outcome.results] == [f"{c.id}#{t}" for c in cases for t in range(3)]
     assert compute(outcome.results) == compute(first.results)
+
+
+class _Stalled:
+    """A backend whose start fails half way (the cluster went away, Ctrl-C while workers
+    start): what it started must be stopped all the same."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+        self.closed = 0
+
+    async def start(self) -> None:
+        raise self.error
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class _StalledCluster(RayExecutor):
+    """A Ray executor whose pool is :class:`_Stalled` (no Ray needed)."""
+
+    backend: Any = None
+
+    def pool(self, cases: Any, size: int) -> Any:
+        return self.backend
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RuntimeError("the cluster went away"),
+        SutLoadError("m:SUT", "cannot build"),
+        KeyboardInterrupt(),
+    ],
+)
+def test_a_backend_that_fails_to_start_is_closed(cases: list[Case], error: BaseException) -> None:
+    backend = _Stalled(error)
+    cluster = _StalledCluster(sut="m:SUT")
+    object.__setattr__(cluster, "backend", backend)
+    runner = Runner(object(), isolation=cluster, handle_sigint=False)  # type: ignore[arg-type]
+    with pytest.raises(type(error)):
+        runner.run(cases)
+    assert backend.closed >= 1

@@ -1619,6 +1619,15 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_files.py",),
     ),
     M(
+        "failed_start_leaves_workers",
+        "evals.execution.runner:Runner.arun",
+        "            self._backend.close()  # whatever workers did start are stopped",
+        "            pass",
+        "a pool that fails half way through starting leaves its workers (or a Ray it started)"
+        " running after the evaluation has ended",
+        tests=("packages/evals/tests/test_runner.py",),
+    ),
+    M(
         "shared_checks_block_ignores_budget",
         "evals.report.html:ChecksBlocks.__call__",
         "key = (run.over_budget, tuple(map(id, run.checks)))",

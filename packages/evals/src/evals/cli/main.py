@@ -874,8 +874,8 @@ def _collector_paused() -> Iterator[None]:
     openai) stay until the command ends, where one collection to find them would cost
     those 50 ms."""
     enabled = gc.isenabled()
-    gc.disable()
     try:
+        gc.disable()
         yield
     finally:
         gc.freeze()

@@ -310,7 +310,8 @@ class Runner:
         await self._here.start()
         try:
             await self._backend.start()  # a SUT no worker can build: SutLoadError, no run
-        except BaseException:
+        except BaseException:  # the SUT unbuildable, the cluster gone, Ctrl-C while starting
+            self._backend.close()  # whatever workers did start are stopped
             self._here.close()
             raise
         producer = loop.create_task(produce())
