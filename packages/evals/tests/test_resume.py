@@ -20,6 +20,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES))
 
 from evals.cli.main import main  # noqa: E402
+from evals.config import load_config  # noqa: E402
+from evals.execution.resume import rebuild  # noqa: E402
+from evals.model import result as result_module  # noqa: E402
 from evals.log.traces import read_meta, read_traces  # noqa: E402
 from helpers import make_project, subprocess_pythonpath  # noqa: E402
 
@@ -250,6 +253,26 @@ def test_report_from_traces_equals_the_report_of_the_run(
     rebuilt = {p.name: p.read_text("utf-8") for p in (tmp_path / "again").glob("once.*")}
     assert rebuilt == original
     assert len(rebuilt) == 4
+
+
+def test_a_trace_read_back_shares_equal_verdicts_as_the_run_did(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Verdicts parsed from a trace are new objects: read back, equal ones are shared again
+    (one object per distinct verdict, one tuple per distinct list), as grading shares them.
+    Unshared, a 20,000-run trace's report held ~600 MiB of verdicts."""
+    monkeypatch.setattr(result_module, "_VERDICTS", {})  # other tests may have filled them
+    monkeypatch.setattr(result_module, "_VERDICT_TUPLES", {})
+    assert main(["run", "--trials", "4", "--label", "shared"]) in (0, 1)
+    (folder,) = (project / "traces").glob("*-shared-*")
+    results, _ = rebuild(folder, load_config())
+    assert len(results) == PLANNED
+    plain = [c for r in results for c in r.checks if c.expected is None and c.got is None]
+    distinct = {(c.name, c.kind, c.passed, c.reason, c.grader_error) for c in plain}
+    assert len(plain) > 4 * len(distinct)
+    assert len({id(c) for c in plain}) == len(distinct)
+    lists = [r.checks for r in results if all(c in plain for c in r.checks)]
+    assert len({id(checks) for checks in lists}) == len({checks for checks in lists})
 
 
 def test_report_from_an_interrupted_trace_says_incomplete(

@@ -1619,6 +1619,15 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_files.py",),
     ),
     M(
+        "trace_verdicts_kept_apart",
+        "evals.execution.resume:read_finished",
+        "checks = [shared_verdict(check) for check in record.checks]",
+        "checks = list(record.checks)",
+        "a report read back from a trace holds every run's every verdict (the gate's parent"
+        " grew to 770 MiB at 20,000 runs)",
+        tests=("packages/evals/tests/test_resume.py",),
+    ),
+    M(
         "failed_start_leaves_workers",
         "evals.execution.runner:Runner.arun",
         "            self._backend.close()  # whatever workers did start are stopped",

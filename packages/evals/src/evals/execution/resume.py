@@ -29,7 +29,7 @@ from evals.execution.runner import select_cases
 from evals.io.json_files import first_problem
 from evals.log.traces import META_FILE, RUNS_FILE, RunMeta, TraceRecord, read_meta, trace_lines
 from evals.model.case import Case
-from evals.model.result import RunResult
+from evals.model.result import RunResult, shared_verdict
 
 Pair = tuple[str, int]
 """A run's place: (case id, trial)."""
@@ -108,7 +108,10 @@ def read_finished(folder: Path, cases: Sequence[Case], trials: int) -> Finished:
             )
         pair = (record.case_id, record.trial)
         if pair not in runs:
-            runs[pair] = RunResult.graded(case, record.run, record.checks)
+            # Verdicts read back are new objects: shared again, as grading shares them, or
+            # a long trace's report holds every run's every verdict (~30 KB a run).
+            checks = [shared_verdict(check) for check in record.checks]
+            runs[pair] = RunResult.graded(case, record.run, checks)
     return Finished(runs=runs, whole_bytes=whole)
 
 
