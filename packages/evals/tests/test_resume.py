@@ -22,8 +22,8 @@ sys.path.insert(0, str(FIXTURES))
 from evals.cli.main import main  # noqa: E402
 from evals.config import load_config  # noqa: E402
 from evals.execution.resume import rebuild  # noqa: E402
-from evals.model import result as result_module  # noqa: E402
 from evals.log.traces import read_meta, read_traces  # noqa: E402
+from evals.model import result as result_module  # noqa: E402
 from helpers import make_project, subprocess_pythonpath  # noqa: E402
 
 PLANNED = 36  # the 9 fixture cases x 4 trials
