@@ -511,3 +511,22 @@ def test_runs_sharing_verdicts_show_the_page_of_runs_that_do_not(
     page = _page(shared, runs)
     assert page == _page(own, runs)
     assert page.count("Trace not on the page") == (3 - min(budget, 3) if shared[0].success else 0)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (1.5631130008841865, "1.563"),  # a latency as the clock gives it
+        (59.0, "59"),
+        (12345.678, "12345.678"),
+        (-2.5, "-2.5"),
+        (0.0, "0"),
+        (0.00012345, "0.000123"),  # not rounded away to 0
+        (3, "3"),
+    ],
+)
+def test_a_trace_shows_numbers_as_people_read_them(value: float, shown: str) -> None:
+    from evals.report.html import trace_sections
+
+    (head,) = trace_sections({"latency_ms": value})
+    assert [cells for _, cells in head.rows] == [["latency ms", shown]]

@@ -1619,6 +1619,22 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=("packages/evals/tests/test_files.py",),
     ),
     M(
+        "trace_floats_unrounded",
+        "evals.report.html:_cell",
+        "    if isinstance(value, float):\n        return _decimal(value)\n",
+        "",
+        "a run's latency reads 1.5631130008841865 on the page",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
+        "small_decimals_rounded_to_zero",
+        "evals.report.html:_decimal",
+        "    if abs(value) < 0.001:",
+        "    if False:",
+        "an amount or a time below 0.001 reads 0 on the page",
+        tests=("packages/evals/tests/test_html_report.py",),
+    ),
+    M(
         "trace_verdicts_kept_apart",
         "evals.execution.resume:read_finished",
         "checks = [shared_verdict(check) for check in record.checks]",
