@@ -77,6 +77,8 @@ ORACLE_TESTS = (
 """What runs against every mutant of the oracle and the decision table's terms: a wrong
 oracle writes another suite than the committed one, or disagrees with the hand-written
 cases."""
+SUPPORTPILOT_RUN_TESTS = ("packages/agent-evals/tests/test_supportpilot_run.py",)
+"""What runs against every mutant of SupportPilot's own record and the checks that read it."""
 MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 """What runs against every mutant of the injection matrix's generator and oracle."""
 FAIL_FAST_TESTS = ("packages/evals/tests/test_fail_fast.py",)
@@ -833,10 +835,11 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "conflicts_allow_spurious",
-        "evals.checks.outcome:conflicts",
+        "agent_evals.checks:conflicts",
         "if want == got:",
         "if want <= got:",
         "a spurious conflict topic passes the conflicts check",
+        tests=SUPPORTPILOT_RUN_TESTS,
     ),
     # --- lint -------------------------------------------------------------------------
     M(
@@ -1003,10 +1006,11 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "screened_allows_extra_drops",
-        "evals.checks.injection:screened",
+        "agent_evals.checks:screened",
         "    if got - want:\n",
         "    if False:\n",
         "a screen that drops genuine claims passes",
+        tests=SUPPORTPILOT_RUN_TESTS,
     ),
     M(
         "asr_counts_resisted_attacks",
@@ -2273,7 +2277,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "gaps_unread",
         "agent_evals.checks:gaps",
-        "    if set(run.gaps) == set(wanted):",
+        "    if set(reported) == set(wanted):",
         "    if True:",
         "a gap hand-over that reports other missing facts than the world lacks passes",
         tests=("packages/agent-evals/tests/test_oracle.py",),
@@ -2387,7 +2391,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "replied_draft_unchecked",
         "agent_evals.invariants:outcome_problems",
-        "        if reply is None or reply != run.draft or reply != sent:",
+        "        if reply is None or reply != draft or reply != sent:",
         "        if reply is None or reply != sent:",
         "outcome_agrees_with_store lets a replied outcome lose its draft",
         tests=INVARIANT_TESTS,

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_validator,
     model_serializer,
 )
@@ -127,20 +128,6 @@ class BlockedAttempt(BaseModel):
     """Why it was refused."""
 
 
-class Screened(BaseModel):
-    """One item a defence of the system filtered out of what it read, e.g. a claim that
-    carried an instruction (``expect.screened`` judges these)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    role: str
-    """Whose output it was in."""
-    topic: str
-    """What it was about."""
-    reason: str = ""
-    """Why it was filtered out (e.g. ``injection``)."""
-
-
 ApprovalDecider = Literal["human", "auto", "none"]
 """Who decided an approval: a human approver, the auto-approval limit, or nobody (the
 gate failed closed: no approver configured, or the approver never answered)."""
@@ -185,7 +172,18 @@ class Usage(BaseModel):
 
 
 class Run(BaseModel):
-    """The record of one trial of one case: its outcome and its trajectory."""
+    """The record of one trial of one case: its outcome and its trajectory.
+
+    The core every agent fills. What only one system records (SupportPilot: conflicts
+    between its sources, the message-log positions of its evidence and reply tasks, what
+    its screen dropped) goes in that system's own subclass of ``Run`` (its typed
+    extension: :class:`agent_evals.record.SupportPilotRun`), whose extra fields are
+    written to traces beside the core's. Read without the subclass (a report rebuilt
+    from a trace, a worker's run read back), they are kept as they are (``extra``), so
+    nothing a system recorded is lost on the way; :meth:`as_type` gives the typed view.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     case_id: str
     """The case this run is a trial of."""
@@ -200,41 +198,24 @@ class Run(BaseModel):
     gives none. Checked by ``expect.outcome_reason``."""
     reply: str | None = None
     """The reply the customer received (``None`` when none was sent)."""
-    draft: str | None = None
-    """The reply that was drafted, sent or not."""
     writes: list[Write] = Field(default_factory=list)
     """Every write found in the environment after the run."""
     facts: dict[str, str] = Field(default_factory=dict)
     """Agreed facts, as strings (``parcel_state``, ``stale_hours`` …)."""
-    conflicts: list[str] = Field(default_factory=list)
-    """Topics on which sources disagreed."""
-    gaps: list[str] = Field(default_factory=list)
-    """Topics no source could answer."""
     steps: list[Step] = Field(default_factory=list)
     """Every task dispatched, in order (a retry appears as a second step of its role)."""
     role_errors: dict[str, str] = Field(default_factory=dict)
     """The first error per role, for reports."""
     blocked_attempts: list[BlockedAttempt] = Field(default_factory=list)
     """Tool calls the environment refused, from its audit log."""
-    rejected_messages: int = 0
-    """Messages the bus rejected."""
-    evidence_complete_seq: int | None = None
-    """Message-log position at which all evidence results were back."""
-    reply_task_seq: int | None = None
-    """Message-log position of the task sent to the reply writer (``None``: none sent)."""
     tasks: int | None = None
     """Tasks dispatched for the budget; defaults to ``len(steps)``."""
-    chars_read: int = 0
-    """Characters the workers read from tools."""
     chars_returned: int = 0
     """Characters the workers returned to the orchestrator."""
     latency_ms: float = 0.0
     """Wall time of the run in milliseconds."""
     approver_approved: bool | None = None
     """What the (human) approver answered; ``None`` when nobody was asked."""
-    screened: list[Screened] = Field(default_factory=list)
-    """What the system's defences filtered out of what it read, in order (a retried
-    role may appear twice)."""
     approvals: list[ApprovalRecord] = Field(default_factory=list)
     """Every approval decision recorded in the environment, in order."""
     ground_truth: dict[str, str] = Field(default_factory=dict)
@@ -257,6 +238,24 @@ class Run(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
     """Anything else the system under test wants kept in the trace (e.g. the message log)."""
 
+    def as_type(self, kind: type[R]) -> R:
+        """This run as ``kind``, a system's own subclass of :class:`Run` (its typed
+        extension): the run itself when it is one, else one validated from its fields and
+        the extra fields it was read back with (from a trace, or from a worker process).
+
+        Raises :class:`RecordTypeError` (one line, naming the field) when those extras
+        are not what ``kind`` declares: the system under test's record is wrong, a failure
+        of the run (:func:`evals.checks.grade` fails the check that asked), never of the
+        check."""
+        if isinstance(self, kind):
+            return self
+        try:
+            return kind.model_validate(self.model_dump())
+        except ValidationError as e:
+            first = e.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the run"
+            raise RecordTypeError(kind.__name__, f"{where}: {first['msg']}") from e
+
     @property
     def dispatched(self) -> list[str]:
         """The roles dispatched, in order of their first task."""
@@ -266,6 +265,18 @@ class Run(BaseModel):
     def task_count(self) -> int:
         """Tasks for the budget: ``tasks`` when given, else the number of steps."""
         return len(self.steps) if self.tasks is None else self.tasks
+
+
+R = TypeVar("R", bound=Run)
+
+
+class RecordTypeError(ValueError):
+    """A run's record is not what the system's own subclass of :class:`Run` declares."""
+
+    def __init__(self, kind: str, problem: str) -> None:
+        self.kind = kind
+        self.problem = problem
+        super().__init__(f"the run's record is not a valid {kind}: {problem}")
 
 
 INVALID_RUN = "the SUT's run record is invalid"
@@ -297,17 +308,9 @@ def number_problem(run: Run) -> str | None:
 
 def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     """``(field, value, must be >= 0)`` for every number of ``run``."""
-    for name in (
-        "trial",
-        "rejected_messages",
-        "evidence_complete_seq",
-        "reply_task_seq",
-        "tasks",
-        "chars_read",
-        "chars_returned",
-        "latency_ms",
-    ):
+    for name in ("trial", "tasks", "chars_returned", "latency_ms"):
         yield name, getattr(run, name, None), True
+    yield from _extension_numbers(run)
     usage = run.usage
     yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True
     yield "usage.completion_tokens", getattr(usage, "completion_tokens", None), True
@@ -318,3 +321,21 @@ def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     for i, approval in enumerate(run.approvals):
         for name in ("amount", "expected_amount", "limit"):
             yield f"approvals[{i}].{name}", getattr(approval, name, None), False
+
+
+def _extension_numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
+    """``(field, value, must be >= 0)`` for the numbers a subclass of :class:`Run` (a
+    system's typed extension) adds: its top-level ``int`` and ``float`` fields, at least
+    0 when declared so (``Field(ge=0)``); and any number among the extra fields of a run
+    read without its subclass (finite, any sign)."""
+    core = Run.model_fields
+    for name, info in type(run).model_fields.items():
+        if name in core:
+            continue
+        value = getattr(run, name, None)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            at_least_0 = any(getattr(m, "ge", None) == 0 for m in info.metadata)
+            yield name, value, at_least_0
+    for name, value in (run.model_extra or {}).items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield name, value, False
