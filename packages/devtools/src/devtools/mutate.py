@@ -834,6 +834,45 @@ MUTANTS: tuple[Mutant, ...] = (
         "a run that under-reports its task count passes its budget",
     ),
     M(
+        "extension_numbers_unchecked",
+        "evals.model.run:_numbers",
+        "    yield from _extension_numbers(run)\n",
+        "    yield from ()\n",
+        "a NaN or a negative count in a system's own run fields (its subclass of Run, or the"
+        " extras of a run read back) passes the harness",
+    ),
+    M(
+        "extension_at_least_zero_ignored",
+        "evals.model.run:_added_fields",
+        'any(getattr(m, "ge", None) == 0 for m in info.metadata)',
+        "False",
+        "a negative count in a field a system declares ge=0 passes, if built unvalidated",
+    ),
+    M(
+        "record_type_error_as_grader_error",
+        "evals.checks.registry:grade",
+        "        except RecordTypeError as e:  # the SUT's record, not the check, is wrong",
+        "        except ZeroDivisionError as e:",
+        "a run whose own fields are not what its system declares makes the checks reading"
+        " them grader errors, which the gate sets apart, instead of failures",
+    ),
+    M(
+        "typed_view_drops_extras",
+        "evals.model.run:Run.as_type",
+        "return kind.model_validate(self.model_dump())",
+        "return kind.model_validate(self.model_dump(exclude=set(self.model_extra or {})))",
+        "a run read back from a trace or a worker loses its system's own fields: its checks"
+        " judge defaults",
+    ),
+    M(
+        "reply_with_the_last_evidence_passes",
+        "agent_evals.checks:reply_after_evidence",
+        "if reply_seq > evidence_seq:",
+        "if reply_seq >= evidence_seq:",
+        "a reply task sent at the very position the evidence completed passes",
+        tests=SUPPORTPILOT_RUN_TESTS,
+    ),
+    M(
         "conflicts_allow_spurious",
         "agent_evals.checks:conflicts",
         "if want == got:",

@@ -8,6 +8,7 @@ agent says it did. Other projects build ``Run`` records from their own agents.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from typing import Any, Literal, TypeVar
@@ -174,13 +175,13 @@ class Usage(BaseModel):
 class Run(BaseModel):
     """The record of one trial of one case: its outcome and its trajectory.
 
-    The core every agent fills. What only one system records (SupportPilot: conflicts
-    between its sources, the message-log positions of its evidence and reply tasks, what
-    its screen dropped) goes in that system's own subclass of ``Run`` (its typed
-    extension: :class:`agent_evals.record.SupportPilotRun`), whose extra fields are
-    written to traces beside the core's. Read without the subclass (a report rebuilt
-    from a trace, a worker's run read back), they are kept as they are (``extra``), so
-    nothing a system recorded is lost on the way; :meth:`as_type` gives the typed view.
+    The core every agent fills. What only one system records goes in that system's own
+    subclass of ``Run``, its typed extension (SupportPilot's conflicts, message-log
+    positions and claim screen: ``agent_evals.supportpilot_run.SupportPilotRun``); its
+    fields are written to traces beside the core's. Read without the subclass (a report
+    rebuilt from a trace, a run sent back by a worker process), they are kept as they are
+    (extras), so nothing a system recorded is lost on the way; :meth:`as_type` gives the
+    typed view back.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -325,17 +326,24 @@ def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
 
 def _extension_numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     """``(field, value, must be >= 0)`` for the numbers a subclass of :class:`Run` (a
-    system's typed extension) adds: its top-level ``int`` and ``float`` fields, at least
-    0 when declared so (``Field(ge=0)``); and any number among the extra fields of a run
-    read without its subclass (finite, any sign)."""
-    core = Run.model_fields
-    for name, info in type(run).model_fields.items():
-        if name in core:
-            continue
+    system's typed extension) adds: its top-level ``int`` and ``float`` values, at least
+    0 where the field is declared so (``Field(ge=0)``); and any number among the extra
+    fields of a run read without its subclass (finite, any sign)."""
+    for name, at_least_0 in _added_fields(type(run)):
         value = getattr(run, name, None)
         if isinstance(value, int | float) and not isinstance(value, bool):
-            at_least_0 = any(getattr(m, "ge", None) == 0 for m in info.metadata)
             yield name, value, at_least_0
     for name, value in (run.model_extra or {}).items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             yield name, value, False
+
+
+@functools.cache
+def _added_fields(kind: type[Run]) -> tuple[tuple[str, bool], ...]:
+    """The fields a subclass of :class:`Run` adds, each with whether it is declared at
+    least 0 (read once per class: grading asks for every run)."""
+    return tuple(
+        (name, any(getattr(m, "ge", None) == 0 for m in info.metadata))
+        for name, info in kind.model_fields.items()
+        if name not in Run.model_fields
+    )
