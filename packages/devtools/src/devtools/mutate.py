@@ -873,6 +873,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=SUPPORTPILOT_RUN_TESTS,
     ),
     M(
+        "former_expect_field_forgotten",
+        "evals.gating.baseline:case_fingerprint",
+        '        data["expect"].setdefault(key, None)',
+        "        pass",
+        "every case whose expect key left the core's model gets a new fingerprint: each"
+        " baseline made before calls its cases changed",
+    ),
+    M(
         "conflicts_allow_spurious",
         "agent_evals.checks:conflicts",
         "if want == got:",
