@@ -67,9 +67,10 @@ def _assert_invariants(run: Run, case: Case) -> None:
         assert write.idempotency_key == f"{case.id}-{run.trial}:{write.kind}"
     if run.writes:
         assert run.outcome == "replied"
-    if run.reply_task_seq is not None:
-        assert run.evidence_complete_seq is not None
-        assert run.reply_task_seq > run.evidence_complete_seq
+    record = SupportPilotRun.of(run)
+    if record.reply_task_seq is not None:
+        assert record.evidence_complete_seq is not None
+        assert record.reply_task_seq > record.evidence_complete_seq
     assert all(step.status is not None for step in run.steps)
     if "提交补发申请" in (run.reply or ""):
         assert any(w.kind == "ticket" for w in run.writes)

@@ -130,8 +130,7 @@ def test_an_extension_that_is_not_supportpilot_s_fails_the_check_not_the_grader(
     assert len(results) == 2
     for result in results:
         assert not result.passed and not result.grader_error
-        assert problem in result.reason or "SupportPilotRun" in result.reason
-    assert any(problem in r.reason for r in results)
+        assert result.reason == f"the run's record is not a valid SupportPilotRun: {problem}"
 
 
 @pytest.mark.parametrize(
@@ -140,6 +139,9 @@ def test_an_extension_that_is_not_supportpilot_s_fails_the_check_not_the_grader(
         ({"chars_read": -3}, "chars_read: negative"),
         ({"rejected_messages": math.nan}, "rejected_messages: not a finite number"),
         ({"evidence_complete_seq": math.inf}, "evidence_complete_seq: not a finite number"),
+        # A string set past validation compares as text: "9" > "10" would pass the order.
+        ({"reply_task_seq": "9"}, "reply_task_seq: not a number (str)"),
+        ({"chars_read": True}, "chars_read: not a number (bool)"),
     ],
 )
 def test_the_extension_s_numbers_are_checked_like_the_core_s(
@@ -273,3 +275,20 @@ def test_the_moved_checks_are_the_plug_in_s_not_the_core_s() -> None:
         assert mine[name] is getattr(supportpilot_checks, name)
     assert mine["conflicts"].expect_keys == ("conflicts",)  # type: ignore[attr-defined]
     assert mine["screened"].expect_keys == ("screened",)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("expected", "reported", "want", "got"),
+    [
+        (["eta"], ["amount", "stock"], ["eta"], ["amount", "stock"]),
+        ([], ["eta"], [], ["eta"]),
+    ],
+)
+def test_a_conflicts_failure_shows_expected_beside_got(
+    expected: list[str], reported: list[str], want: list[str], got: list[str]
+) -> None:
+    """The page shows what the case asked for beside what the run reported."""
+    case = _case({"conflicts": expected})
+    (result,) = grade(case, _run(conflicts=reported), [supportpilot_checks.conflicts])
+    assert not result.passed
+    assert (result.expected, result.got) == (want, got)

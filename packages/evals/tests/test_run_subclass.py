@@ -33,6 +33,7 @@ class ShopRun(Run):
     basket: list[str] = Field(default_factory=list)
     visits: list[Visit] = Field(default_factory=list)
     discount: float = 0.0  # may be negative: not declared ge=0
+    rank: int | None = Field(default=None, gt=0)
 
 
 CASE = Case.model_validate(
@@ -106,6 +107,12 @@ def test_a_check_meeting_a_wrong_record_fails_the_run_not_the_grader() -> None:
         ({"cache_hits": -1}, "cache_hits: negative (-1); it counts or measures, at least 0"),
         ({"discount": math.nan}, "discount: not a finite number (nan)"),
         ({"cache_hits": math.inf}, "cache_hits: not a finite number (inf)"),
+        # Set after validation, a string would compare as one ("9" > "10" holds).
+        ({"cache_hits": "9"}, "cache_hits: not a number (str)"),
+        ({"discount": True}, "discount: not a number (bool)"),
+        ({"rank": None}, None),  # not recorded
+        ({"rank": -2}, "rank: negative (-2); it counts or measures, at least 0"),
+        ({"rank": math.nan}, "rank: not a finite number (nan)"),
     ],
 )
 def test_the_subclass_s_numbers_are_checked_like_the_core_s(

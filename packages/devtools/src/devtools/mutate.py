@@ -843,10 +843,35 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "extension_at_least_zero_ignored",
-        "evals.model.run:_added_fields",
-        'any(getattr(m, "ge", None) == 0 for m in info.metadata)',
+        "evals.model.run:_number_fields",
+        "any(isinstance(b, int | float) and b >= 0 for b in bounds)",
         "False",
         "a negative count in a field a system declares ge=0 passes, if built unvalidated",
+    ),
+    M(
+        "optional_number_fields_unread",
+        "evals.model.run:_number_fields",
+        "types = set(get_args(info.annotation)) | {info.annotation}",
+        "types = {info.annotation}",
+        "a system's `int | None` field (a message-log position) may hold NaN or a string",
+    ),
+    M(
+        "wrong_typed_numbers_pass",
+        "evals.model.run:_extension_numbers",
+        "        yield name, getattr(run, name, None), at_least_0\n",
+        "        value = getattr(run, name, None)\n"
+        "        if isinstance(value, int | float) and not isinstance(value, bool):\n"
+        "            yield name, value, at_least_0\n",
+        'a string set past validation in a system\'s number field passes ("9" > "10")',
+    ),
+    M(
+        "cut_results_cut_again",
+        "evals.model.run:Step._bounded",
+        "len(value) <= RESULT_CHARS_MAX or _cut_already(value):",
+        "len(value) <= RESULT_CHARS_MAX:",
+        "a step read back from a trace or a worker is cut again and loses the count of what"
+        " was left out",
+        tests=("packages/evals/tests/test_neutral_step.py",),
     ),
     M(
         "record_type_error_as_grader_error",
@@ -1823,7 +1848,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "step_result_unbounded",
         "evals.model.run:Step._bounded",
-        "if value is None or len(value) <= RESULT_CHARS_MAX:",
+        "if value is None or len(value) <= RESULT_CHARS_MAX or _cut_already(value):",
         "if True:",
         "a tool's whole page is kept in every step of every trace",
         tests=("packages/evals/tests/test_neutral_step.py",),

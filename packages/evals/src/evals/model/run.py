@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
@@ -47,6 +47,18 @@ OPTIONAL_STEP_FIELDS = ("kind", "name", "arguments", "result", "started_ms", "en
 RESULT_CHARS_MAX = 4000
 """A step's ``result`` is kept up to this many characters (the rest is cut, and the cut
 says how much was left out): a tool returning a whole page cannot grow every trace."""
+
+
+CUT_MARK, CUT_END = " … (", " more characters not kept)"
+"""How a cut ``result`` ends: `` … (<n> more characters not kept)``."""
+
+
+def _cut_already(value: str) -> bool:
+    """Whether ``value`` is a result cut before (a step read back from a trace or a
+    worker): cut again, it would lose the count of what was left out."""
+    tail = value[RESULT_CHARS_MAX:]
+    count = tail.removeprefix(CUT_MARK).removesuffix(CUT_END)
+    return tail == f"{CUT_MARK}{count}{CUT_END}" and count.isdigit()
 
 
 class Write(BaseModel):
@@ -110,10 +122,10 @@ class Step(BaseModel):
     @field_validator("result")
     @classmethod
     def _bounded(cls, value: str | None) -> str | None:
-        if value is None or len(value) <= RESULT_CHARS_MAX:
+        if value is None or len(value) <= RESULT_CHARS_MAX or _cut_already(value):
             return value
         left_out = len(value) - RESULT_CHARS_MAX
-        return f"{value[:RESULT_CHARS_MAX]} … ({left_out} more characters not kept)"
+        return f"{value[:RESULT_CHARS_MAX]}{CUT_MARK}{left_out}{CUT_END}"
 
 
 class BlockedAttempt(BaseModel):
@@ -326,24 +338,30 @@ def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
 
 def _extension_numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     """``(field, value, must be >= 0)`` for the numbers a subclass of :class:`Run` (a
-    system's typed extension) adds: its top-level ``int`` and ``float`` values, at least
-    0 where the field is declared so (``Field(ge=0)``); and any number among the extra
-    fields of a run read without its subclass (finite, any sign)."""
-    for name, at_least_0 in _added_fields(type(run)):
-        value = getattr(run, name, None)
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            yield name, value, at_least_0
+    system's typed extension) adds: each top-level field declared ``int`` or ``float``
+    (or either or ``None``), whatever it holds now (a string set after validation is
+    "not a number"), at least 0 where its declared bounds say so (``ge``/``gt`` of 0 or
+    more); and any number among the extra fields of a run read without its subclass
+    (finite, any sign). Numbers nested inside a subclass's other fields are its own
+    business."""
+    for name, at_least_0 in _number_fields(type(run)):
+        yield name, getattr(run, name, None), at_least_0
     for name, value in (run.model_extra or {}).items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             yield name, value, False
 
 
 @functools.cache
-def _added_fields(kind: type[Run]) -> tuple[tuple[str, bool], ...]:
-    """The fields a subclass of :class:`Run` adds, each with whether it is declared at
-    least 0 (read once per class: grading asks for every run)."""
-    return tuple(
-        (name, any(getattr(m, "ge", None) == 0 for m in info.metadata))
-        for name, info in kind.model_fields.items()
-        if name not in Run.model_fields
-    )
+def _number_fields(kind: type[Run]) -> tuple[tuple[str, bool], ...]:
+    """The number fields a subclass of :class:`Run` adds, each with whether its bounds
+    keep it at least 0 (read once per class: grading asks for every run)."""
+    found: list[tuple[str, bool]] = []
+    for name, info in kind.model_fields.items():
+        if name in Run.model_fields:
+            continue
+        types = set(get_args(info.annotation)) | {info.annotation}
+        if not types & {int, float}:
+            continue
+        bounds = [getattr(m, key, None) for m in info.metadata for key in ("ge", "gt")]
+        found.append((name, any(isinstance(b, int | float) and b >= 0 for b in bounds)))
+    return tuple(found)
