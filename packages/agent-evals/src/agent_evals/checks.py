@@ -1,11 +1,14 @@
 """SupportPilot's own checks, registered with the evals when :mod:`agent_evals.sut` is imported.
 
-They judge what only SupportPilot defines: its internal evidence-id format, rules that
-name its decisions (only `replied` writes; `ask_user` dispatches nothing), and on the model
-path what the model server saw (tokens served, the model asked for, the provider failure).
-Its orchestration policy, a task and at most one retry after unreadable output, is the
-evals' optional pair of checks (:data:`evals.checks.builtin.OPTIONAL`), registered here
-first, so reports list them where they always stood; its budget is a default expectation
+They judge what only SupportPilot defines: what its own run record holds
+(:class:`~agent_evals.supportpilot_run.SupportPilotRun`: the conflicts between its sources,
+what its claim screen dropped, the reply task sent only after the evidence), its internal
+evidence-id format, rules that name its decisions (only `replied` writes; `ask_user`
+dispatches nothing), and on the model path what the model server saw (tokens served, the
+model asked for, the provider failure). Its orchestration policy, a task and at most one
+retry after unreadable output, is the evals' optional pair of checks
+(:data:`evals.checks.builtin.OPTIONAL`), registered right after `reply_after_evidence`, so
+reports list them where they always stood; its budget is a default expectation
 (:data:`agent_evals.case_rules.BUDGET`).
 """
 
@@ -22,9 +25,6 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agent_evals.holes import case_strings, hole_in
 from agent_evals.supportpilot_run import SupportPilotRun
-
-for _policy in OPTIONAL:
-    register(_policy)
 
 
 class ConflictTopics(RootModel[list[str]]):
@@ -117,6 +117,11 @@ def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
         f"(seq {evidence_seq})"
     )
 
+
+# The policy pair after reply_after_evidence: reports list SupportPilot's trajectory
+# checks in the order they always stood.
+for _policy in OPTIONAL:
+    register(_policy)
 
 EVIDENCE_ID = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z_]*#\d+\b", re.ASCII)
 """An internal evidence id such as ``order#1`` or ``kb#3``; ASCII word boundaries so an id
