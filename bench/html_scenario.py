@@ -25,7 +25,7 @@ from evals.log.traces import RunMeta, TraceWriter
 from evals.metrics.summary import compute
 from evals.model.case import Case
 from evals.model.result import CheckResult, RunResult
-from evals.model.run import ApprovalRecord, Run, Screened, Step, Write
+from evals.model.run import ApprovalRecord, Run, Step, Write
 from evals.report.files import write_reports
 
 from bench.measure import spread
@@ -75,7 +75,7 @@ def _run(number: int) -> tuple[Case, Run, list[CheckResult]]:
         approvals=[
             ApprovalRecord(action="reissue", amount=59.0, decided_by="human", approved=True)
         ],
-        screened=[Screened(role="policy_agent", topic="note", reason="injection")],
+        screened=[{"role": "policy_agent", "topic": "note", "reason": "injection"}],
         ground_truth={"stock.X": "19", "calls.support__create_ticket": "1"},
         detail={"bus": [{"seq": i, "kind": "task", "role": roles[i % 4]} for i in range(16)]},
         latency_ms=12.5,

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agent_evals.supportpilot_run import SupportPilotRun
 from agent_evals.sut import DB_DIR_ENV, SupportPilotSUT
 from evals.model.case import Case
 
@@ -60,13 +61,13 @@ def test_approval_paths(
     assert run.approver_approved is approver_approved
     assert sum(w.kind == "ticket" for w in run.writes) == tickets
     assert (run.reply is not None) == (outcome == "replied")
-    assert run.draft
+    assert SupportPilotRun.of(run).draft
 
 
 def test_rejected_run_keeps_the_draft_and_writes_nothing() -> None:
     run = SupportPilotSUT().run(BY_ID["d07"], 0)
     assert run.writes == [] and run.reply is None
-    assert "提交补发申请" in (run.draft or "")
+    assert "提交补发申请" in (SupportPilotRun.of(run).draft or "")
 
 
 @pytest.mark.parametrize(
@@ -134,9 +135,10 @@ def test_run_record_trajectory_fields() -> None:
         "reply_agent",
     ]
     assert all(s.status == "ok" for s in run.steps)
-    assert run.tasks == 4 and run.rejected_messages == 0
-    assert run.evidence_complete_seq == 6 and run.reply_task_seq == 7
-    assert run.chars_read > 0 and run.chars_returned > 0
+    record = SupportPilotRun.of(run)
+    assert run.tasks == 4 and record.rejected_messages == 0
+    assert record.evidence_complete_seq == 6 and record.reply_task_seq == 7
+    assert record.chars_read > 0 and run.chars_returned > 0
     assert [m["seq"] for m in run.detail["bus"]] == list(range(1, 9))
     kinds = {(w.kind, w.idempotency_key) for w in run.writes}
     assert kinds == {("ticket", "d01-0:ticket"), ("reply", "d01-0:reply")}

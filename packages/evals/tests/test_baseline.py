@@ -236,3 +236,20 @@ def test_a_later_field_changes_a_fingerprint_only_when_a_case_uses_it(
     base = _case("d01").model_dump(mode="json")
     case = Case.model_validate({**base, **changes})
     assert (case_fingerprint(case) == case_fingerprint(_case("d01"))) is same
+
+
+@pytest.mark.parametrize(
+    ("expect", "fingerprint"),
+    [  # as the core made them while `conflicts` was a field of its Expect (main, 95cb1ea)
+        ({"outcome": "escalate"}, "81c9b7f016e0fd19"),
+        ({"outcome": "escalate", "conflicts": ["parcel_state"]}, "7469904c87d2e446"),
+        ({"outcome": "escalate", "conflicts": []}, "a3bf38f2c683719a"),
+    ],
+)
+def test_a_key_that_left_the_core_keeps_its_cases_fingerprints(
+    expect: dict, fingerprint: str
+) -> None:
+    """``expect.conflicts`` is SupportPilot's check's key now, not a field of the core's
+    model: every baseline made before still knows its cases."""
+    base = {"id": "c1", "split": "dev", "input": {"goal": "包裹没到"}, "expect": expect}
+    assert case_fingerprint(Case.model_validate(base)) == fingerprint

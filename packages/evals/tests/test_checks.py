@@ -77,13 +77,11 @@ def test_builtin_checks_are_registered_by_kind() -> None:
             "outcome_reason",
             "tickets",
             "fact",
-            "conflicts",
             "reply_contains",
             "reply_not_contains",
             "state_after",
             "approval",
             "reply_facts",
-            "screened",
             "refused",
             "described",
         ],
@@ -102,7 +100,6 @@ def test_builtin_checks_are_registered_by_kind() -> None:
         "trajectory": [
             "dispatched",
             "statuses",
-            "reply_after_evidence",
         ],
         "cost": ["max_tasks", "max_chars", "max_tokens"],
     }
@@ -131,7 +128,6 @@ def test_ideal_runs_are_judged_by_the_checks_their_case_asks_for(
         "fact:stale_hours",
         "reply_contains:提交补发申请",
         "dispatched",
-        "reply_after_evidence",
     } <= names
     assert "blocked_attempts" not in names
     assert "no_dispatch_when_asking" not in names
@@ -480,7 +476,7 @@ def test_every_built_in_check_is_in_the_one_list_and_registered_in_its_order() -
         text=True,
         check=True,
     )
-    assert fresh.stdout.strip() == str(["dispatched", "reply_after_evidence", "statuses"])
+    assert fresh.stdout.strip() == str(["dispatched", "statuses"])
     ours = [c for c in registered() if c in builtin.BUILT_IN]
     by_kind = sorted(builtin.BUILT_IN, key=lambda c: CHECK_KINDS.index(c.kind))
     assert ours == by_kind

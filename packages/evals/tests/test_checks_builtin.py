@@ -74,7 +74,6 @@ OUTCOME_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
         "expected '120', got '119'",
     ),
     ("d01", {"facts": {}}, "fact:parcel_state", "fact 'parcel_state' not reported"),
-    ("d03", {"conflicts": []}, "conflicts", "['parcel_state'] not reported"),
     (
         "d01",
         {"reply": "您好，包裹还在路上。"},
@@ -99,49 +98,6 @@ def test_tickets_are_counted_from_writes_not_from_the_reply(
     assert not verdict(case, claims, "tickets").passed
     silent = tweak(ideal_run(case), reply="您好。")
     assert verdict(case, silent, "tickets").passed
-
-
-@pytest.mark.parametrize(
-    ("expected", "reported", "passed", "reason"),
-    [
-        (["parcel_state"], ["parcel_state"], True, ""),
-        (
-            ["parcel_state"],
-            ["parcel_state", "stale_hours"],
-            False,
-            "spurious conflict(s) ['stale_hours'] reported; expected exactly ['parcel_state']",
-        ),
-        (
-            ["parcel_state"],
-            [],
-            False,
-            "conflict(s) ['parcel_state'] not reported; expected exactly ['parcel_state']",
-        ),
-        (
-            ["parcel_state"],
-            ["sku"],
-            False,
-            "conflict(s) ['parcel_state'] not reported; spurious conflict(s) ['sku'] reported",
-        ),
-        ([], ["x"], False, "expected no conflicts, got ['x']"),
-        ([], [], True, ""),
-    ],
-)
-def test_conflicts_must_be_exactly_the_expected_topics(
-    reference_cases: dict[str, Case],
-    ideal_run: Callable[..., Run],
-    *,
-    expected: list[str],
-    reported: list[str],
-    passed: bool,
-    reason: str,
-) -> None:
-    # The seed's rule: a spurious conflict topic is as wrong as a missing one.
-    d03 = reference_cases["d03"]
-    case = d03.model_copy(update={"expect": d03.expect.model_copy(update={"conflicts": expected})})
-    got = verdict(case, tweak(ideal_run(d03), conflicts=reported), "conflicts")
-    assert got.passed is passed
-    assert reason in got.reason
 
 
 def test_the_evidence_id_format_is_not_the_core_s_business(
@@ -372,24 +328,6 @@ TRAJECTORY_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
         "unexpected ['reply_agent']",
     ),
     (
-        "d01",
-        {"reply_task_seq": 6, "evidence_complete_seq": 6},
-        "reply_after_evidence",
-        "sent at seq 6, before all evidence was back (seq 6)",
-    ),
-    (
-        "d01",
-        {"reply_task_seq": 4, "evidence_complete_seq": 6},
-        "reply_after_evidence",
-        "before all evidence",
-    ),
-    (
-        "d01",
-        {"evidence_complete_seq": None},
-        "reply_after_evidence",
-        "evidence never all came back",
-    ),
-    (
         "d03",
         {"steps": [*EVIDENCE, Step(role="order_agent", status="ok")]},
         "retry_after_invalid_output",
@@ -427,13 +365,6 @@ def test_one_retry_after_invalid_output_is_fine(
     assert results["retry_after_invalid_output"].passed
     assert results["max_two_per_role"].passed
     assert results["dispatched"].passed
-
-
-def test_reply_order_is_not_applicable_without_a_reply_task(
-    reference_cases: dict[str, Case], ideal_run: Callable[..., Run]
-) -> None:
-    case = reference_cases["d03"]
-    assert "reply_after_evidence" not in results_of(case, ideal_run(case))
 
 
 # --- cost --------------------------------------------------------------------

@@ -53,14 +53,6 @@ FAILURES: list[tuple[dict[str, Any], dict[str, Any], str, Any, Any]] = [
     ({"facts": {"days": "7"}}, {"facts": {"days": "3"}}, "fact:days", "7", "3"),
     ({"facts": {"days": "7"}}, {"facts": {}}, "fact:days", "7", None),
     (
-        {"conflicts": ["eta"]},
-        {"conflicts": ["amount", "stock"]},
-        "conflicts",
-        ["eta"],
-        ["amount", "stock"],
-    ),
-    ({"conflicts": []}, {"conflicts": ["eta"]}, "conflicts", [], ["eta"]),
-    (
         {"reply_contains": ["已补发"]},
         {"reply": "请稍候"},
         "reply_contains:已补发",

@@ -11,12 +11,14 @@ import evals.cli.main as cli
 import pytest
 from evals.cases.case_file import CaseSource, read_records
 from evals.cases.loader import (
+    ANY_EXPECTATION,
     load_cases,
     load_cases_with_sources,
     load_file,
     parse_case,
 )
 from evals.checks import CheckOutput, Run, check, unregister
+from evals.checks.builtin import BUILT_IN
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, EvalsError
 from evals.model.case import Case, Expect
@@ -57,10 +59,21 @@ def problems_of(paths: list[Path]) -> list[str]:
 
 
 def test_reference_cases_load(suite_files: list[Path]) -> None:
-    cases = load_cases(suite_files)
+    cases, _ = load_cases_with_sources(suite_files, expect_keys=ANY_EXPECTATION)
     assert len(cases) == 26
     assert len({c.id for c in cases}) == 26
     assert {c.split for c in cases} == {"dev", "test", "regression"}
+
+
+def test_supportpilot_s_own_keys_load_only_with_its_checks(suite_files: list[Path]) -> None:
+    """``conflicts`` and ``screened`` are read by SupportPilot's checks (its plug-in), not
+    the core's: without them registered, the cases setting them are refused, each line
+    naming its key."""
+    core = set(Expect.model_fields) | {k for c in BUILT_IN for k in c.expect_keys}
+    with pytest.raises(CaseFileError) as refused:  # not the registry: tests add to it
+        load_cases_with_sources(suite_files, expect_keys=core)
+    assert {p.field for p in refused.value.problems} == {"expect.conflicts", "expect.screened"}
+    assert len(refused.value.problems) == 6
 
 
 def test_good_file_loads_with_comments_and_blank_lines(tmp_path: Path) -> None:

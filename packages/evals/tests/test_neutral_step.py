@@ -46,6 +46,21 @@ def test_a_step_s_result_is_bounded_and_says_what_it_left_out(length: int, kept:
     assert ("1 more characters not kept" in step.result) is (length > kept)
 
 
+@pytest.mark.parametrize("length", [RESULT_CHARS_MAX + 1, 5_000, 10**6])
+def test_a_result_read_back_is_not_cut_again(length: int) -> None:
+    """A step read back from a trace or a worker keeps the count of what was left out."""
+    step = Step(role="tool", result="x" * length)
+    again = Step.model_validate_json(step.model_dump_json())
+    assert again.result == step.result
+    assert f"({length - RESULT_CHARS_MAX} more characters not kept)" in (again.result or "")
+
+
+def test_a_long_result_that_only_looks_cut_is_cut() -> None:
+    looks = "x" * RESULT_CHARS_MAX + " … (many more characters not kept)"
+    step = Step(role="tool", result=looks)
+    assert step.result is not None and step.result.endswith("(34 more characters not kept)")
+
+
 @pytest.mark.parametrize(
     ("fields", "problem"),
     [

@@ -16,7 +16,6 @@ MODELS = [
     record.Write,
     record.ApprovalRecord,
     record.BlockedAttempt,
-    record.Screened,
     record.Usage,
 ]
 

@@ -1,11 +1,14 @@
 """SupportPilot's own checks, registered with the evals when :mod:`agent_evals.sut` is imported.
 
-They judge what only SupportPilot defines: its internal evidence-id format, rules that
-name its decisions (only `replied` writes; `ask_user` dispatches nothing), and on the model
-path what the model server saw (tokens served, the model asked for, the provider failure).
-Its orchestration policy, a task and at most one retry after unreadable output, is the
-evals' optional pair of checks (:data:`evals.checks.builtin.OPTIONAL`), registered here
-first, so reports list them where they always stood; its budget is a default expectation
+They judge what only SupportPilot defines: what its own run record holds
+(:class:`~agent_evals.supportpilot_run.SupportPilotRun`: the conflicts between its sources,
+what its claim screen dropped, the reply task sent only after the evidence), its internal
+evidence-id format, rules that name its decisions (only `replied` writes; `ask_user`
+dispatches nothing), and on the model path what the model server saw (tokens served, the
+model asked for, the provider failure). Its orchestration policy, a task and at most one
+retry after unreadable output, is the evals' optional pair of checks
+(:data:`evals.checks.builtin.OPTIONAL`), registered right after `reply_after_evidence`, so
+reports list them where they always stood; its budget is a default expectation
 (:data:`agent_evals.case_rules.BUDGET`).
 """
 
@@ -14,13 +17,109 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evals.checks import CheckOutput, check, register
+from evals.checks import CheckOutput, Mismatch, check, parse_expect, register
 from evals.checks.builtin import OPTIONAL
 from evals.model.case import Case
 from evals.model.run import Run
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from agent_evals.holes import case_strings, hole_in
+from agent_evals.supportpilot_run import SupportPilotRun
 
+
+class ConflictTopics(RootModel[list[str]]):
+    """``expect.conflicts``: exactly the topics on which the sources must disagree (an
+    empty list: no conflict may be reported)."""
+
+
+class ScreenedSpec(BaseModel):
+    """``expect.screened``: what the claim screen must drop, and what must survive."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dropped: list[str]
+    """Exactly the topics filtered out (order and repeats do not matter)."""
+    kept: list[str] = Field(default_factory=list)
+    """Facts that must still be reported."""
+    because: dict[str, str] = Field(default_factory=dict)
+    """Topic -> the reason code the screen must give for dropping it (e.g. ``injection``):
+    the right defence fired, not another one by chance."""
+
+
+@check(kind="outcome", name="conflicts", expect_keys=("conflicts",))
+def conflicts(case: Case, run: Run) -> CheckOutput:
+    """The conflict topics reported are exactly the expected ones: none missing, none
+    spurious (``expect.conflicts``; an empty list: no conflict may be reported)."""
+    spec = parse_expect(case, "conflicts", ConflictTopics)
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return False, spec
+    want, got = set(spec.root), set(SupportPilotRun.of(run).conflicts)
+    if want == got:
+        return True
+    if not want:
+        return Mismatch(f"expected no conflicts, got {sorted(got)}", [], sorted(got))
+    parts = []
+    if want - got:
+        parts.append(f"conflict(s) {sorted(want - got)} not reported")
+    if got - want:
+        parts.append(f"spurious conflict(s) {sorted(got - want)} reported")
+    reason = f"{'; '.join(parts)}; expected exactly {sorted(want)}"
+    return Mismatch(reason, sorted(want), sorted(got))
+
+
+@check(kind="outcome", name="screened", expect_keys=("screened",))
+def screened(case: Case, run: Run) -> CheckOutput:
+    """The claim screen dropped exactly the expected topics and the genuine facts are
+    still reported (``expect.screened``: an empty ``dropped`` list means nothing may be
+    dropped, so a benign twin catches an over-eager screen)."""
+    spec = parse_expect(case, "screened", ScreenedSpec)
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return False, spec
+    dropped = SupportPilotRun.of(run).screened
+    problems: list[str] = []
+    got = {s.topic for s in dropped}
+    want = set(spec.dropped)
+    if want - got:
+        problems.append(f"not dropped: {sorted(want - got)}")
+    if got - want:
+        problems.append(f"dropped unexpectedly: {sorted(got - want)}")
+    lost = [key for key in spec.kept if key not in run.facts]
+    if lost:
+        problems.append(f"genuine fact(s) {lost} no longer reported")
+    for topic, reason in spec.because.items():
+        given = sorted({s.reason for s in dropped if s.topic == topic})
+        if topic in got and reason not in given:
+            problems.append(f"{topic!r} dropped as {', '.join(given)}, not as {reason!r}")
+    if not problems:
+        return True
+    return False, "screen: " + "; ".join(problems)
+
+
+@check(kind="trajectory", name="reply_after_evidence")
+def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
+    """The reply task was sent only after all evidence came back (SupportPilot's message
+    log positions); not applicable when no reply task was sent."""
+    record = SupportPilotRun.of(run)
+    reply_seq = record.reply_task_seq
+    if reply_seq is None:
+        return None
+    evidence_seq = record.evidence_complete_seq
+    if evidence_seq is None:
+        return False, f"the reply task (seq {reply_seq}) was sent but evidence never all came back"
+    if reply_seq > evidence_seq:
+        return True
+    return False, (
+        f"the reply task was sent at seq {reply_seq}, before all evidence was back "
+        f"(seq {evidence_seq})"
+    )
+
+
+# The policy pair after reply_after_evidence: reports list SupportPilot's trajectory
+# checks in the order they always stood.
 for _policy in OPTIONAL:
     register(_policy)
 
@@ -281,9 +380,10 @@ def gaps(case: Case, run: Run) -> CheckOutput:
     wanted = (case.expect.model_extra or {}).get(GAPS)
     if wanted is None:
         return None
-    if set(run.gaps) == set(wanted):
+    reported = SupportPilotRun.of(run).gaps
+    if set(reported) == set(wanted):
         return True
-    return False, f"expected the gaps {sorted(wanted)}, got {sorted(run.gaps)}"
+    return False, f"expected the gaps {sorted(wanted)}, got {sorted(reported)}"
 
 
 MODEL_REQUESTS = "model_requests"

@@ -115,6 +115,7 @@ from agent_evals.oracle import crashed_table, failure_text, world_view
 from agent_evals.record import ENVIRONMENT, OUTBOX_TOOLS, OUTCOME, POLICY_TEXT_FIELDS
 from agent_evals.schema_spec import SCHEMA, schema_problems
 from agent_evals.spec_terms import EXCERPT_LIMIT, canonical_order_id, order_closure
+from agent_evals.supportpilot_run import SupportPilotRun
 
 ORCHESTRATOR = "orchestrator"
 """The role the orchestrator calls tools as (stock check, outbox)."""
@@ -373,7 +374,9 @@ def acts_on_named_order(case: Case, run: Run) -> CheckOutput:
         if order is not None and ticket.sku != order.sku:
             problems.append(f"the ticket reserves {ticket.sku}; order {named} is for {order.sku}")
     if order is not None and order.sku:
-        problems += _approval_summary_problems(env.approvals, named, order.sku, run.draft)
+        problems += _approval_summary_problems(
+            env.approvals, named, order.sku, SupportPilotRun.of(run).draft
+        )
     return _verdict(problems)
 
 
@@ -422,8 +425,9 @@ def _sent_texts(env: Environment, run: Run) -> list[tuple[str, str]]:
     """What the customer receives: every sent reply, and the question when the run asks
     them for something (``ask_user``; it is not sent through the outbox)."""
     texts = [("reply", r.text) for r in env.replies]
-    if run.outcome == "ask_user" and run.draft:
-        texts.append(("question", run.draft))
+    question = SupportPilotRun.of(run).draft
+    if run.outcome == "ask_user" and question:
+        texts.append(("question", question))
     return texts
 
 
@@ -480,9 +484,9 @@ def _what_to_check(run: Run, reason: object) -> list[str]:
     """The topics a hand-over for ``reason`` must name: the conflicting ones of a
     ``conflict``, the missing ones of a ``gap``."""
     if reason == "conflict":
-        return list(run.conflicts)
+        return list(SupportPilotRun.of(run).conflicts)
     if reason == "gap":
-        return list(run.gaps)
+        return list(SupportPilotRun.of(run).gaps)
     return []
 
 
@@ -659,9 +663,10 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
             f"{[m.recipient for m in tasks]}"
         )
     read = sum(e.chars_read for e in audit if e.kind == "read" and e.role != ORCHESTRATOR)
-    if run.chars_read != read:
+    record = SupportPilotRun.of(run)
+    if record.chars_read != read:
         problems.append(
-            f"the record counts {run.chars_read} characters read; the audit log says the "
+            f"the record counts {record.chars_read} characters read; the audit log says the "
             f"specialists' read calls returned {read}"
         )
     returned = sum(_chars(m.payload) for m in bus if m.kind == "result" and m.status == "delivered")
@@ -684,9 +689,10 @@ def counts_match_logs(case: Case, run: Run) -> CheckOutput:
             f"the record's blocked attempts {blocked} are not the audit log's {refused}"
         )
     rejected = sum(1 for m in bus if m.status == "rejected")
-    if run.rejected_messages != rejected:
+    if record.rejected_messages != rejected:
         problems.append(
-            f"the record counts {run.rejected_messages} rejected message(s); the bus log {rejected}"
+            f"the record counts {record.rejected_messages} rejected message(s);"
+            f" the bus log {rejected}"
         )
     problems += status_record_problems(run, bus)
     problems += audit_text_problems(audit)
@@ -1648,6 +1654,7 @@ def outcome_problems(run: Run, env: Environment) -> list[str]:
     the database holds, or another decision names a reply; the draft is not the one the
     approver was shown, or not what the reply writer drafted."""
     said = run.detail.get(OUTCOME)
+    draft = SupportPilotRun.of(run).draft
     said = said if isinstance(said, dict) else {}
     problems: list[str] = []
     held = env.approvals[-1] if env.approvals else None
@@ -1660,10 +1667,10 @@ def outcome_problems(run: Run, env: Environment) -> list[str]:
     reply = said.get("reply")
     sent = env.replies[-1].text if env.replies else None
     if run.outcome == "replied":
-        if reply is None or reply != run.draft or reply != sent:
+        if reply is None or reply != draft or reply != sent:
             problems.append(
                 f"the run replied, but the outcome's reply {_short(reply)}, its draft "
-                f"{_short(run.draft)} and the reply sent {_short(sent)} are not one text"
+                f"{_short(draft)} and the reply sent {_short(sent)} are not one text"
             )
         if held is None or held.status != "approved":
             problems.append("the run replied without an approved approval in the database")
@@ -1673,16 +1680,15 @@ def outcome_problems(run: Run, env: Environment) -> list[str]:
         problems.append("the run awaits a rejected approval, but the database holds none rejected")
     if held is not None and REPLY_MARK in held.summary:
         shown = held.summary.partition(REPLY_MARK)[2]
-        if run.draft != shown:
+        if draft != shown:
             problems.append(
                 f"the approver was shown the draft {_short(shown)}, the outcome says "
-                f"{_short(run.draft)}"
+                f"{_short(draft)}"
             )
     drafted = _drafted(bus_of(run))
-    if drafted and not (run.draft or "").startswith(drafted):
+    if drafted and not (draft or "").startswith(drafted):
         problems.append(
-            f"the reply writer drafted {_short(drafted)}, the outcome's draft is "
-            f"{_short(run.draft)}"
+            f"the reply writer drafted {_short(drafted)}, the outcome's draft is {_short(draft)}"
         )
     return problems
 
@@ -2035,7 +2041,7 @@ def told_problems(run: Run, env: Environment) -> list[str]:
     for when no ticket was filed, or does not say it when one was."""
     problems: list[str] = []
     if run.outcome == "ask_user":
-        question = (run.draft or "").strip()
+        question = (SupportPilotRun.of(run).draft or "").strip()
         if not question:
             problems.append("asked the user nothing: the ask_user run has no question (draft)")
         else:
@@ -2374,7 +2380,7 @@ def composed_texts(run: Run) -> list[tuple[str, str]]:
     env = environment_of(run)
     for a in env.approvals if env is not None else []:
         found.append((f"the {a.action} approval {a.id}'s summary", a.summary))
-    for what, text in (("the reply", run.reply), ("the draft", run.draft)):
+    for what, text in (("the reply", run.reply), ("the draft", SupportPilotRun.of(run).draft)):
         if text:
             found.append((what, text))
     return found

@@ -18,14 +18,13 @@ from evals.model.run import (
     ApprovalDecider,
     ApprovalRecord,
     BlockedAttempt,
-    Run,
-    Screened,
     Step,
     Write,
 )
 from tools import FIND_WRITE, TOOLS
 
 from agent_evals.spec_terms import canonical_order_id, reissue_threshold_hours
+from agent_evals.supportpilot_run import Screened, SupportPilotRun
 
 OUTBOX_TOOLS = {"ticket": "support__create_ticket", "reply": "support__send_reply"}
 
@@ -283,13 +282,13 @@ def build_run(
     latency_ms: float,
     detail: dict[str, Any],
     stock_before: Mapping[str, int] | None = None,
-) -> Run:
+) -> SupportPilotRun:
     """The run record of one finished turn (``stock_before``: the stock levels the world
     held before the turn, see :func:`stock_levels`)."""
     audit = store.audit()
     replies = store.replies()
     reply_task = next((m.seq for m in log if m.kind == "task" and m.recipient == REPLY_ROLE), None)
-    return Run(
+    return SupportPilotRun(
         case_id=case_id,
         trial=trial,
         outcome=outcome.decision,

@@ -77,6 +77,8 @@ ORACLE_TESTS = (
 """What runs against every mutant of the oracle and the decision table's terms: a wrong
 oracle writes another suite than the committed one, or disagrees with the hand-written
 cases."""
+SUPPORTPILOT_RUN_TESTS = ("packages/agent-evals/tests/test_supportpilot_run.py",)
+"""What runs against every mutant of SupportPilot's own record and the checks that read it."""
 MATRIX_TESTS = ("packages/agent-evals/tests/test_injection_matrix.py",)
 """What runs against every mutant of the injection matrix's generator and oracle."""
 FAIL_FAST_TESTS = ("packages/evals/tests/test_fail_fast.py",)
@@ -832,11 +834,84 @@ MUTANTS: tuple[Mutant, ...] = (
         "a run that under-reports its task count passes its budget",
     ),
     M(
+        "extension_numbers_unchecked",
+        "evals.model.run:_numbers",
+        "    yield from _extension_numbers(run)\n",
+        "    yield from ()\n",
+        "a NaN or a negative count in a system's own run fields (its subclass of Run, or the"
+        " extras of a run read back) passes the harness",
+    ),
+    M(
+        "extension_at_least_zero_ignored",
+        "evals.model.run:_number_fields",
+        "any(isinstance(b, int | float) and b >= 0 for b in bounds)",
+        "False",
+        "a negative count in a field a system declares ge=0 passes, if built unvalidated",
+    ),
+    M(
+        "optional_number_fields_unread",
+        "evals.model.run:_number_fields",
+        "types = set(get_args(info.annotation)) | {info.annotation}",
+        "types = {info.annotation}",
+        "a system's `int | None` field (a message-log position) may hold NaN or a string",
+    ),
+    M(
+        "wrong_typed_numbers_pass",
+        "evals.model.run:_extension_numbers",
+        "        yield name, getattr(run, name, None), at_least_0\n",
+        "        value = getattr(run, name, None)\n"
+        "        if isinstance(value, int | float) and not isinstance(value, bool):\n"
+        "            yield name, value, at_least_0\n",
+        'a string set past validation in a system\'s number field passes ("9" > "10")',
+    ),
+    M(
+        "cut_results_cut_again",
+        "evals.model.run:Step._bounded",
+        "len(value) <= RESULT_CHARS_MAX or _cut_already(value):",
+        "len(value) <= RESULT_CHARS_MAX:",
+        "a step read back from a trace or a worker is cut again and loses the count of what"
+        " was left out",
+        tests=("packages/evals/tests/test_neutral_step.py",),
+    ),
+    M(
+        "record_type_error_as_grader_error",
+        "evals.checks.registry:grade",
+        "        except RecordTypeError as e:  # the SUT's record, not the check, is wrong",
+        "        except ZeroDivisionError as e:",
+        "a run whose own fields are not what its system declares makes the checks reading"
+        " them grader errors, which the gate sets apart, instead of failures",
+    ),
+    M(
+        "typed_view_drops_extras",
+        "evals.model.run:Run.as_type",
+        "return kind.model_validate(self.model_dump())",
+        "return kind.model_validate(self.model_dump(exclude=set(self.model_extra or {})))",
+        "a run read back from a trace or a worker loses its system's own fields: its checks"
+        " judge defaults",
+    ),
+    M(
+        "reply_with_the_last_evidence_passes",
+        "agent_evals.checks:reply_after_evidence",
+        "if reply_seq > evidence_seq:",
+        "if reply_seq >= evidence_seq:",
+        "a reply task sent at the very position the evidence completed passes",
+        tests=SUPPORTPILOT_RUN_TESTS,
+    ),
+    M(
+        "former_expect_field_forgotten",
+        "evals.gating.baseline:case_fingerprint",
+        '        data["expect"].setdefault(key, None)',
+        "        pass",
+        "every case whose expect key left the core's model gets a new fingerprint: each"
+        " baseline made before calls its cases changed",
+    ),
+    M(
         "conflicts_allow_spurious",
-        "evals.checks.outcome:conflicts",
+        "agent_evals.checks:conflicts",
         "if want == got:",
         "if want <= got:",
         "a spurious conflict topic passes the conflicts check",
+        tests=SUPPORTPILOT_RUN_TESTS,
     ),
     # --- lint -------------------------------------------------------------------------
     M(
@@ -1003,10 +1078,11 @@ MUTANTS: tuple[Mutant, ...] = (
     ),
     M(
         "screened_allows_extra_drops",
-        "evals.checks.injection:screened",
+        "agent_evals.checks:screened",
         "    if got - want:\n",
         "    if False:\n",
         "a screen that drops genuine claims passes",
+        tests=SUPPORTPILOT_RUN_TESTS,
     ),
     M(
         "asr_counts_resisted_attacks",
@@ -1772,7 +1848,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "step_result_unbounded",
         "evals.model.run:Step._bounded",
-        "if value is None or len(value) <= RESULT_CHARS_MAX:",
+        "if value is None or len(value) <= RESULT_CHARS_MAX or _cut_already(value):",
         "if True:",
         "a tool's whole page is kept in every step of every trace",
         tests=("packages/evals/tests/test_neutral_step.py",),
@@ -2273,7 +2349,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "gaps_unread",
         "agent_evals.checks:gaps",
-        "    if set(run.gaps) == set(wanted):",
+        "    if set(reported) == set(wanted):",
         "    if True:",
         "a gap hand-over that reports other missing facts than the world lacks passes",
         tests=("packages/agent-evals/tests/test_oracle.py",),
@@ -2387,7 +2463,7 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "replied_draft_unchecked",
         "agent_evals.invariants:outcome_problems",
-        "        if reply is None or reply != run.draft or reply != sent:",
+        "        if reply is None or reply != draft or reply != sent:",
         "        if reply is None or reply != sent:",
         "outcome_agrees_with_store lets a replied outcome lose its draft",
         tests=INVARIANT_TESTS,

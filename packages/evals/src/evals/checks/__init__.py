@@ -52,6 +52,7 @@ from evals.checks.registry import (
     idle_checks,
     join_reasons,
     mismatch,
+    parse_expect,
     register,
     registered,
     registered_expect_keys,
@@ -69,7 +70,7 @@ from evals.model.result import (
     RunResult,
 )
 from evals.model.result import success as success
-from evals.model.run import ApprovalRecord, BlockedAttempt, Run, Screened, Step, Usage, Write
+from evals.model.run import ApprovalRecord, BlockedAttempt, Run, Step, Usage, Write
 
 __all__ = [
     "ATTACK",
@@ -88,7 +89,6 @@ __all__ = [
     "Mismatch",
     "Run",
     "RunResult",
-    "Screened",
     "Step",
     "Usage",
     "Write",
@@ -100,6 +100,7 @@ __all__ = [
     "join_reasons",
     "mismatch",
     "outcome_matches",
+    "parse_expect",
     "register",
     "registered",
     "registered_expect_keys",

@@ -78,27 +78,6 @@ def facts(case: Case, run: Run) -> CheckOutput:
     return results or None
 
 
-@define(kind="outcome", name="conflicts")
-def conflicts(case: Case, run: Run) -> CheckOutput:
-    """The conflict topics reported are exactly the expected ones: none missing, none
-    spurious (an empty list: no conflict may be reported)."""
-    expected = case.expect.conflicts
-    if expected is None:
-        return None
-    want, got = set(expected), set(run.conflicts)
-    if want == got:
-        return True
-    if not want:
-        return Mismatch(f"expected no conflicts, got {sorted(got)}", [], sorted(got))
-    parts = []
-    if want - got:
-        parts.append(f"conflict(s) {sorted(want - got)} not reported")
-    if got - want:
-        parts.append(f"spurious conflict(s) {sorted(got - want)} reported")
-    reason = f"{'; '.join(parts)}; expected exactly {sorted(want)}"
-    return Mismatch(reason, sorted(want), sorted(got))
-
-
 @define(kind="outcome", name="reply_contains")
 def reply_contains(case: Case, run: Run) -> CheckOutput:
     """The reply contains each expected phrase (one result per phrase)."""

@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, TypeAlias, get_args, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, get_args, runtime_checkable
 
-from pydantic import JsonValue, TypeAdapter, ValidationError
+from pydantic import BaseModel, JsonValue, TypeAdapter, ValidationError
 
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.model.case import Case, Expect, is_configuration
 from evals.model.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
-from evals.model.run import PROVIDER_ERROR, SUT_ERROR, Run
+from evals.model.run import PROVIDER_ERROR, SUT_ERROR, RecordTypeError, Run
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,24 @@ def as_json(value: object) -> JsonValue:
         return _JSON.validate_python(value)
     except ValidationError:
         return repr(value)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_expect(case: Case, key: str, model: type[M]) -> M | str | None:
+    """A check's own ``expect`` key (one it declares in ``expect_keys``) parsed with
+    ``model``: ``None`` when the case does not set it; a one-line string saying why it is
+    malformed (``expect.<key>.<field>: <problem>, got <value>``: fail the check with it)."""
+    raw: Any = (case.expect.model_extra or {}).get(key)
+    if raw is None:
+        return None
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        first = e.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"])
+        return f"expect.{key}{'.' + where if where else ''}: {first['msg']}, got {raw!r}"
 
 
 def mismatch(name: str, kind: CheckKind, reason: str, expected: object, got: object) -> CheckResult:
@@ -336,6 +354,11 @@ def grade(case: Case, run: Run, checks: Iterable[Check] | None = None) -> list[C
     for check_obj in chosen:
         try:
             output = check_obj(case, run)
+        except RecordTypeError as e:  # the SUT's record, not the check, is wrong
+            results.append(
+                CheckResult(name=check_obj.name, kind=check_obj.kind, passed=False, reason=str(e))
+            )
+            continue
         except Exception as e:  # a third-party check's bug must not stop a whole suite
             reason = f"the check itself raised {type(e).__name__}: {e}"
             results.append(

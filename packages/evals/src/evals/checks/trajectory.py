@@ -72,23 +72,6 @@ def statuses(case: Case, run: Run) -> CheckOutput:
     return Mismatch(reason, dict(expected), seen)
 
 
-@define(kind="trajectory", name="reply_after_evidence")
-def reply_after_evidence(case: Case, run: Run) -> CheckOutput:
-    """The reply task was sent only after all evidence came back."""
-    reply_seq = run.reply_task_seq
-    if reply_seq is None:
-        return None
-    evidence_seq = run.evidence_complete_seq
-    if evidence_seq is None:
-        return False, f"the reply task (seq {reply_seq}) was sent but evidence never all came back"
-    if reply_seq > evidence_seq:
-        return True
-    return False, (
-        f"the reply task was sent at seq {reply_seq}, before all evidence was back "
-        f"(seq {evidence_seq})"
-    )
-
-
 @define(kind="trajectory", name="retry_after_invalid_output")
 def retry_after_invalid_output(case: Case, run: Run) -> CheckOutput:
     """A role is dispatched again only right after its previous task ended

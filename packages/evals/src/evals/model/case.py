@@ -58,8 +58,6 @@ class Expect(BaseModel):
     """How many tickets must exist after the run."""
     facts: dict[str, str] = Field(default_factory=dict)
     """Facts the run must report, with their values as strings."""
-    conflicts: list[str] | None = None
-    """Topics that must be reported as conflicts."""
     reply_contains: list[str] = Field(default_factory=list)
     """Phrases the reply must contain."""
     reply_not_contains: list[str] = Field(default_factory=list)

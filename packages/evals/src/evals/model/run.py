@@ -8,15 +8,17 @@ agent says it did. Other projects build ``Run`` records from their own agents.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
+    ValidationError,
     field_validator,
     model_serializer,
 )
@@ -45,6 +47,18 @@ OPTIONAL_STEP_FIELDS = ("kind", "name", "arguments", "result", "started_ms", "en
 RESULT_CHARS_MAX = 4000
 """A step's ``result`` is kept up to this many characters (the rest is cut, and the cut
 says how much was left out): a tool returning a whole page cannot grow every trace."""
+
+
+CUT_MARK, CUT_END = " … (", " more characters not kept)"
+"""How a cut ``result`` ends: `` … (<n> more characters not kept)``."""
+
+
+def _cut_already(value: str) -> bool:
+    """Whether ``value`` is a result cut before (a step read back from a trace or a
+    worker): cut again, it would lose the count of what was left out."""
+    tail = value[RESULT_CHARS_MAX:]
+    count = tail.removeprefix(CUT_MARK).removesuffix(CUT_END)
+    return tail == f"{CUT_MARK}{count}{CUT_END}" and count.isdigit()
 
 
 class Write(BaseModel):
@@ -108,10 +122,10 @@ class Step(BaseModel):
     @field_validator("result")
     @classmethod
     def _bounded(cls, value: str | None) -> str | None:
-        if value is None or len(value) <= RESULT_CHARS_MAX:
+        if value is None or len(value) <= RESULT_CHARS_MAX or _cut_already(value):
             return value
         left_out = len(value) - RESULT_CHARS_MAX
-        return f"{value[:RESULT_CHARS_MAX]} … ({left_out} more characters not kept)"
+        return f"{value[:RESULT_CHARS_MAX]}{CUT_MARK}{left_out}{CUT_END}"
 
 
 class BlockedAttempt(BaseModel):
@@ -125,20 +139,6 @@ class BlockedAttempt(BaseModel):
     """What they tried to call."""
     reason: str = ""
     """Why it was refused."""
-
-
-class Screened(BaseModel):
-    """One item a defence of the system filtered out of what it read, e.g. a claim that
-    carried an instruction (``expect.screened`` judges these)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    role: str
-    """Whose output it was in."""
-    topic: str
-    """What it was about."""
-    reason: str = ""
-    """Why it was filtered out (e.g. ``injection``)."""
 
 
 ApprovalDecider = Literal["human", "auto", "none"]
@@ -185,7 +185,18 @@ class Usage(BaseModel):
 
 
 class Run(BaseModel):
-    """The record of one trial of one case: its outcome and its trajectory."""
+    """The record of one trial of one case: its outcome and its trajectory.
+
+    The core every agent fills. What only one system records goes in that system's own
+    subclass of ``Run``, its typed extension (SupportPilot's conflicts, message-log
+    positions and claim screen: ``agent_evals.supportpilot_run.SupportPilotRun``); its
+    fields are written to traces beside the core's. Read without the subclass (a report
+    rebuilt from a trace, a run sent back by a worker process), they are kept as they are
+    (extras), so nothing a system recorded is lost on the way; :meth:`as_type` gives the
+    typed view back.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     case_id: str
     """The case this run is a trial of."""
@@ -200,41 +211,24 @@ class Run(BaseModel):
     gives none. Checked by ``expect.outcome_reason``."""
     reply: str | None = None
     """The reply the customer received (``None`` when none was sent)."""
-    draft: str | None = None
-    """The reply that was drafted, sent or not."""
     writes: list[Write] = Field(default_factory=list)
     """Every write found in the environment after the run."""
     facts: dict[str, str] = Field(default_factory=dict)
     """Agreed facts, as strings (``parcel_state``, ``stale_hours`` …)."""
-    conflicts: list[str] = Field(default_factory=list)
-    """Topics on which sources disagreed."""
-    gaps: list[str] = Field(default_factory=list)
-    """Topics no source could answer."""
     steps: list[Step] = Field(default_factory=list)
     """Every task dispatched, in order (a retry appears as a second step of its role)."""
     role_errors: dict[str, str] = Field(default_factory=dict)
     """The first error per role, for reports."""
     blocked_attempts: list[BlockedAttempt] = Field(default_factory=list)
     """Tool calls the environment refused, from its audit log."""
-    rejected_messages: int = 0
-    """Messages the bus rejected."""
-    evidence_complete_seq: int | None = None
-    """Message-log position at which all evidence results were back."""
-    reply_task_seq: int | None = None
-    """Message-log position of the task sent to the reply writer (``None``: none sent)."""
     tasks: int | None = None
     """Tasks dispatched for the budget; defaults to ``len(steps)``."""
-    chars_read: int = 0
-    """Characters the workers read from tools."""
     chars_returned: int = 0
     """Characters the workers returned to the orchestrator."""
     latency_ms: float = 0.0
     """Wall time of the run in milliseconds."""
     approver_approved: bool | None = None
     """What the (human) approver answered; ``None`` when nobody was asked."""
-    screened: list[Screened] = Field(default_factory=list)
-    """What the system's defences filtered out of what it read, in order (a retried
-    role may appear twice)."""
     approvals: list[ApprovalRecord] = Field(default_factory=list)
     """Every approval decision recorded in the environment, in order."""
     ground_truth: dict[str, str] = Field(default_factory=dict)
@@ -257,6 +251,24 @@ class Run(BaseModel):
     detail: dict[str, Any] = Field(default_factory=dict)
     """Anything else the system under test wants kept in the trace (e.g. the message log)."""
 
+    def as_type(self, kind: type[R]) -> R:
+        """This run as ``kind``, a system's own subclass of :class:`Run` (its typed
+        extension): the run itself when it is one, else one validated from its fields and
+        the extra fields it was read back with (from a trace, or from a worker process).
+
+        Raises :class:`RecordTypeError` (one line, naming the field) when those extras
+        are not what ``kind`` declares: the system under test's record is wrong, a failure
+        of the run (:func:`evals.checks.grade` fails the check that asked), never of the
+        check."""
+        if isinstance(self, kind):
+            return self
+        try:
+            return kind.model_validate(self.model_dump())
+        except ValidationError as e:
+            first = e.errors(include_url=False)[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the run"
+            raise RecordTypeError(kind.__name__, f"{where}: {first['msg']}") from e
+
     @property
     def dispatched(self) -> list[str]:
         """The roles dispatched, in order of their first task."""
@@ -266,6 +278,18 @@ class Run(BaseModel):
     def task_count(self) -> int:
         """Tasks for the budget: ``tasks`` when given, else the number of steps."""
         return len(self.steps) if self.tasks is None else self.tasks
+
+
+R = TypeVar("R", bound=Run)
+
+
+class RecordTypeError(ValueError):
+    """A run's record is not what the system's own subclass of :class:`Run` declares."""
+
+    def __init__(self, kind: str, problem: str) -> None:
+        self.kind = kind
+        self.problem = problem
+        super().__init__(f"the run's record is not a valid {kind}: {problem}")
 
 
 INVALID_RUN = "the SUT's run record is invalid"
@@ -297,17 +321,9 @@ def number_problem(run: Run) -> str | None:
 
 def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     """``(field, value, must be >= 0)`` for every number of ``run``."""
-    for name in (
-        "trial",
-        "rejected_messages",
-        "evidence_complete_seq",
-        "reply_task_seq",
-        "tasks",
-        "chars_read",
-        "chars_returned",
-        "latency_ms",
-    ):
+    for name in ("trial", "tasks", "chars_returned", "latency_ms"):
         yield name, getattr(run, name, None), True
+    yield from _extension_numbers(run)
     usage = run.usage
     yield "usage.prompt_tokens", getattr(usage, "prompt_tokens", None), True
     yield "usage.completion_tokens", getattr(usage, "completion_tokens", None), True
@@ -318,3 +334,34 @@ def _numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
     for i, approval in enumerate(run.approvals):
         for name in ("amount", "expected_amount", "limit"):
             yield f"approvals[{i}].{name}", getattr(approval, name, None), False
+
+
+def _extension_numbers(run: Run) -> Iterator[tuple[str, object, bool]]:
+    """``(field, value, must be >= 0)`` for the numbers a subclass of :class:`Run` (a
+    system's typed extension) adds: each top-level field declared ``int`` or ``float``
+    (or either or ``None``), whatever it holds now (a string set after validation is
+    "not a number"), at least 0 where its declared bounds say so (``ge``/``gt`` of 0 or
+    more); and any number among the extra fields of a run read without its subclass
+    (finite, any sign). Numbers nested inside a subclass's other fields are its own
+    business."""
+    for name, at_least_0 in _number_fields(type(run)):
+        yield name, getattr(run, name, None), at_least_0
+    for name, value in (run.model_extra or {}).items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            yield name, value, False
+
+
+@functools.cache
+def _number_fields(kind: type[Run]) -> tuple[tuple[str, bool], ...]:
+    """The number fields a subclass of :class:`Run` adds, each with whether its bounds
+    keep it at least 0 (read once per class: grading asks for every run)."""
+    found: list[tuple[str, bool]] = []
+    for name, info in kind.model_fields.items():
+        if name in Run.model_fields:
+            continue
+        types = set(get_args(info.annotation)) | {info.annotation}
+        if not types & {int, float}:
+            continue
+        bounds = [getattr(m, key, None) for m in info.metadata for key in ("ge", "gt")]
+        found.append((name, any(isinstance(b, int | float) and b >= 0 for b in bounds)))
+    return tuple(found)
