@@ -13,6 +13,9 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk", reason="the OpenTelemetry SDK (supportpilot-evals[otel])")
 
+from evals.checks import Mismatch
+from evals.checks.cost import max_chars
+from evals.model.case import Case, Expect
 from evals.otel import SpanCollector, facts_of, run_from_spans, steps_from_spans
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -158,6 +161,7 @@ def test_both_conventions_make_the_same_transcript(make: Any) -> None:
     assert (run.case_id, run.trial, run.outcome) == ("c1", 2, "answered")
     assert run.dispatched == ["desk", "lookup_order"]
     assert run.usage.total_tokens > 0
+    assert run.chars_returned == len("A1: shipped")  # the tool's result, not the answers
     assert run.trace_id is not None and len(run.trace_id) == 32
     times = [(s.started_ms, s.ended_ms) for s in run.steps]
     assert all(a is not None and b is not None and 0 <= a <= b <= run.latency_ms for a, b in times)
@@ -176,6 +180,23 @@ def test_tokens_are_the_model_calls_own_not_an_aggregate() -> None:
     run = run_from_spans(t.spans(), case_id="c", outcome="answered")
     assert (run.usage.prompt_tokens, run.usage.completion_tokens) == (20, 6)
     assert run.reply == "b"
+
+
+def test_the_context_a_tool_filled_is_counted_whole_and_held_to_its_budget() -> None:
+    t = Tracing()
+    with t.span("invoke_agent desk", **{"gen_ai.operation.name": "invoke_agent"}):
+        genai_tool(t, "search", "{}", "x" * 5000)
+        genai_tool(t, "lookup_order", "{}", "A1: shipped")
+        genai_tool(t, "ping", "{}", "")
+        genai_chat(t, text="y" * 900)
+    run = run_from_spans(t.spans(), case_id="c", outcome="answered")
+    assert run.chars_returned == 5000 + len("A1: shipped")  # cut in the step, not here
+    assert run.steps[0].result is not None and len(run.steps[0].result) < 5000
+    case = Case(id="c", split="tune", input={}, expect=Expect(max_chars=5000))
+    assert max_chars(case, run) == Mismatch(
+        "tools returned 5011 characters, budget is 5000", "at most 5000", 5011
+    )
+    assert max_chars(case.model_copy(update={"expect": Expect(max_chars=5011)}), run) is True
 
 
 def test_a_failed_tool_is_an_error_step_and_its_roles_first_error() -> None:

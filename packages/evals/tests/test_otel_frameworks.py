@@ -10,6 +10,7 @@ process: the frameworks' instrumentation is global.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,7 +77,7 @@ def test_each_desk_passes_its_own_gate(framework: str) -> None:
     done = grade(framework)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Gate: PASS" in done.stdout
-    assert "success               5/5" in done.stdout
+    assert re.search(r"^success +5/5 ", done.stdout, re.MULTILINE), done.stdout
 
 
 @pytest.mark.parametrize("framework", FRAMEWORKS)
@@ -96,6 +97,7 @@ def test_the_record_is_the_transcript_the_spans_tell(framework: str) -> None:
     assert run["steps"][0]["result"] == "calls lookup_order"
     assert run["reply"] == "您的订单状态：已发货"
     assert run["usage"]["prompt_tokens"] > 0 and run["usage"]["completion_tokens"] > 0
+    assert run["chars_returned"] == len("已发货")
     assert len(run["trace_id"]) == 32 and run["latency_ms"] > 0
 
 

@@ -4524,6 +4524,14 @@ MUTANTS: tuple[Mutant, ...] = (
         tests=OTEL_TESTS,
     ),
     M(
+        "otel_model_answers_counted_as_context",
+        "evals.otel.record:run_from_spans",
+        '"chars_returned": sum(len(f.result) for f in every if f.kind == "tool" and f.result),',
+        '"chars_returned": sum(len(f.result) for f in every if f.result),',
+        "the model's own answers count as context the tools returned: the budget is spent twice",
+        tests=OTEL_TESTS,
+    ),
+    M(
         "otel_spans_of_every_trial_kept",
         "evals.otel.collect:SpanCollector.on_end",
         "held = self._open.get(context.trace_id)",

@@ -27,9 +27,9 @@ def max_tasks(case: Case, run: Run) -> CheckOutput:
 
 @define(kind="cost", name="max_chars")
 def max_chars(case: Case, run: Run) -> CheckOutput:
-    """Characters returned by workers stay within ``expect.max_chars`` (not checked when
-    unset)."""
-    return _within(run.chars_returned, case.expect.max_chars, "workers returned {used} characters")
+    """Characters the tools or workers returned into the agent's context stay within
+    ``expect.max_chars`` (not checked when unset)."""
+    return _within(run.chars_returned, case.expect.max_chars, "tools returned {used} characters")
 
 
 @define(kind="cost", name="max_tokens")

@@ -224,7 +224,9 @@ class Run(BaseModel):
     tasks: int | None = None
     """Tasks dispatched for the budget; defaults to ``len(steps)``."""
     chars_returned: int = 0
-    """Characters the workers returned to the orchestrator."""
+    """Characters the tools or workers returned into the agent's context: its context
+    cost (``expect.max_chars`` and the gate's growth rule read it; :mod:`evals.otel`
+    counts the tool results' characters)."""
     latency_ms: float = 0.0
     """Wall time of the run in milliseconds."""
     approver_approved: bool | None = None

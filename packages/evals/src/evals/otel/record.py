@@ -112,8 +112,10 @@ def run_from_spans(
     fields the SUT knows from elsewhere (``writes``, ``approvals``, ``ground_truth`` read
     from its database: safety facts come from the environment, never from the spans the
     agent emits). ``role_errors`` holds each role's first error, ``usage`` the model
-    calls' tokens, ``latency_ms`` the time from the first span's start to the last one's
-    end, ``trace_id`` the spans' trace (32 hex digits).
+    calls' tokens, ``chars_returned`` the characters of the tool results (what the tools
+    put into the agent's context; ``expect.max_chars`` judges it), ``latency_ms`` the
+    time from the first span's start to the last one's end, ``trace_id`` the spans'
+    trace (32 hex digits).
     """
     ordered = _ordered(spans)
     every = [facts_of(s) for s in ordered]
@@ -139,6 +141,7 @@ def run_from_spans(
             prompt_tokens=sum(f.input_tokens for f in models),
             completion_tokens=sum(f.output_tokens for f in models),
         ),
+        "chars_returned": sum(len(f.result) for f in every if f.kind == "tool" and f.result),
         "latency_ms": (max(ends) - min(starts)) / _NS_PER_MS if starts and ends else 0.0,
         "trace_id": f"{trace:032x}" if isinstance(trace, int) else None,
     }
