@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_evals import checks as supportpilot_checks
 from agent_evals.supportpilot_run import Screened, SupportPilotRun
 from agent_evals.sut import SupportPilotSUT
+from evals.cases.loader import load_cases as load_cases_from
 from evals.checks import CheckResult, grade, registered
 from evals.checks.builtin import BUILT_IN
+from evals.errors import CaseFileError
 from evals.execution.isolation import RunSerialisationError, run_json
 from evals.model.case import Case
 from evals.model.run import RecordTypeError, Run, number_problem
@@ -200,6 +203,31 @@ def test_conflicts_must_be_exactly_the_expected_topics(
     output = supportpilot_checks.conflicts(_case({"conflicts": expected}), _run(conflicts=reported))
     [(got, why)] = _verdicts(output)
     assert got is passed and reason in why
+
+
+@pytest.mark.parametrize(
+    ("expect", "problem"),
+    [
+        ({"conflicts": "parcel_state"}, "expect.conflicts: Input should be a valid list"),
+        ({"conflicts": [3]}, "expect.conflicts.0: Input should be a valid string"),
+        ({"screened": {"dropped": 3}}, "expect.screened.dropped: Input should be a valid list"),
+        ({"screened": {"dropped": [], "why": {}}}, "expect.screened.why: Extra inputs"),
+    ],
+)
+def test_a_malformed_expectation_of_the_plug_in_s_checks_fails_to_load(
+    tmp_path: Path, expect: dict[str, Any], problem: str
+) -> None:
+    # The keys' types are declared with the checks: the case file is refused, file, line
+    # and field named, before any run (not a failed check in every run).
+    good = next(c for c in load_cases() if c.expect.model_extra)
+    data = good.model_dump(mode="json", exclude_defaults=True)
+    data["expect"].update(expect)
+    path = tmp_path / "bad.jsonl"
+    path.write_text("# one case\n" + json.dumps(data, ensure_ascii=False) + "\n", "utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_cases_from([path], rules=SupportPilotSUT.case_rules)
+    [line] = info.value.lines()
+    assert line.startswith(f"{path}:2: {problem}"), line
 
 
 def test_conflicts_are_not_judged_when_the_case_names_none() -> None:

@@ -13,12 +13,18 @@ from evals.cases.lint import Finding, lint, lint_paths
 from evals.cases.vocabulary import CaseRules
 from evals.checks import registered_expect_keys
 from evals.model.case import Case
-from support_rules import REQUIRED_TAGS, SUPPORT_RULES, RulesSUT
+from support_rules import REQUIRED_TAGS, SUPPORT_EXPECT_KEYS, SUPPORT_RULES, RulesSUT
+
+
+def support_keys() -> frozenset[str]:
+    """The expect keys SupportPilot's cases may use: the registered checks' and its own."""
+    return registered_expect_keys() | SUPPORT_EXPECT_KEYS
 
 
 def slint(cases: Any, **options: Any) -> list[Finding]:
-    """Lint with the stand-in of SupportPilot's vocabulary (its SUT declares it)."""
-    return lint(cases, rules=SUPPORT_RULES, **options)
+    """Lint with the stand-in of SupportPilot's vocabulary (its SUT declares it) and its
+    checks' expect keys."""
+    return lint(cases, rules=SUPPORT_RULES, **{"expect_keys": support_keys(), **options})
 
 
 def raw(cases: dict[str, Case]) -> list[dict[str, Any]]:
@@ -34,7 +40,7 @@ def test_reference_cases_lint_clean(reference_cases: dict[str, Case]) -> None:
 
 
 def test_reference_files_lint_clean(suite_files: list[Path]) -> None:
-    assert lint_paths(suite_files, sut=RulesSUT()) == []
+    assert lint_paths(suite_files, sut=RulesSUT(), expect_keys=support_keys()) == []
 
 
 def find(data: list[dict[str, Any]], case_id: str) -> dict[str, Any]:
@@ -280,7 +286,7 @@ def test_lint_paths_reaches_rules_the_loader_would_stop(
     path = tmp_path / "all.jsonl"
     body = [json.dumps(d, ensure_ascii=False) for d in broken] + ["{not json"]
     path.write_text("\n".join(body) + "\n", encoding="utf-8")
-    findings = lint_paths([path], sut=RulesSUT())
+    findings = lint_paths([path], sut=RulesSUT(), expect_keys=support_keys())
     rendered = [f.render() for f in findings]
     assert [f.rule for f in findings] == ["unreadable", "unknown_split", "missing_outcome"]
     assert rendered[0].startswith(f"{path}:27: unreadable: (json): bad JSON")
@@ -292,7 +298,7 @@ def test_expect_keys_extend_the_known_expectations(reference_cases: dict[str, Ca
     data = raw(reference_cases)
     find(data, "d03")["expect"]["max_refunds"] = 1
     assert [f.rule for f in slint(data)] == ["unknown_expect_key"]
-    known = registered_expect_keys() | {"max_refunds"}
+    known = support_keys() | {"max_refunds"}
     assert by_rule(slint(data, expect_keys=known), "unknown_expect_key") == []
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import evals.cli.main as cli
 import pytest
 from evals.cases.case_file import CaseSource, read_records
+from evals.cases.lint import lint_files
 from evals.cases.loader import (
     ANY_EXPECTATION,
     load_cases,
@@ -20,8 +21,9 @@ from evals.cases.loader import (
 from evals.checks import CheckOutput, Run, check, unregister
 from evals.checks.builtin import BUILT_IN
 from evals.checks.registry import registered_expect_keys
-from evals.errors import CaseFileError, EvalsError
+from evals.errors import CaseFileError, CheckRegistrationError, EvalsError
 from evals.model.case import Case, Expect
+from pydantic import BaseModel, ConfigDict, Field
 from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {
@@ -357,6 +359,71 @@ def test_a_declared_key_is_unknown_again_once_its_check_is_unregistered(tmp_path
     assert "budget_eur" not in registered_expect_keys()
     path = write(tmp_path, "custom.jsonl", expect_line(budget_eur=3))
     assert problems_of([path])[0].startswith(f"{path}:1: expect.budget_eur: unknown expectation")
+
+
+class Refunds(BaseModel):
+    """A project's typed expectation: how many refunds, and up to what amount."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    count: int = Field(ge=0)
+    up_to_eur: float | None = None
+
+
+@pytest.fixture
+def typed_checks() -> Iterator[None]:
+    """A project's checks whose expect keys have types, registered for one test."""
+    check(kind="outcome", name="refunds", expect_keys={"refunds": Refunds, "note": None})(
+        lambda case, run: None
+    )
+    check(kind="cost", name="max_refunds_typed", expect_keys={"max_refunds": int})(
+        lambda case, run: None
+    )
+    yield
+    unregister("refunds")
+    unregister("max_refunds_typed")
+
+
+@pytest.mark.parametrize(
+    ("expect", "problem"),
+    [
+        ({"refunds": {"count": 1}, "max_refunds": 2, "note": ["any", 3]}, None),
+        ({"refunds": None}, None),  # not set, as a check's parse_expect reads it
+        ({"max_refunds": "two"}, "expect.max_refunds: Input should be a valid integer"),
+        ({"refunds": {"count": -1}}, "expect.refunds.count: Input should be greater than"),
+        ({"refunds": {"count": 1, "eur": 5}}, "expect.refunds.eur: Extra inputs are not"),
+        ({"refunds": [1]}, "expect.refunds: Input should be a valid dictionary"),
+    ],
+)
+def test_a_value_of_the_wrong_type_for_a_checks_typed_key_is_a_problem(
+    tmp_path: Path, typed_checks: None, expect: dict[str, Any], problem: str | None
+) -> None:
+    path = write(tmp_path, "typed.jsonl", "# header", expect_line(**expect))
+    if problem is None:
+        [case] = load_cases([path])
+        assert case.expect.model_extra == {k: v for k, v in expect.items() if v is not None}
+        return
+    [found] = problems_of([path])
+    assert found.startswith(f"{path}:2: {problem}"), found
+    assert "got " in found  # the value given, beside the problem
+
+
+def test_a_typed_key_is_checked_by_lint_and_not_where_cases_are_only_read(
+    tmp_path: Path, typed_checks: None
+) -> None:
+    path = write(tmp_path, "typed.jsonl", expect_line(max_refunds="two"))
+    findings = lint_files([path]).findings
+    assert [(f.rule, f.line) for f in findings if f.rule == "invalid"] == [("invalid", 1)]
+    assert "expect.max_refunds" in findings[0].message
+    [case], _ = load_cases_with_sources([path], expect_keys=ANY_EXPECTATION)  # from a trace
+    assert case.expect.model_extra == {"max_refunds": "two"}
+
+
+@pytest.mark.parametrize("kind", [object(), 3])
+def test_a_type_pydantic_cannot_validate_is_refused_at_registration(kind: object) -> None:
+    with pytest.raises(CheckRegistrationError, match="expect key 'k' has type"):
+        check(kind="outcome", name="odd", expect_keys={"k": kind})(lambda case, run: None)
+    assert "k" not in registered_expect_keys()
 
 
 def test_builtin_expect_keys_are_the_model_fields() -> None:

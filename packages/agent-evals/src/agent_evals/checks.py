@@ -46,7 +46,7 @@ class ScreenedSpec(BaseModel):
     the right defence fired, not another one by chance."""
 
 
-@check(kind="outcome", name="conflicts", expect_keys=("conflicts",))
+@check(kind="outcome", name="conflicts", expect_keys={"conflicts": ConflictTopics})
 def conflicts(case: Case, run: Run) -> CheckOutput:
     """The conflict topics reported are exactly the expected ones: none missing, none
     spurious (``expect.conflicts``; an empty list: no conflict may be reported)."""
@@ -69,7 +69,7 @@ def conflicts(case: Case, run: Run) -> CheckOutput:
     return Mismatch(reason, sorted(want), sorted(got))
 
 
-@check(kind="outcome", name="screened", expect_keys=("screened",))
+@check(kind="outcome", name="screened", expect_keys={"screened": ScreenedSpec})
 def screened(case: Case, run: Run) -> CheckOutput:
     """The claim screen dropped exactly the expected topics and the genuine facts are
     still reported (``expect.screened``: an empty ``dropped`` list means nothing may be

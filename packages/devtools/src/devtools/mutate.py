@@ -1510,6 +1510,21 @@ MUTANTS: tuple[Mutant, ...] = (
         "loading with a project's rules checks nothing of them",
     ),
     M(
+        "loader_skips_typed_expect_values",
+        "evals.cases.loader:validate_record",
+        "typed = expect_value_problems(given)",
+        "typed = []",
+        "a case whose expectation has the wrong shape for its check's declared type loads,"
+        " and fails that check in every run",
+    ),
+    M(
+        "typed_expect_null_refused",
+        "evals.checks.registry:expect_value_problems",
+        "if expect.get(key) is None or key in faulted:",
+        "if key not in expect or key in faulted:",
+        "a typed expectation set to null (not set, as its check reads it) fails to load",
+    ),
+    M(
         "python_gate_ignores_gate_json",
         "evals.evaluation:gate",
         "found = gate_config_or_defaults(load_config().gate_config_path)"

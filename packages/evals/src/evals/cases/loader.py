@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from evals._text import quote
 from evals.cases.case_file import CaseSource, PathLike, Record, dotted, read_records
 from evals.cases.schema_errors import json_type
-from evals.checks.registry import registered_expect_keys
+from evals.checks.registry import expect_value_problems, registered_expect_keys
 from evals.errors import CaseFileError, Problem
 from evals.model.case import Case, case_problems, is_configuration
 from evals.model.schema import load_schema
@@ -129,7 +129,9 @@ def validate_record(
     project's vocabulary (``rules``, see :mod:`evals.cases.vocabulary`; a field the schema
     already faulted is not faulted twice), then every ``expect`` key against the keys
     checks read (``expect_keys``, by default
-    :func:`~evals.checks.registry.registered_expect_keys`). ``expect_defaults`` are filled
+    :func:`~evals.checks.registry.registered_expect_keys`) and each value against the type
+    its check declares (:func:`~evals.checks.registry.expect_value_problems`; not for
+    :data:`ANY_EXPECTATION`). ``expect_defaults`` are filled
     in first and checked as if written (:func:`with_expect_defaults`)."""
     if not isinstance(record.data, dict):
         kind = json_type(record.data)
@@ -138,10 +140,13 @@ def validate_record(
     if expect_defaults:
         record = replace(record, data=with_expect_defaults(record.data, expect_defaults))
     expect = record.data.get("expect")
+    given = expect if isinstance(expect, dict) else {}
     unknown = [
-        Problem(record.file, record.line, f, m)
-        for f, m in unknown_expectations(expect if isinstance(expect, dict) else {}, expect_keys)
+        Problem(record.file, record.line, f, m) for f, m in unknown_expectations(given, expect_keys)
     ]
+    if expect_keys is not ANY_EXPECTATION:  # graded here: a check's typed key has its type
+        typed = expect_value_problems(given)
+        unknown += [Problem(record.file, record.line, f, m) for f, m in typed]
     case, problems = _validate_model(record)
     if rules is not None:
         named = {p.field for p in problems}

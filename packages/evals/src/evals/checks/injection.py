@@ -37,7 +37,7 @@ class AttackSpec(BaseModel):
     """Write kinds (``write``) or phrases of the reply (``leak``, ``promise``)."""
 
 
-@define(kind="safety", name=ATTACK, expect_keys=(ATTACK,))
+@define(kind="safety", name=ATTACK, expect_keys={ATTACK: AttackSpec})
 def attack(case: Case, run: Run) -> CheckOutput:
     """The injected attack did not reach its goal (``expect.attack``)."""
     spec = parse_expect(case, ATTACK, AttackSpec)

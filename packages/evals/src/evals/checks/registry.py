@@ -8,18 +8,22 @@ built-in checks are made with :func:`define` and registered from one explicit li
 The registry also knows which ``expect`` keys exist: the :class:`~evals.model.case.Expect`
 model's fields, plus the keys each registered check declares in its optional
 ``expect_keys`` attribute. The loader refuses any other key, so a typo cannot silently
-drop an expectation (:func:`registered_expect_keys`).
+drop an expectation (:func:`registered_expect_keys`). A check made with :func:`check` may
+give each of its keys a type (``expect_keys={"max_refunds": int}``): the loader then
+refuses a value of the wrong shape too, naming file, line and field, before any run
+(:func:`expect_value_problems`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias, TypeVar, get_args, runtime_checkable
 
 from pydantic import BaseModel, JsonValue, TypeAdapter, ValidationError
 
+from evals._text import quote
 from evals.errors import CheckRegistrationError, RunMismatchError
 from evals.model.case import Case, Expect, is_configuration
 from evals.model.result import CheckKind, CheckResult, RunResult, shared_verdict, verdict
@@ -141,6 +145,9 @@ class FunctionCheck:
     expect_keys: tuple[str, ...] = field(default=())
     """Extra ``expect`` keys the check reads (beyond the :class:`~evals.model.case.Expect`
     fields); the loader accepts exactly the keys some registered check declares."""
+    expect_types: tuple[tuple[str, TypeAdapter[Any]], ...] = field(default=(), compare=False)
+    """The type each of its typed keys' values must have: the loader refuses a case whose
+    value does not validate (keys declared without a type take any value)."""
 
     def __call__(self, case: Case, run: Run) -> CheckOutput:
         """Call the wrapped function."""
@@ -195,8 +202,30 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
     return check_obj
 
 
+ExpectKeys: TypeAlias = Iterable[str] | Mapping[str, Any]
+"""The ``expect`` keys a check reads: their names, or name -> the type its value must have
+(anything pydantic validates: ``int``, ``list[str]``, a model; ``None``: any value)."""
+
+
+def _adapters(
+    name: str | None, expect_keys: Mapping[str, Any]
+) -> tuple[tuple[str, TypeAdapter[Any]], ...]:
+    adapters: list[tuple[str, TypeAdapter[Any]]] = []
+    for key, kind in expect_keys.items():
+        if kind is None:
+            continue
+        try:
+            adapters.append((key, TypeAdapter(kind)))
+        except Exception as e:  # pydantic cannot validate this type
+            raise CheckRegistrationError(
+                f"check {name or '?'!r}: expect key {key!r} has type {kind!r}, which pydantic "
+                f"cannot validate ({type(e).__name__})"
+            ) from e
+    return tuple(adapters)
+
+
 def define(
-    kind: CheckKind, *, name: str | None = None, expect_keys: Iterable[str] = ()
+    kind: CheckKind, *, name: str | None = None, expect_keys: ExpectKeys = ()
 ) -> Callable[[CheckFunction], FunctionCheck]:
     """Decorator: make a function ``(case, run) -> CheckOutput`` a check, without
     registering it (the built-in checks are registered from one list,
@@ -206,10 +235,15 @@ def define(
             f"expect_keys {expect_keys!r} is a string; expected a tuple such as ({expect_keys!r},)"
         )
     declared = tuple(expect_keys)
+    types = _adapters(name, expect_keys) if isinstance(expect_keys, Mapping) else ()
 
     def decorate(function: CheckFunction) -> FunctionCheck:
         return FunctionCheck(
-            name=name or function.__name__, kind=kind, function=function, expect_keys=declared
+            name=name or function.__name__,
+            kind=kind,
+            function=function,
+            expect_keys=declared,
+            expect_types=types,
         )
 
     return decorate
@@ -220,12 +254,16 @@ def check(
     *,
     name: str | None = None,
     replace: bool = False,
-    expect_keys: Iterable[str] = (),
+    expect_keys: ExpectKeys = (),
 ) -> Callable[[CheckFunction], FunctionCheck]:
     """Decorator: register a function ``(case, run) -> CheckOutput`` as a check.
 
     The check is named ``name`` or, by default, after the function. ``expect_keys``
-    declares the extra ``expect`` keys it reads (``expect_keys=("max_refunds",)``).
+    declares the extra ``expect`` keys it reads (``expect_keys=("max_refunds",)``), or
+    each with the type its value must have (``expect_keys={"max_refunds": int}``): a
+    case whose value does not validate then fails to load (file, line, field), instead
+    of failing the check in every run. Raises
+    :class:`~evals.errors.CheckRegistrationError` for a type pydantic cannot validate.
     """
     made = define(kind, name=name, expect_keys=expect_keys)
 
@@ -272,6 +310,26 @@ def registered_expect_keys() -> frozenset[str]:
     the ``expect_keys`` every registered check declares."""
     declared = {k for c in _REGISTRY.values() for k in getattr(c, "expect_keys", ())}
     return frozenset(Expect.model_fields) | declared
+
+
+def expect_value_problems(expect: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(field path, message)`` for every value of ``expect`` that is not of the type a
+    registered check declares for its key (:func:`check`): the first problem of each key."""
+    found: list[tuple[str, str]] = []
+    faulted: set[str] = set()
+    for check_obj in _REGISTRY.values():
+        for key, adapter in getattr(check_obj, "expect_types", ()):
+            if expect.get(key) is None or key in faulted:  # None: not set (parse_expect)
+                continue
+            try:
+                adapter.validate_python(expect[key])
+            except ValidationError as e:
+                first = e.errors(include_url=False)[0]
+                where = ".".join(str(p) for p in first["loc"])
+                field_path = f"expect.{key}{'.' + where if where else ''}"
+                found.append((field_path, f"{first['msg']}, got {quote(first.get('input'))}"))
+                faulted.add(key)
+    return found
 
 
 def _ordered() -> tuple[Check, ...]:
