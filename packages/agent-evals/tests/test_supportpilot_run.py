@@ -20,7 +20,7 @@ from agent_evals import checks as supportpilot_checks
 from agent_evals.supportpilot_run import Screened, SupportPilotRun
 from agent_evals.sut import SupportPilotSUT
 from evals.cases.loader import load_cases as load_cases_from
-from evals.checks import CheckResult, grade, registered
+from evals.checks import grade, registered
 from evals.checks.builtin import BUILT_IN
 from evals.errors import CaseFileError
 from evals.execution.isolation import RunSerialisationError, run_json
@@ -56,17 +56,9 @@ def _run(**fields: Any) -> SupportPilotRun:
     return SupportPilotRun(case_id="c1", outcome="replied", **fields)
 
 
-def _verdicts(output: object) -> list[tuple[bool, str]]:
-    if output is None:
-        return []
-    if isinstance(output, tuple):
-        return [output]  # type: ignore[list-item]
-    if isinstance(output, bool):
-        return [(output, "")]
-    if isinstance(output, supportpilot_checks.Mismatch):
-        return [(False, output.reason)]
-    assert isinstance(output, list)
-    return [(r.passed, r.reason) for r in output if isinstance(r, CheckResult)]
+def _verdicts(check: Any, case: Case, run: Run) -> list[tuple[bool, str]]:
+    """What ``check`` says of ``run``, as the evals grade it (its output made results)."""
+    return [(r.passed, r.reason) for r in grade(case, run, checks=[check])]
 
 
 # --- the record -------------------------------------------------------------------
@@ -200,8 +192,8 @@ def test_conflicts_must_be_exactly_the_expected_topics(
     expected: object, reported: list[str], passed: bool, reason: str
 ) -> None:
     # The seed's rule: a spurious conflict topic is as wrong as a missing one.
-    output = supportpilot_checks.conflicts(_case({"conflicts": expected}), _run(conflicts=reported))
-    [(got, why)] = _verdicts(output)
+    case, run = _case({"conflicts": expected}), _run(conflicts=reported)
+    [(got, why)] = _verdicts(supportpilot_checks.conflicts, case, run)
     assert got is passed and reason in why
 
 
@@ -269,7 +261,7 @@ def _screened(*topics: str) -> list[Screened]:
     ],
 )
 def test_screened(spec: dict[str, Any], run: Run, passed: bool, reason: str) -> None:
-    [(got, why)] = _verdicts(supportpilot_checks.screened(_case({"screened": spec}), run))
+    [(got, why)] = _verdicts(supportpilot_checks.screened, _case({"screened": spec}), run)
     assert got is passed and reason in why
 
 
@@ -285,8 +277,8 @@ def test_screened(spec: dict[str, Any], run: Run, passed: bool, reason: str) -> 
 def test_the_reply_task_is_sent_only_after_all_evidence(
     fields: dict[str, Any], passed: bool, reason: str
 ) -> None:
-    output = supportpilot_checks.reply_after_evidence(_case({}), _run(**fields))
-    [(got, why)] = _verdicts(output)
+    check = supportpilot_checks.reply_after_evidence
+    [(got, why)] = _verdicts(check, _case({}), _run(**fields))
     assert got is passed and reason in why
 
 
