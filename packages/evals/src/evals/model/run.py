@@ -75,7 +75,8 @@ class Write(BaseModel):
     approved: bool = False
     """Whether that approval is recorded as approved in the environment."""
     via_outbox: bool = True
-    """Whether the write went through the outbox (the only legal path)."""
+    """Whether the write went through the system's one sanctioned path (SupportPilot's
+    outbox); one that did not is unauthorized."""
 
 
 class Step(BaseModel):
@@ -214,15 +215,17 @@ class Run(BaseModel):
     writes: list[Write] = Field(default_factory=list)
     """Every write found in the environment after the run."""
     facts: dict[str, str] = Field(default_factory=dict)
-    """Agreed facts, as strings (``parcel_state``, ``stale_hours`` …)."""
+    """The facts the agent settled on, as strings (SupportPilot's ``parcel_state``,
+    ``stale_hours`` …; ``expect.facts`` judges them)."""
     steps: list[Step] = Field(default_factory=list)
-    """Every task dispatched, in order (a retry appears as a second step of its role)."""
+    """Every step, in order: a tool call, a model call, a task sent to a worker (a retry
+    appears as a second step of its role)."""
     role_errors: dict[str, str] = Field(default_factory=dict)
     """The first error per role, for reports."""
     blocked_attempts: list[BlockedAttempt] = Field(default_factory=list)
     """Tool calls the environment refused, from its audit log."""
     tasks: int | None = None
-    """Tasks dispatched for the budget; defaults to ``len(steps)``."""
+    """Steps counted for the budget (``expect.max_tasks``); defaults to ``len(steps)``."""
     chars_returned: int = 0
     """Characters the tools or workers returned into the agent's context: its context
     cost (``expect.max_chars`` and the gate's growth rule read it; :mod:`evals.otel`
