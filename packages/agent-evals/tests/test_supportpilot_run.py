@@ -200,9 +200,9 @@ def test_conflicts_must_be_exactly_the_expected_topics(
 @pytest.mark.parametrize(
     ("expect", "problem"),
     [
-        ({"conflicts": "parcel_state"}, "expect.conflicts: Input should be a valid list"),
+        ({"conflicts": "parcel_state"}, "expect.conflicts: Input should be a valid array"),
         ({"conflicts": [3]}, "expect.conflicts.0: Input should be a valid string"),
-        ({"screened": {"dropped": 3}}, "expect.screened.dropped: Input should be a valid list"),
+        ({"screened": {"dropped": 3}}, "expect.screened.dropped: Input should be a valid array"),
         ({"screened": {"dropped": [], "why": {}}}, "expect.screened.why: Extra inputs"),
     ],
 )
@@ -293,8 +293,8 @@ def test_the_moved_checks_are_the_plug_in_s_not_the_core_s() -> None:
     for name in ("conflicts", "screened", "reply_after_evidence"):
         assert name not in core
         assert mine[name] is getattr(supportpilot_checks, name)
-    assert mine["conflicts"].expect_keys == ("conflicts",)  # type: ignore[attr-defined]
-    assert mine["screened"].expect_keys == ("screened",)  # type: ignore[attr-defined]
+    assert list(mine["conflicts"].expect_keys) == ["conflicts"]  # type: ignore[attr-defined]
+    assert list(mine["screened"].expect_keys) == ["screened"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(

@@ -384,7 +384,7 @@ COST_FAILURES: list[tuple[str, dict[str, Any], str, str]] = [
         "d01",
         {"chars_returned": 4001},
         "max_chars",
-        "tools returned 4001 characters, budget is 4000",
+        "returned 4001 characters into the agent's context, budget is 4000",
     ),
 ]
 

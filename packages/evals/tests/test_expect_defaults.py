@@ -17,7 +17,7 @@ from evals.cli.main import main
 from evals.config import load_config
 from evals.log.traces import read_meta, read_traces
 
-BUDGET_LINE = "tools returned 100 characters, budget is 50"
+BUDGET_LINE = "returned 100 characters into the agent's context, budget is 50"
 
 
 def with_defaults(project: Path, table: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 import evals.cli.main as cli
 import pytest
@@ -18,12 +18,12 @@ from evals.cases.loader import (
     load_file,
     parse_case,
 )
-from evals.checks import CheckOutput, Run, check, unregister
+from evals.checks import CheckOutput, Run, check, register, registered, unregister
 from evals.checks.builtin import BUILT_IN
 from evals.checks.registry import registered_expect_keys
 from evals.errors import CaseFileError, CheckRegistrationError, EvalsError
 from evals.model.case import Case, Expect
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from support_rules import SUPPORT_RULES
 
 GOOD: dict[str, Any] = {
@@ -370,6 +370,27 @@ class Refunds(BaseModel):
     up_to_eur: float | None = None
 
 
+def _positive(value: int) -> int:
+    if value < 0:
+        raise ValueError("must be at least 0")
+    return value
+
+
+def _broken(value: object) -> object:
+    raise TypeError("the project's validator is broken")
+
+
+class Window:
+    """A check defined as an object, its typed key given by its attribute."""
+
+    name = "window"
+    kind = "outcome"
+    expect_keys: ClassVar[dict[str, Any]] = {"window_days": tuple[int, int]}
+
+    def __call__(self, case: Case, run: Run) -> None:
+        return None
+
+
 @pytest.fixture
 def typed_checks() -> Iterator[None]:
     """A project's checks whose expect keys have types, registered for one test."""
@@ -379,39 +400,60 @@ def typed_checks() -> Iterator[None]:
     check(kind="cost", name="max_refunds_typed", expect_keys={"max_refunds": int})(
         lambda case, run: None
     )
+    check(
+        kind="cost",
+        name="validated",
+        expect_keys={
+            "spent": Annotated[int, AfterValidator(_positive)],
+            "odd": Annotated[int, AfterValidator(_broken)],
+        },
+    )(lambda case, run: None)
+    register(Window())  # type: ignore[arg-type]
     yield
-    unregister("refunds")
-    unregister("max_refunds_typed")
+    for name in ("refunds", "max_refunds_typed", "validated", "window"):
+        unregister(name)
+
+
+def typed_line(**expect: Any) -> str:
+    """A case whose ``expect`` holds exactly GOOD's and ``expect``, nulls included."""
+    return line(expect={**GOOD["expect"], **expect})
 
 
 @pytest.mark.parametrize(
     ("expect", "problem"),
     [
         ({"refunds": {"count": 1}, "max_refunds": 2, "note": ["any", 3]}, None),
-        ({"refunds": None}, None),  # not set, as a check's parse_expect reads it
-        ({"max_refunds": "two"}, "expect.max_refunds: Input should be a valid integer"),
+        ({"refunds": None, "max_refunds": None}, None),  # null: not set, as checks read it
+        ({"window_days": [1, 7], "spent": 0}, None),  # a JSON list is a tuple
+        ({"max_refunds": "two"}, "expect.max_refunds: Input should be a valid integer, got 'two'"),
+        # Strict, as built-in fields are: what the check would compare is what it reads.
+        ({"max_refunds": "2"}, "expect.max_refunds: Input should be a valid integer, got '2'"),
+        ({"max_refunds": 2.0}, "expect.max_refunds: Input should be a valid integer, got 2.0"),
+        ({"max_refunds": True}, "expect.max_refunds: Input should be a valid integer, got True"),
         ({"refunds": {"count": -1}}, "expect.refunds.count: Input should be greater than"),
         ({"refunds": {"count": 1, "eur": 5}}, "expect.refunds.eur: Extra inputs are not"),
-        ({"refunds": [1]}, "expect.refunds: Input should be a valid dictionary"),
+        ({"refunds": [1]}, "expect.refunds: Input should be an object, got [1]"),
+        ({"window_days": [1]}, "expect.window_days.1: Field required"),
+        ({"spent": -1}, "expect.spent: must be at least 0, got -1"),
+        ({"odd": 1}, "expect.odd: cannot be validated: TypeError: the project's validator"),
     ],
 )
 def test_a_value_of_the_wrong_type_for_a_checks_typed_key_is_a_problem(
     tmp_path: Path, typed_checks: None, expect: dict[str, Any], problem: str | None
 ) -> None:
-    path = write(tmp_path, "typed.jsonl", "# header", expect_line(**expect))
+    path = write(tmp_path, "typed.jsonl", "# header", typed_line(**expect))
     if problem is None:
         [case] = load_cases([path])
-        assert case.expect.model_extra == {k: v for k, v in expect.items() if v is not None}
+        assert case.expect.model_extra == expect
         return
     [found] = problems_of([path])
     assert found.startswith(f"{path}:2: {problem}"), found
-    assert "got " in found  # the value given, beside the problem
 
 
 def test_a_typed_key_is_checked_by_lint_and_not_where_cases_are_only_read(
     tmp_path: Path, typed_checks: None
 ) -> None:
-    path = write(tmp_path, "typed.jsonl", expect_line(max_refunds="two"))
+    path = write(tmp_path, "typed.jsonl", typed_line(max_refunds="two"))
     findings = lint_files([path]).findings
     assert [(f.rule, f.line) for f in findings if f.rule == "invalid"] == [("invalid", 1)]
     assert "expect.max_refunds" in findings[0].message
@@ -419,11 +461,45 @@ def test_a_typed_key_is_checked_by_lint_and_not_where_cases_are_only_read(
     assert case.expect.model_extra == {"max_refunds": "two"}
 
 
-@pytest.mark.parametrize("kind", [object(), 3])
-def test_a_type_pydantic_cannot_validate_is_refused_at_registration(kind: object) -> None:
-    with pytest.raises(CheckRegistrationError, match="expect key 'k' has type"):
-        check(kind="outcome", name="odd", expect_keys={"k": kind})(lambda case, run: None)
+def test_a_typed_key_left_out_of_the_known_keys_is_faulted_once(
+    tmp_path: Path, typed_checks: None
+) -> None:
+    path = write(tmp_path, "typed.jsonl", typed_line(max_refunds="two"))
+    with pytest.raises(CaseFileError) as info:
+        load_cases_with_sources([path], expect_keys=set(Expect.model_fields))
+    [found] = info.value.lines()
+    assert "unknown expectation 'max_refunds'" in found
+
+
+class Later(BaseModel):
+    step: Undefined  # type: ignore[name-defined]  # noqa: F821
+
+
+@pytest.mark.parametrize(
+    ("keys", "words"),
+    [
+        ({"k": object()}, "check 'odd_check': expect key 'k' has type"),
+        ({"k": 3}, "check 'odd_check': expect key 'k' has type 3, which pydantic"),
+        ({"k": Later}, "expect key 'k' has type .*Later.*cannot validate"),
+    ],
+)
+def test_a_type_pydantic_cannot_validate_is_refused_where_the_check_is_defined(
+    keys: dict[str, Any], words: str
+) -> None:
+    def odd_check(case: Case, run: Run) -> None:
+        return None
+
+    with pytest.raises(CheckRegistrationError, match=words):
+        check(kind="outcome", expect_keys=keys)(odd_check)
     assert "k" not in registered_expect_keys()
+
+
+def test_a_key_two_checks_read_cannot_have_two_types(typed_checks: None) -> None:
+    with pytest.raises(CheckRegistrationError, match="check 'max_refunds_typed' reads it as"):
+        check(kind="cost", name="other", expect_keys={"max_refunds": str})(lambda c, r: None)
+    assert "other" not in [c.name for c in registered()]
+    check(kind="cost", name="same", expect_keys={"max_refunds": int})(lambda c, r: None)
+    unregister("same")  # the same type twice is one declaration
 
 
 def test_builtin_expect_keys_are_the_model_fields() -> None:

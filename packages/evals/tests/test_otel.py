@@ -194,7 +194,7 @@ def test_the_context_a_tool_filled_is_counted_whole_and_held_to_its_budget() -> 
     assert run.steps[0].result is not None and len(run.steps[0].result) < 5000
     case = Case(id="c", split="tune", input={}, expect=Expect(max_chars=5000))
     assert max_chars(case, run) == Mismatch(
-        "tools returned 5011 characters, budget is 5000", "at most 5000", 5011
+        "returned 5011 characters into the agent's context, budget is 5000", "at most 5000", 5011
     )
     assert max_chars(case.model_copy(update={"expect": Expect(max_chars=5011)}), run) is True
 

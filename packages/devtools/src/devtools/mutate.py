@@ -1512,17 +1512,38 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "loader_skips_typed_expect_values",
         "evals.cases.loader:validate_record",
-        "typed = expect_value_problems(given)",
-        "typed = []",
+        "unknown += [Problem(record.file, record.line, f, m) for f, m in typed]",
+        "unknown += []",
         "a case whose expectation has the wrong shape for its check's declared type loads,"
         " and fails that check in every run",
     ),
     M(
+        "unknown_typed_key_faulted_twice",
+        "evals.cases.loader:validate_record",
+        'if f"expect.{k}" not in named',
+        "if True",
+        "a typed key the known keys leave out is faulted twice on one field",
+    ),
+    M(
         "typed_expect_null_refused",
         "evals.checks.registry:expect_value_problems",
-        "if expect.get(key) is None or key in faulted:",
-        "if key not in expect or key in faulted:",
+        "if typed is None or value is None:",
+        "if typed is None:",
         "a typed expectation set to null (not set, as its check reads it) fails to load",
+    ),
+    M(
+        "typed_expect_values_coerced",
+        "evals.checks.registry:expect_value_problems",
+        "json.dumps(value, ensure_ascii=False), strict=True",
+        "json.dumps(value, ensure_ascii=False), strict=False",
+        "a typed key takes '2' for an int: the case loads, and its check compares '2' with 2",
+    ),
+    M(
+        "typed_key_two_types_accepted",
+        "evals.checks.registry:_typed",
+        "if other != name and theirs is not None and theirs[0] != kind:",
+        "if False:",
+        "two checks give one expect key two types: every value of it is refused",
     ),
     M(
         "python_gate_ignores_gate_json",
@@ -4541,8 +4562,8 @@ MUTANTS: tuple[Mutant, ...] = (
     M(
         "otel_model_answers_counted_as_context",
         "evals.otel.record:run_from_spans",
-        '"chars_returned": sum(len(f.result) for f in every if f.kind == "tool" and f.result),',
-        '"chars_returned": sum(len(f.result) for f in every if f.result),',
+        '"chars_returned": sum(len(_returned(f)) for f in every if f.kind == "tool"),',
+        '"chars_returned": sum(len(_returned(f)) for f in every),',
         "the model's own answers count as context the tools returned: the budget is spent twice",
         tests=OTEL_TESTS,
     ),

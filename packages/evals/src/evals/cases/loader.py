@@ -129,8 +129,9 @@ def validate_record(
     project's vocabulary (``rules``, see :mod:`evals.cases.vocabulary`; a field the schema
     already faulted is not faulted twice), then every ``expect`` key against the keys
     checks read (``expect_keys``, by default
-    :func:`~evals.checks.registry.registered_expect_keys`) and each value against the type
-    its check declares (:func:`~evals.checks.registry.expect_value_problems`; not for
+    :func:`~evals.checks.registry.registered_expect_keys`) and each known key's value
+    against the type a registered check declares for it
+    (:func:`~evals.checks.registry.expect_value_problems`; not for
     :data:`ANY_EXPECTATION`). ``expect_defaults`` are filled
     in first and checked as if written (:func:`with_expect_defaults`)."""
     if not isinstance(record.data, dict):
@@ -145,7 +146,10 @@ def validate_record(
         Problem(record.file, record.line, f, m) for f, m in unknown_expectations(given, expect_keys)
     ]
     if expect_keys is not ANY_EXPECTATION:  # graded here: a check's typed key has its type
-        typed = expect_value_problems(given)
+        named = {p.field for p in unknown}  # an unknown key is not faulted twice
+        typed = expect_value_problems(
+            {k: v for k, v in given.items() if f"expect.{k}" not in named}
+        )
         unknown += [Problem(record.file, record.line, f, m) for f, m in typed]
     case, problems = _validate_model(record)
     if rules is not None:

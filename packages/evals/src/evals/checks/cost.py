@@ -29,7 +29,8 @@ def max_tasks(case: Case, run: Run) -> CheckOutput:
 def max_chars(case: Case, run: Run) -> CheckOutput:
     """Characters the tools or workers returned into the agent's context stay within
     ``expect.max_chars`` (not checked when unset)."""
-    return _within(run.chars_returned, case.expect.max_chars, "tools returned {used} characters")
+    spent = "returned {used} characters into the agent's context"
+    return _within(run.chars_returned, case.expect.max_chars, spent)
 
 
 @define(kind="cost", name="max_tokens")

@@ -16,6 +16,7 @@ refuses a value of the wrong shape too, naming file, line and field, before any 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -142,12 +143,10 @@ class FunctionCheck:
     """Which of the four kinds it is."""
     function: CheckFunction
     """The function that judges a run."""
-    expect_keys: tuple[str, ...] = field(default=())
+    expect_keys: tuple[str, ...] | Mapping[str, Any] = field(default=(), hash=False)
     """Extra ``expect`` keys the check reads (beyond the :class:`~evals.model.case.Expect`
-    fields); the loader accepts exactly the keys some registered check declares."""
-    expect_types: tuple[tuple[str, TypeAdapter[Any]], ...] = field(default=(), compare=False)
-    """The type each of its typed keys' values must have: the loader refuses a case whose
-    value does not validate (keys declared without a type take any value)."""
+    fields), or each with the type its value must have; the loader accepts exactly the
+    keys some registered check declares, and refuses a value of another type."""
 
     def __call__(self, case: Case, run: Run) -> CheckOutput:
         """Call the wrapped function."""
@@ -155,6 +154,8 @@ class FunctionCheck:
 
 
 _REGISTRY: dict[str, Check] = {}
+_TYPES: dict[str, dict[str, tuple[Any, TypeAdapter[Any]]]] = {}
+"""Check name -> its typed ``expect`` keys: key -> (the type declared, its validator)."""
 # The registry in grading order, rebuilt only when the registry changes: sorting it for
 # every run cost more than some checks.
 _ORDERED: list[tuple[Check, ...]] = []
@@ -172,11 +173,13 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
     """Add a check to the registry (used by :func:`grade`) and return it.
 
     An optional ``expect_keys`` attribute (a collection of strings) declares the extra
-    ``expect`` keys the check reads. Registering the same definition again (a notebook
-    cell run twice, a module imported twice) replaces it quietly. Raises
+    ``expect`` keys the check reads; a mapping gives each the type its value must have
+    (see :func:`check`). Registering the same definition again (a notebook cell run twice,
+    a module imported twice) replaces it quietly. Raises
     :class:`~evals.errors.CheckRegistrationError` when the name is taken by another
-    definition (unless ``replace``), the kind is not one of the four, or ``expect_keys``
-    is not a collection of non-empty strings.
+    definition (unless ``replace``), the kind is not one of the four, ``expect_keys`` is
+    not a collection of non-empty strings, a type is one pydantic cannot validate, or
+    another registered check gives one of the keys another type.
     """
     if check_obj.kind not in CHECK_KINDS:
         raise CheckRegistrationError(
@@ -196,7 +199,11 @@ def register(check_obj: Check, *, replace: bool = False) -> Check:
             f"a check named {check_obj.name!r} is already registered "
             f"(from {'.'.join(_origin(taken)[:2])})"
         )
+    types = _typed(check_obj.name, keys) if isinstance(keys, Mapping) else {}
     _REGISTRY[check_obj.name] = check_obj
+    _TYPES.pop(check_obj.name, None)
+    if types:
+        _TYPES[check_obj.name] = types
     _ORDERED.clear()
     _IDLE.pop(check_obj.name, None)
     return check_obj
@@ -207,21 +214,30 @@ ExpectKeys: TypeAlias = Iterable[str] | Mapping[str, Any]
 (anything pydantic validates: ``int``, ``list[str]``, a model; ``None``: any value)."""
 
 
-def _adapters(
-    name: str | None, expect_keys: Mapping[str, Any]
-) -> tuple[tuple[str, TypeAdapter[Any]], ...]:
-    adapters: list[tuple[str, TypeAdapter[Any]]] = []
-    for key, kind in expect_keys.items():
+def _typed(name: str, keys: Mapping[str, Any]) -> dict[str, tuple[Any, TypeAdapter[Any]]]:
+    """The validators of a check's typed keys (``None``: any value, no validator)."""
+    typed: dict[str, tuple[Any, TypeAdapter[Any]]] = {}
+    for key, kind in keys.items():
         if kind is None:
             continue
+        for other, types in _TYPES.items():
+            theirs = types.get(key)
+            if other != name and theirs is not None and theirs[0] != kind:
+                raise CheckRegistrationError(
+                    f"check {name!r}: expect key {key!r} has type {kind!r}, but check "
+                    f"{other!r} reads it as {theirs[0]!r}"
+                )
         try:
-            adapters.append((key, TypeAdapter(kind)))
+            adapter: TypeAdapter[Any] = TypeAdapter(kind)
+            if not adapter.pydantic_complete:
+                adapter.rebuild(raise_errors=True)
         except Exception as e:  # pydantic cannot validate this type
             raise CheckRegistrationError(
-                f"check {name or '?'!r}: expect key {key!r} has type {kind!r}, which pydantic "
-                f"cannot validate ({type(e).__name__})"
+                f"check {name!r}: expect key {key!r} has type {kind!r}, which pydantic "
+                f"cannot validate ({type(e).__name__}: {e})"
             ) from e
-    return tuple(adapters)
+        typed[key] = (kind, adapter)
+    return typed
 
 
 def define(
@@ -234,17 +250,14 @@ def define(
         raise CheckRegistrationError(
             f"expect_keys {expect_keys!r} is a string; expected a tuple such as ({expect_keys!r},)"
         )
-    declared = tuple(expect_keys)
-    types = _adapters(name, expect_keys) if isinstance(expect_keys, Mapping) else ()
+    declared = dict(expect_keys) if isinstance(expect_keys, Mapping) else None
 
     def decorate(function: CheckFunction) -> FunctionCheck:
-        return FunctionCheck(
-            name=name or function.__name__,
-            kind=kind,
-            function=function,
-            expect_keys=declared,
-            expect_types=types,
-        )
+        made = name or function.__name__
+        if declared is not None:
+            _typed(made, declared)  # a type pydantic cannot validate fails here, named
+        keys = declared if declared is not None else tuple(expect_keys)
+        return FunctionCheck(name=made, kind=kind, function=function, expect_keys=keys)
 
     return decorate
 
@@ -277,6 +290,7 @@ def unregister(name: str) -> None:
     """Remove a check from the registry, and from the checks recorded as judging nothing
     (:func:`idle`); a no-op when it is in neither."""
     _REGISTRY.pop(name, None)
+    _TYPES.pop(name, None)
     _IDLE.pop(name, None)
     _ORDERED.clear()
 
@@ -314,21 +328,25 @@ def registered_expect_keys() -> frozenset[str]:
 
 def expect_value_problems(expect: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``(field path, message)`` for every value of ``expect`` that is not of the type a
-    registered check declares for its key (:func:`check`): the first problem of each key."""
+    registered check declares for its key (:func:`check`), the first problem of each.
+
+    Strict, as the case's JSON holds it: ``"2"`` is no ``int``, ``2.0`` neither (a JSON
+    list is a tuple, an object a model). ``null`` is not set, as checks read it."""
     found: list[tuple[str, str]] = []
-    faulted: set[str] = set()
-    for check_obj in _REGISTRY.values():
-        for key, adapter in getattr(check_obj, "expect_types", ()):
-            if expect.get(key) is None or key in faulted:  # None: not set (parse_expect)
-                continue
-            try:
-                adapter.validate_python(expect[key])
-            except ValidationError as e:
-                first = e.errors(include_url=False)[0]
-                where = ".".join(str(p) for p in first["loc"])
-                field_path = f"expect.{key}{'.' + where if where else ''}"
-                found.append((field_path, f"{first['msg']}, got {quote(first.get('input'))}"))
-                faulted.add(key)
+    for key, value in expect.items():
+        typed = next((t[key] for t in _TYPES.values() if key in t), None)
+        if typed is None or value is None:
+            continue
+        try:
+            typed[1].validate_json(json.dumps(value, ensure_ascii=False), strict=True)
+        except ValidationError as e:
+            first = e.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"])
+            what = first["msg"].removeprefix("Value error, ")
+            got = quote(value if not where else first.get("input"))
+            found.append((f"expect.{key}{'.' + where if where else ''}", f"{what}, got {got}"))
+        except Exception as e:  # a validator of the project's that raised something else
+            found.append((f"expect.{key}", f"cannot be validated: {type(e).__name__}: {e}"))
     return found
 
 

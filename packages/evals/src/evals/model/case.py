@@ -75,7 +75,8 @@ class Expect(BaseModel):
     """Budget: tasks dispatched at most (``None``: not checked; a project may give every
     case a budget, ``case_rules.expect_defaults``, see :mod:`evals.cases.vocabulary`)."""
     max_chars: int | None = Field(default=None, ge=0)
-    """Budget: characters returned by workers at most (``None``: not checked)."""
+    """Budget: characters the tools or workers returned into the agent's context
+    (``run.chars_returned``) at most (``None``: not checked)."""
     max_tokens: int | None = Field(default=None, ge=0)
     """Budget: model tokens at most (``None``: not checked)."""
     refused: list[str] | None = None

@@ -95,6 +95,11 @@ def steps_from_spans(spans: Iterable[Any], *, model_calls: bool = True) -> list[
     return steps
 
 
+def _returned(tool: SpanFacts) -> str:
+    """What a tool call put into the agent's context: its result, else its error."""
+    return tool.result if tool.result is not None else (tool.error or "")
+
+
 def run_from_spans(
     spans: Iterable[Any],
     *,
@@ -141,7 +146,7 @@ def run_from_spans(
             prompt_tokens=sum(f.input_tokens for f in models),
             completion_tokens=sum(f.output_tokens for f in models),
         ),
-        "chars_returned": sum(len(f.result) for f in every if f.kind == "tool" and f.result),
+        "chars_returned": sum(len(_returned(f)) for f in every if f.kind == "tool"),
         "latency_ms": (max(ends) - min(starts)) / _NS_PER_MS if starts and ends else 0.0,
         "trace_id": f"{trace:032x}" if isinstance(trace, int) else None,
     }
