@@ -223,7 +223,7 @@ def screenshots(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def mutate(session: nox.Session) -> None:
-    """Break the evaluation code in 564 ways, one copy each: the tests must fail every time."""
+    """Break the evaluation code in 568 ways, one copy each: the tests must fail every time."""
     # The Ray executor's, evals power's and OpenTelemetry's mutants are killed by their
     # tests, which need the extras; the page's by the browser test (Playwright driving the
     # system's Chromium) and the span reader's by the two real agent frameworks.

@@ -88,6 +88,8 @@ GENERATE_TESTS = ("packages/evals/tests/test_generate.py",)
 command): their own tests alone, so each is shown caught by them."""
 RUBRIC_TESTS = ("packages/evals/tests/test_rubric.py",)
 """What runs against every mutant of the rubric judge and the rule that gates it."""
+SUPPORT_RUBRIC_TESTS = ("packages/judge/tests/test_support_rubric.py",)
+"""What runs against every mutant of SupportPilot's judge as a rubric (``judge.rubric``)."""
 OTEL_TESTS = ("packages/evals/tests/test_otel.py",)
 """What runs against every mutant of OpenTelemetry in (``evals.otel``): its own tests, on
 spans the real SDK made (the framework agents' tests are slower and catch the same)."""
@@ -4614,6 +4616,39 @@ MUTANTS: tuple[Mutant, ...] = (
         "return []",
         "a rubric that is not calibrated judges nothing, and no report file says so",
         tests=RUBRIC_TESTS,
+    ),
+    M(
+        "rubric_context_hook_ignored",
+        "evals.checks.rubric:rubric_check",
+        "verdict = judge.judge(run.reply, judge.context(case, run))",
+        "verdict = judge.judge(run.reply)",
+        "a rubric judge of one's own is shown nothing beside the reply (SupportPilot's judge"
+        " judges its facts blind)",
+        tests=(*RUBRIC_TESTS, *SUPPORT_RUBRIC_TESTS),
+    ),
+    M(
+        "support_judge_shown_agent_facts",
+        "judge.rubric:SupportJudge.context",
+        "for key, value in sorted(run.ground_truth.items())]",
+        "for key, value in sorted(run.facts.items())]",
+        "SupportPilot's judge checks a reply against the agent's claimed facts, not the database's",
+        tests=SUPPORT_RUBRIC_TESTS,
+    ),
+    M(
+        "support_rubric_blind_to_judge",
+        "judge.rubric:SupportJudge.__init__",
+        "super().__init__(support_rubric(name), ask=_not_asked)",
+        'super().__init__(support_rubric("support"), ask=_not_asked)',
+        "one judge's calibration lets another judge of the package gate",
+        tests=SUPPORT_RUBRIC_TESTS,
+    ),
+    M(
+        "support_exam_from_any_split",
+        "judge.rubric:exam_lines",
+        "        if r.split == split\n",
+        "",
+        "the exam set holds the tune split the judges were tuned on",
+        tests=SUPPORT_RUBRIC_TESTS,
     ),
     M(
         "bugs_pass_as_failures",

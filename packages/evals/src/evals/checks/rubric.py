@@ -132,6 +132,12 @@ class RubricJudge:
             return Verdict("unsure", f"no verdict in the model's answer {reason}".strip())
         return Verdict(label, reason)
 
+    def context(self, case: Case, run: Run) -> str:
+        """What the judge is shown beside a run's reply: the case's input as JSON. A
+        judge of your own may show more (SupportPilot's shows the facts its SUT read from
+        the database: ``judge.rubric.SupportJudge``)."""
+        return json.dumps(case.input, ensure_ascii=False, sort_keys=True, default=str)
+
     def compare(self, a: str, b: str, context: str = "") -> Preference:
         """Which of ``a`` (shown first) and ``b`` is better; ``tie`` when unreadable."""
         prompt = self.rubric.compare_template.format(
@@ -139,10 +145,6 @@ class RubricJudge:
         )
         better = _answer(self.ask(prompt)).get("better")
         return better if better in ("A", "B") else "tie"
-
-
-def _context(case: Case) -> str:
-    return json.dumps(case.input, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def rubric_check(judge: RubricJudge) -> Check:
@@ -154,7 +156,7 @@ def rubric_check(judge: RubricJudge) -> Check:
     def judged(case: Case, run: Run) -> CheckOutput:
         if not run.reply:
             return None
-        verdict = judge.judge(run.reply, _context(case))
+        verdict = judge.judge(run.reply, judge.context(case, run))
         if verdict.label == "pass":
             return True
         return False, f"{verdict.label}: {verdict.reason or 'no reason given'}"
